@@ -1,0 +1,80 @@
+"""Agents by name: the command line and environment each one needs."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to start one agent, and what to do right after ``session/new``."""
+
+    name: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Mode to set after session/new (claude's wrapper otherwise starts in `auto`
+    # and asks no permission at all).
+    mode: str | None = None
+
+
+class UnknownAgent(ValueError):
+    pass
+
+
+def _npx(package: str, *args: str) -> tuple[str, ...]:
+    return ("npx", "-y", package, *args)
+
+
+def _claude_code() -> AgentSpec:
+    installed = shutil.which("claude-agent-acp")
+    argv = (installed,) if installed else _npx("@agentclientprotocol/claude-agent-acp")
+    # Plans only appear with the task tools on (reference/acp-protocol.md §7).
+    return AgentSpec("claude-code", argv, {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}, mode="default")
+
+
+def builtin_agents() -> dict[str, AgentSpec]:
+    return {
+        "demo": AgentSpec("demo", (sys.executable, "-m", "acp_notebook.demo_agent")),
+        "claude-code": _claude_code(),
+        "codex": AgentSpec("codex", _npx("@agentclientprotocol/codex-acp")),
+        "opencode": AgentSpec("opencode", ("opencode", "acp")),
+        "deepseek": AgentSpec("deepseek", ("dsh-acp",)),
+    }
+
+
+def resolve_agent(
+    agent: str | None = None,
+    *,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    mode: str | None = None,
+    commands: Mapping[str, Sequence[str]] | None = None,
+) -> AgentSpec:
+    """Turn ``Chat(agent, command=..., env=..., mode=...)`` into an ``AgentSpec``.
+
+    ``commands`` overrides the command line of a named agent (server configuration).
+    """
+    extra = dict(env or {})
+    if command is not None:
+        argv = tuple(str(part) for part in command)
+        if not argv:
+            raise UnknownAgent("command must not be empty")
+        return AgentSpec(agent or argv[0], argv, extra, mode)
+    name = agent or "demo"
+    known = builtin_agents()
+    if commands and name in commands:
+        base = known.get(name, AgentSpec(name, ()))
+        argv = tuple(str(part) for part in commands[name])
+        if not argv:
+            raise UnknownAgent(f"the command configured for {name!r} is empty")
+        spec = AgentSpec(name, argv, base.env, base.mode)
+    elif name in known:
+        spec = known[name]
+    else:
+        raise UnknownAgent(
+            f"unknown agent {name!r}; use one of {', '.join(sorted(known))} or command=[...]"
+        )
+    return AgentSpec(spec.name, spec.argv, {**spec.env, **extra}, mode or spec.mode)

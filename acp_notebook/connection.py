@@ -1,0 +1,225 @@
+"""The agent process and the JSON-RPC conversation with it.
+
+Owns the subprocess (its own process group, so teardown reaches its children),
+drains stdout and stderr continuously, matches responses to our requests, and
+hands every agent->client request and notification to the session. When the
+agent goes away every request still waiting on it is settled, so nothing hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from . import jsonrpc
+from .jsonrpc import Id, Invalid, Notification, Oversized, Request, Response, RpcError
+
+log = logging.getLogger(__name__)
+
+AGENT_GONE = -32099  # our own code for "the agent process ended before answering"
+STDERR_TAIL = 4096
+READ_CHUNK = 1 << 18
+
+
+class AgentConnection:
+    """One agent subprocess speaking ACP on stdin/stdout."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        on_request: Callable[[Request], None],
+        on_notification: Callable[[Notification], None],
+        on_exit: Callable[[int | None, str], None],
+        max_line: int = jsonrpc.MAX_LINE,
+    ) -> None:
+        self.argv = list(argv)
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._on_exit = on_exit
+        self._framer = jsonrpc.LineFramer(max_line)
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pending: dict[Id, asyncio.Future[Any]] = {}
+        self._next_id = 0
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closed = False
+        self.returncode: int | None = None
+        self.exited = asyncio.Event()
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Spawn the agent; raises ``OSError`` when the command cannot run."""
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        self._tasks = [
+            asyncio.create_task(self._read_stdout()),
+            asyncio.create_task(self._read_stderr()),
+        ]
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def stderr_tail(self) -> str:
+        return b"".join(self._stderr).decode(errors="replace")[-STDERR_TAIL:]
+
+    async def close(self, grace: float = 2.0) -> None:
+        """End the agent and its whole process group; idempotent."""
+        proc = self._proc
+        if proc is None:
+            return
+        if not self._closed:
+            self._closed = True
+            if proc.stdin and not proc.stdin.is_closing():
+                proc.stdin.close()  # a polite agent exits on EOF
+            if not await _exited_within(proc, grace):
+                _kill_group(proc.pid, signal.SIGTERM)
+                if not await _exited_within(proc, grace):
+                    _kill_group(proc.pid, signal.SIGKILL)
+        await self.exited.wait()
+
+    # ------------------------------------------------------------ sending
+
+    def _write(self, data: bytes) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+            raise RpcError(AGENT_GONE, "the agent is not running")
+        proc.stdin.write(data)
+
+    async def request(self, method: str, params: Any) -> Any:
+        """Send a request and wait for its result; ``RpcError`` on error or exit."""
+        if self.exited.is_set():
+            raise RpcError(AGENT_GONE, "the agent is not running")
+        id_ = self._next_id
+        self._next_id += 1
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[id_] = fut
+        try:
+            self._write(jsonrpc.encode_request(id_, method, params))
+            await self._drain()
+            return await fut
+        finally:
+            self._pending.pop(id_, None)
+
+    def notify(self, method: str, params: Any) -> None:
+        with contextlib.suppress(RpcError, ConnectionError):
+            self._write(jsonrpc.encode_notification(method, params))
+
+    def respond(self, id_: Id, result: Any) -> None:
+        with contextlib.suppress(RpcError, ConnectionError):
+            self._write(jsonrpc.encode_result(id_, result))
+
+    def respond_error(self, id_: Id, code: int, message: str) -> None:
+        with contextlib.suppress(RpcError, ConnectionError):
+            self._write(jsonrpc.encode_error(id_, code, message))
+
+    async def _drain(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.stdin is not None:
+            with contextlib.suppress(ConnectionError):
+                await proc.stdin.drain()
+
+    # ------------------------------------------------------------ reading
+
+    async def _read_stdout(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        stdout = self._proc.stdout
+        try:
+            while True:
+                data = await stdout.read(READ_CHUNK)
+                if not data:
+                    break
+                for line in self._framer.feed(data):
+                    self._dispatch_line(line)
+            for line in self._framer.close():
+                self._dispatch_line(line)
+        except Exception:  # a bug in a handler must not leave requests hanging
+            log.exception("agent reader failed")
+        finally:
+            await self._finish()
+
+    def _dispatch_line(self, line: bytes | Oversized) -> None:
+        if isinstance(line, Oversized):
+            log.warning("agent sent a %d-byte line; skipped (limit %d)", line.size, jsonrpc.MAX_LINE)
+            return
+        msg = jsonrpc.parse(line)
+        if msg is None:
+            return
+        if isinstance(msg, Notification):
+            self._on_notification(msg)
+        elif isinstance(msg, Response):
+            fut = self._pending.get(msg.id)
+            if fut is None or fut.done():
+                log.debug("response for unknown request id %r", msg.id)
+            elif msg.error is not None:
+                fut.set_exception(RpcError.from_error(msg.error))
+            else:
+                fut.set_result(msg.result)
+        elif isinstance(msg, Request):
+            self._on_request(msg)
+        elif isinstance(msg, Invalid):
+            log.warning("agent sent a malformed line (%s): %r", msg.reason, msg.line[:120])
+
+    async def _read_stderr(self) -> None:
+        assert self._proc is not None and self._proc.stderr is not None
+        stderr = self._proc.stderr
+        while True:
+            data = await stderr.read(READ_CHUNK)
+            if not data:
+                return
+            self._stderr.append(data)
+            self._stderr_size += len(data)
+            while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
+                self._stderr_size -= len(self._stderr.popleft())
+
+    async def _finish(self) -> None:
+        proc = self._proc
+        assert proc is not None
+        # stdout closed; an agent that closed it but lives on is ended here.
+        if not await _exited_within(proc, 2.0):
+            _kill_group(proc.pid, signal.SIGTERM)
+            if not await _exited_within(proc, 2.0):
+                _kill_group(proc.pid, signal.SIGKILL)
+                await proc.wait()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._tasks[1]), 1.0)
+        self.returncode = proc.returncode
+        _kill_group(proc.pid, signal.SIGKILL)  # orphans it left behind
+        gone = RpcError(AGENT_GONE, f"the agent exited (code {proc.returncode})")
+        for fut in list(self._pending.values()):
+            if not fut.done():
+                fut.set_exception(gone)
+        self.exited.set()
+        self._on_exit(proc.returncode, self.stderr_tail)
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _exited_within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(asyncio.shield(proc.wait()), seconds)
+    return proc.returncode is not None

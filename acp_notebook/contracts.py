@@ -1,0 +1,267 @@
+"""The wire contracts between the bridge, its clients and the widget.
+
+Stream events flow down (bridge -> clients), requests flow up (clients -> hub).
+Events are built as plain dicts on the hot path (see ``events.py``); the models
+here are their single source of truth: tests validate emitted events against
+them and ``js/src/contracts.ts`` is checked against their JSON Schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    model_validator,
+)
+
+# Caps of the bounded rendering hint (DESIGN.md, seed §2).
+MAX_MESSAGE = 2048
+MAX_FIELDS = 16
+MAX_NAME = 128
+MAX_TITLE = 256
+MAX_DESCRIPTION = 1024
+MAX_PLACEHOLDER = 256
+MAX_OPTIONS = 32
+MAX_OPTION_VALUE = 1024
+MAX_TOOL_CALL_ID = 256
+
+# Caps on what a client may send.
+MAX_PROMPT = 1_000_000
+MAX_VALUE_TEXT = 65_536
+MAX_VALUE_ITEMS = 64
+MAX_ID = 256
+MAX_REQUEST_BYTES = 2_000_000
+
+FieldType = Literal["text", "number", "integer", "boolean", "enum", "multi"]
+Scalar = Union[str, int, float, bool]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# ---------------------------------------------------------------- elicitation view
+
+
+class FieldOption(_Model):
+    value: Annotated[str, Field(max_length=MAX_OPTION_VALUE)]
+    label: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
+    description: Annotated[str, Field(max_length=MAX_DESCRIPTION)] | None = None
+
+
+class ElicitationField(_Model):
+    """Our bounded rendering hint for one form property; never the raw schema."""
+
+    name: Annotated[str, Field(max_length=MAX_NAME)]
+    type: FieldType
+    title: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
+    description: Annotated[str, Field(max_length=MAX_DESCRIPTION)] | None = None
+    placeholder: Annotated[str, Field(max_length=MAX_PLACEHOLDER)] | None = None
+    required: bool | None = None
+    options: Annotated[list[FieldOption], Field(max_length=MAX_OPTIONS)] | None = None
+    # A prefill hint from the schema's `default` (string, number, bool or list).
+    default: Scalar | list[str] | None = None
+    # claude's AskUserQuestion: the free-text "Other" field that belongs to this one.
+    custom: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+    # The name of the question field this "Other" field belongs to.
+    customOf: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+
+
+# ---------------------------------------------------------------- stream events
+
+
+class _Event(_Model):
+    seq: int
+    # Milliseconds since the epoch when the bridge saw it (thought durations, countdowns).
+    ts: float | None = None
+
+
+class UpdateEvent(_Event):
+    kind: Literal["update"]
+    update: dict[str, Any]
+
+
+class TurnStartedEvent(_Event):
+    kind: Literal["turn_started"]
+    # Per-chat turn number; the chat:prompt ack names it so a caller can await its end.
+    turn: int
+    prompt: str
+    by: str | None = None
+
+
+class TurnEndedEvent(_Event):
+    kind: Literal["turn_ended"]
+    turn: int
+    stopReason: str | None = None
+    error: str | None = None
+
+
+class AgentStatusEvent(_Event):
+    kind: Literal["agent_status"]
+    status: Literal["starting", "ready", "exited"]
+    detail: str | None = None
+    agent: str | None = None
+    agentInfo: dict[str, Any] | None = None
+    modes: dict[str, Any] | None = None
+    configOptions: list[dict[str, Any]] | None = None
+    exitCode: int | None = None
+    stderrTail: str | None = None
+
+
+class PermissionRequestEvent(_Event):
+    kind: Literal["permission_request"]
+    requestId: str
+    toolCall: dict[str, Any]
+    options: list[dict[str, Any]]
+    # Epoch milliseconds when the watchdog will cancel it.
+    deadline: float | None = None
+
+
+class PermissionResolvedEvent(_Event):
+    kind: Literal["permission_resolved"]
+    requestId: str
+    outcome: Literal["selected", "cancelled", "timeout"]
+    optionId: str | None = None
+    by: str | None = None
+
+
+class ElicitationRequestEvent(_Event):
+    kind: Literal["elicitation_request"]
+    requestId: str
+    message: Annotated[str, Field(max_length=MAX_MESSAGE)]
+    fields: Annotated[list[ElicitationField], Field(max_length=MAX_FIELDS)]
+    toolCallId: Annotated[str, Field(max_length=MAX_TOOL_CALL_ID)] | None = None
+    title: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
+    deadline: float | None = None
+
+
+class ElicitationResolvedEvent(_Event):
+    kind: Literal["elicitation_resolved"]
+    requestId: str
+    outcome: Literal["accepted", "declined", "cancelled", "timeout"]
+    by: str | None = None
+
+
+StreamEvent = Annotated[
+    Union[
+        UpdateEvent,
+        TurnStartedEvent,
+        TurnEndedEvent,
+        AgentStatusEvent,
+        PermissionRequestEvent,
+        PermissionResolvedEvent,
+        ElicitationRequestEvent,
+        ElicitationResolvedEvent,
+    ],
+    Field(discriminator="kind"),
+]
+stream_event = TypeAdapter(StreamEvent)
+
+
+# ---------------------------------------------------------------- requests
+
+Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)]
+ValueText = Annotated[str, Field(max_length=MAX_VALUE_TEXT)]
+FieldValue = Union[
+    bool,
+    int,
+    float,
+    ValueText,
+    Annotated[list[ValueText], Field(max_length=MAX_VALUE_ITEMS)],
+]
+
+
+class _Request(_Model):
+    # `chatId`; `sessionId` is accepted too (the seed's name for it).
+    chatId: Id = Field(validation_alias=AliasChoices("chatId", "sessionId"))
+    # Echoed in the ack so a client can match answers to requests.
+    id: int | Annotated[str, Field(max_length=MAX_ID)] | None = None
+
+
+class PromptRequest(_Request):
+    type: Literal["chat:prompt"]
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT)]
+
+
+class CancelRequest(_Request):
+    type: Literal["chat:cancel"]
+
+
+class ResyncRequest(_Request):
+    type: Literal["chat:resync"]
+    since: Annotated[int, Field(ge=0)] | None = None
+
+
+class SetModeRequest(_Request):
+    type: Literal["chat:set_mode"]
+    modeId: Id
+
+
+class SetConfigRequest(_Request):
+    type: Literal["chat:set_config"]
+    configId: Id
+    value: Annotated[str, Field(max_length=MAX_ID)] | bool
+
+
+class PermissionRespondRequest(_Request):
+    type: Literal["chat:permission.respond"]
+    requestId: Id
+    optionId: Id | None = None
+    cancel: bool = False
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> PermissionRespondRequest:
+        if (self.optionId is None) != self.cancel:
+            raise ValueError("give either optionId or cancel: true")
+        return self
+
+
+class ElicitationRespondRequest(_Request):
+    type: Literal["chat:elicitation.respond"]
+    requestId: Id
+    action: Literal["accept", "decline", "cancel"]
+    values: Annotated[dict[Annotated[str, Field(max_length=MAX_NAME)], FieldValue], Field(max_length=MAX_FIELDS)] | None = None
+
+
+ClientRequest = Annotated[
+    Union[
+        PromptRequest,
+        CancelRequest,
+        ResyncRequest,
+        SetModeRequest,
+        SetConfigRequest,
+        PermissionRespondRequest,
+        ElicitationRespondRequest,
+    ],
+    Field(discriminator="type"),
+]
+client_request = TypeAdapter(ClientRequest)
+
+ErrorCode = Literal[
+    "INVALID",
+    "CHAT_NOT_FOUND",
+    "ELICITATION_NOT_FOUND",
+    "PERMISSION_NOT_FOUND",
+    "FORBIDDEN",
+    "BUSY",
+    "AGENT_EXITED",
+    "INTERNAL",
+]
+
+
+class Ack(_Model):
+    ack: int | str | None = None
+    accepted: Literal[True] | None = None
+    error: ErrorCode | None = None
+    detail: str | None = None
+    # Only on chat:resync: the bounded history, then every pending card.
+    events: list[dict[str, Any]] | None = None
+    reset: bool | None = None
+    # Only on chat:prompt: the number of the turn it started.
+    turn: int | None = None

@@ -1,0 +1,754 @@
+"""The bundled demo ACP agent: a real agent process with scripted, deterministic turns.
+
+Run it with ``python -m acp_notebook.demo_agent``. It speaks JSON-RPC 2.0 as one JSON object
+per line on stdin/stdout and logs to stderr. A keyword in the prompt picks the behaviour (see
+``BEHAVIOURS``); anything else gets a short Markdown greeting. ``ACP_DEMO_DELAY`` (seconds,
+default 0.02) paces the chunked replies so a person can watch them stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+PROTOCOL_VERSION = 1
+CONTEXT_SIZE = 200_000
+STREAM_BATCH = 4096
+MODES = (("default", "Default"), ("acceptEdits", "Accept edits"), ("plan", "Plan"))
+PERMISSION_OPTIONS = [
+    {"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+CUSTOM_ANSWER_HINT = "Type your own answer, or add a note…"
+GREETING = (
+    "Hello from the **demo agent**. You said: {prompt}\n\n"
+    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `stream 100`."
+)
+
+
+def log(message: str) -> None:
+    print(f"demo agent: {message}", file=sys.stderr, flush=True)
+
+
+class RpcError(Exception):
+    """A JSON-RPC error: raised to answer a request with it, or received from the client."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def words(text: str) -> list[str]:
+    """Split text into chunks that concatenate back to exactly ``text``."""
+    return [piece for piece in re.findall(r"\S*\s*", text) if piece]
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    return "\n".join(
+        block["text"]
+        for block in blocks
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    )
+
+
+def mode_state(mode: str) -> Json:
+    return {
+        "currentModeId": mode,
+        "availableModes": [{"id": mode_id, "name": name} for mode_id, name in MODES],
+    }
+
+
+def config_options(mode: str) -> list[Json]:
+    return [
+        {
+            "id": "mode",
+            "name": "Mode",
+            "category": "mode",
+            "type": "select",
+            "currentValue": mode,
+            "options": [{"value": mode_id, "name": name} for mode_id, name in MODES],
+        }
+    ]
+
+
+def custom_answer_field(question_id: str) -> Json:
+    return {
+        "type": "string",
+        "title": "Other",
+        "description": CUSTOM_ANSWER_HINT,
+        "_meta": {
+            "_askUserQuestionCustomAnswer": {"questionId": question_id, "isCustomAnswer": True}
+        },
+    }
+
+
+def choices(*options: tuple[str, str]) -> list[Json]:
+    return [{"const": label, "title": label, "description": text} for label, text in options]
+
+
+ASK_USER_SCHEMA: Json = {
+    "type": "object",
+    "required": ["question_0"],
+    "properties": {
+        "question_0": {
+            "type": "string",
+            "title": "Pick a color",
+            "description": "Your favourite",
+            "oneOf": [
+                {"const": "red", "title": "Red", "description": "Warm"},
+                {"const": "green", "title": "Green", "description": "Calm"},
+                {"const": "blue", "title": "Blue", "description": "Cool"},
+            ],
+        },
+        "note": {"type": "string", "title": "A note", "description": "Anything to add?"},
+        "confirm": {"type": "boolean", "title": "Confirm", "default": False},
+        "count": {
+            "type": "integer",
+            "title": "How many",
+            "minimum": 1,
+            "maximum": 10,
+            "default": 3,
+        },
+    },
+}
+COLOR_CHOICES = choices(("Red", "Choose the color red"), ("Blue", "Choose the color blue"))
+CLAUDE_SINGLE_QUESTION = "Which color do you prefer?"
+CLAUDE_SINGLE_SCHEMA: Json = {
+    "type": "object",
+    "properties": {
+        "question_0": {"type": "string", "title": "Color", "oneOf": COLOR_CHOICES},
+        "question_0_custom": custom_answer_field("question_0"),
+    },
+}
+CLAUDE_MULTI_SCHEMA: Json = {
+    "type": "object",
+    "properties": {
+        "question_0": {
+            "type": "string",
+            "title": "Color",
+            "description": CLAUDE_SINGLE_QUESTION,
+            "oneOf": COLOR_CHOICES,
+        },
+        "question_0_custom": custom_answer_field("question_0"),
+        "question_1": {
+            "type": "array",
+            "title": "Toppings",
+            "description": "Which toppings do you want?",
+            "items": {
+                "anyOf": choices(
+                    ("Cheese", "Melted on top"),
+                    ("Olives", "Black olives"),
+                    ("Mushrooms", "Sliced mushrooms"),
+                )
+            },
+        },
+        "question_1_custom": custom_answer_field("question_1"),
+    },
+}
+WITHDRAW_SCHEMA: Json = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "title": "Answer", "enum": ["yes", "no"]}},
+}
+
+
+@dataclass
+class Session:
+    id: str
+    cwd: str
+    mode: str = "default"
+    turn: asyncio.Task[str] | None = None
+
+
+class DemoAgent:
+    """One connection: dispatches inbound lines and sends requests of its own to the client."""
+
+    def __init__(self, out_fd: int, delay: float) -> None:
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.delay = delay
+        self.form_advertised = False
+        self.turns = 0
+        self._out_fd = out_fd
+        self._closed = False
+        self._next_request_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._sessions: dict[str, Session] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._requests: dict[str, Callable[[Json], Awaitable[Json]]] = {
+            "initialize": self._initialize,
+            "session/new": self._new_session,
+            "session/set_mode": self._set_mode,
+            "session/set_config_option": self._set_config_option,
+            "session/prompt": self._prompt,
+        }
+
+    # -- output ---------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        # Unbuffered and blocking on purpose: a slow client applies back-pressure, and
+        # stdin keeps draining on its own thread, so the two pipes cannot deadlock.
+        if self._closed:
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._out_fd, view) :]
+        except BrokenPipeError:
+            log("the client stopped reading stdout; shutting down")
+            self._closed = True
+            self.inbox.put_nowait(None)
+
+    def send(self, message: Json) -> None:
+        self.write((json.dumps(message, separators=(",", ":")) + "\n").encode())
+
+    def notify(self, method: str, params: Json) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def request(self, method: str, params: Json) -> Any:
+        """Send a request to the client and wait for its result (raises RpcError on error)."""
+        request_id = self._next_request_id
+        self._next_request_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        try:
+            return await future
+        except asyncio.CancelledError:
+            # Withdraw it like the TS-SDK agents do; a late answer then finds nothing pending.
+            self.notify("$/cancel_request", {"requestId": request_id})
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    # -- input ----------------------------------------------------------------------------
+
+    def feed(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            log(f"skipping a line that is not JSON: {line[:200]!r}")
+            return
+        if not isinstance(message, dict):
+            log(f"skipping a line that is not a JSON object: {line[:200]!r}")
+            return
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" in message:
+                task = asyncio.ensure_future(
+                    self._serve(message["id"], method, message.get("params"))
+                )
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            else:
+                self._notification(method, message.get("params"))
+        elif "id" in message and ("result" in message or "error" in message):
+            self._response(message)
+        else:
+            log(f"skipping a message that is neither request nor response: {line[:200]!r}")
+
+    def _response(self, message: Json) -> None:
+        future = self._pending.get(message["id"]) if isinstance(message["id"], int) else None
+        if future is None or future.done():
+            log(f"ignoring a response to request {message['id']!r} (withdrawn or unknown)")
+            return
+        error = message.get("error")
+        if isinstance(error, dict):
+            future.set_exception(
+                RpcError(int(error.get("code", -32603)), str(error.get("message")))
+            )
+        else:
+            future.set_result(message.get("result"))
+
+    def _notification(self, method: str, params: Any) -> None:
+        if method == "session/cancel" and isinstance(params, dict):
+            session = self._find_session(params)
+            if session is not None and session.turn is not None:
+                session.turn.cancel()
+        # Anything else (`initialized`, `$/cancel_request`, `_…` extensions) needs no action.
+
+    async def _serve(self, request_id: Any, method: str, params: Any) -> None:
+        handler = self._requests.get(method)
+        try:
+            if handler is None:
+                raise RpcError(-32601, f"Method not found: {method}")
+            if params is None:
+                params = {}
+            if not isinstance(params, dict):
+                raise RpcError(-32602, "params must be an object")
+            result = await handler(params)
+        except RpcError as error:
+            reply: Json = {"code": error.code, "message": error.message}
+            self.send({"jsonrpc": "2.0", "id": request_id, "error": reply})
+        except Exception as error:
+            log(f"{method} failed: {error!r}")
+            reply = {"code": -32603, "message": f"Internal error: {error}"}
+            self.send({"jsonrpc": "2.0", "id": request_id, "error": reply})
+        else:
+            self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    # -- methods --------------------------------------------------------------------------
+
+    async def _initialize(self, params: Json) -> Json:
+        capabilities = params.get("clientCapabilities")
+        elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+        self.form_advertised = isinstance(elicitation, dict) and elicitation.get("form") is not None
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "agentCapabilities": {
+                "loadSession": False,
+                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+            },
+            "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
+            "authMethods": [],
+        }
+
+    async def _new_session(self, params: Json) -> Json:
+        cwd = params.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            raise RpcError(-32602, "session/new needs cwd (an absolute path)")
+        session = Session(f"demo-{len(self._sessions) + 1}", cwd)
+        self._sessions[session.id] = session
+        return {
+            "sessionId": session.id,
+            "modes": mode_state(session.mode),
+            "configOptions": config_options(session.mode),
+        }
+
+    def _find_session(self, params: Json) -> Session | None:
+        session_id = params.get("sessionId")
+        return self._sessions.get(session_id) if isinstance(session_id, str) else None
+
+    def _session(self, params: Json) -> Session:
+        session = self._find_session(params)
+        if session is None:
+            raise RpcError(-32602, f"unknown session: {params.get('sessionId')!r}")
+        return session
+
+    def _change_mode(self, session: Session, mode: Any) -> None:
+        if mode not in {mode_id for mode_id, _ in MODES}:
+            raise RpcError(-32602, f"unknown mode: {mode!r}")
+        session.mode = mode
+        for update in (
+            {"sessionUpdate": "current_mode_update", "currentModeId": mode},
+            {"sessionUpdate": "config_option_update", "configOptions": config_options(mode)},
+        ):
+            self.notify("session/update", {"sessionId": session.id, "update": update})
+
+    async def _set_mode(self, params: Json) -> Json:
+        self._change_mode(self._session(params), params.get("modeId"))
+        return {}
+
+    async def _set_config_option(self, params: Json) -> Json:
+        session = self._session(params)
+        if params.get("configId") != "mode":
+            raise RpcError(-32602, f"unknown config option: {params.get('configId')!r}")
+        self._change_mode(session, params.get("value"))
+        return {"configOptions": config_options(session.mode)}
+
+    async def _prompt(self, params: Json) -> Json:
+        session = self._session(params)
+        blocks = params.get("prompt")
+        if not isinstance(blocks, list):
+            raise RpcError(-32602, "session/prompt needs prompt (a list of content blocks)")
+        if session.turn is not None:
+            raise RpcError(-32602, f"session {session.id} already has a turn running")
+        self.turns += 1
+        turn = Turn(self, session, self.turns, prompt_text(blocks))
+        task = asyncio.ensure_future(turn.run())
+        session.turn = task
+        try:
+            stop_reason = await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise  # the agent itself is shutting down
+            stop_reason = "cancelled"
+        finally:
+            session.turn = None
+            turn.usage()
+        return {"stopReason": stop_reason}
+
+
+class Turn:
+    """One session/prompt: the helpers the scripted behaviours are written with."""
+
+    def __init__(self, agent: DemoAgent, session: Session, number: int, text: str) -> None:
+        self.agent = agent
+        self.session = session
+        self.number = number
+        self.text = text
+        self.tool_call_id = f"call-{number}"
+        self.tool_open = False
+        self._messages = 0
+
+    async def run(self) -> str:
+        _name, behaviour, match = choose(self.text)
+        await behaviour(self, match)
+        return "end_turn"
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.session.cwd, name)
+
+    def message_id(self) -> str:
+        self._messages += 1
+        return f"msg-{self.number}-{self._messages}"
+
+    def update(self, update: Json) -> None:
+        self.agent.notify("session/update", {"sessionId": self.session.id, "update": update})
+
+    async def pace(self) -> None:
+        await asyncio.sleep(self.agent.delay)
+
+    async def chunks(self, pieces: Iterable[str], kind: str = "agent_message_chunk") -> None:
+        message_id = self.message_id()
+        for piece in pieces:
+            content = {"type": "text", "text": piece}
+            self.update({"sessionUpdate": kind, "messageId": message_id, "content": content})
+            await self.pace()
+
+    async def say(self, text: str) -> None:
+        await self.chunks(words(text))
+
+    def tool_call(self, title: str, kind: str, **fields: Any) -> None:
+        self.tool_open = True
+        self.update(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": self.tool_call_id,
+                "title": title,
+                "kind": kind,
+                "status": "pending",
+                **fields,
+            }
+        )
+
+    def tool_status(self, status: str, **fields: Any) -> None:
+        self.tool_open = status not in ("completed", "failed")
+        self.update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": self.tool_call_id,
+                "status": status,
+                **fields,
+            }
+        )
+
+    async def ask(self, method: str, params: Json) -> Any:
+        """Ask the client; a session/cancel while waiting fails the open tool call."""
+        if params.get("mode") == "form" and not self.agent.form_advertised:
+            log("the client did not advertise elicitation.form; asking anyway to test its refusal")
+        try:
+            return await self.agent.request(method, params)
+        except asyncio.CancelledError:
+            if self.tool_open:
+                self.tool_status("failed")
+            raise
+
+    async def elicit(self, params: Json) -> str:
+        """Send elicitation/create; the answer as compact JSON, or ``error <code>``."""
+        try:
+            result = await self.ask("elicitation/create", {"sessionId": self.session.id, **params})
+        except RpcError as error:
+            return f"error {error.code}"
+        return compact(result)
+
+    def usage(self) -> None:
+        self.update(
+            {
+                "sessionUpdate": "usage_update",
+                "used": 1000 * self.number + 500,
+                "size": CONTEXT_SIZE,
+                "cost": {"amount": round(0.0125 * self.number, 4), "currency": "USD"},
+            }
+        )
+
+
+Behaviour = Callable[[Turn, "re.Match[str]"], Awaitable[None]]
+
+
+async def crash(turn: Turn, _match: re.Match[str]) -> None:
+    await turn.chunks(["Crashing ", "now…"])
+    log("crashing on purpose")
+    os._exit(3)
+
+
+async def garbage(turn: Turn, _match: re.Match[str]) -> None:
+    turn.agent.write(b"this is not json\n{broken\n[1,2\n")
+    await turn.say("garbage sent")
+
+
+async def error(turn: Turn, _match: re.Match[str]) -> None:
+    message = "API Error: 400 demo failure"
+    await turn.chunks([message])
+    raise RpcError(-32603, message)
+
+
+async def stream(turn: Turn, match: re.Match[str]) -> None:
+    count = int(match.group(1) or 1000)
+    # Benchmarks send 200,000+ chunks: every line is one preformatted string, written in batches.
+    head = (
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
+        f'{json.dumps(turn.session.id)},"update":{{"sessionUpdate":"agent_message_chunk",'
+        f'"messageId":{json.dumps(turn.message_id())},"content":{{"type":"text","text":"'
+    )
+    tail = ' "}}}}\n'
+    for start in range(0, count, STREAM_BATCH):
+        batch = "".join(
+            [f"{head}{i}{tail}" for i in range(start, min(count, start + STREAM_BATCH))]
+        )
+        turn.agent.write(batch.encode())
+        await asyncio.sleep(0)  # let session/cancel and responses in between batches
+
+
+async def slow(turn: Turn, _match: re.Match[str]) -> None:
+    message_id = turn.message_id()
+    for i in range(50):
+        content = {"type": "text", "text": f"tick {i} "}
+        turn.update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
+        )
+        await asyncio.sleep(0.1)
+
+
+async def think(turn: Turn, _match: re.Match[str]) -> None:
+    thoughts = ["Let me think. ", "Weighing the options. ", "Decided."]
+    await turn.chunks(thoughts, "agent_thought_chunk")
+    await turn.say("Done thinking: the answer is **42**.")
+
+
+async def tool(turn: Turn, _match: re.Match[str]) -> None:
+    path = turn.path("notes.txt")
+    old, new = "old line\n", "new line\n"
+    turn.tool_call(
+        "Edit notes.txt",
+        "edit",
+        locations=[{"path": path, "line": 1}],
+        content=[{"type": "diff", "path": path, "oldText": old, "newText": new}],
+        rawInput={"file_path": path, "old_string": old, "new_string": new},
+    )
+    await turn.pace()
+    turn.tool_status("in_progress")
+    await turn.pace()
+    turn.tool_status("completed", rawOutput={"ok": True})
+    await turn.say("edited notes.txt")
+
+
+async def plan(turn: Turn, _match: re.Match[str]) -> None:
+    steps = [
+        ("Read the notebook", "high"),
+        ("Write the answer", "medium"),
+        ("Check the result", "low"),
+    ]
+    # State k: the first k//2 steps are done and, for odd k, the next one is in progress.
+    for k in range(2 * len(steps) + 1):
+        entries = []
+        for i, (content, priority) in enumerate(steps):
+            done, active = i < k // 2, i == k // 2 and k % 2 == 1
+            status = "completed" if done else "in_progress" if active else "pending"
+            entries.append({"content": content, "priority": priority, "status": status})
+        turn.update({"sessionUpdate": "plan", "entries": entries})
+        await turn.pace()
+    await turn.say("plan done")
+
+
+async def permission(turn: Turn, _match: re.Match[str]) -> None:
+    call = {"toolCallId": turn.tool_call_id, "title": "Run `ls`", "kind": "execute"}
+    turn.tool_call(call["title"], call["kind"], rawInput={"command": "ls"})
+    params = {"sessionId": turn.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
+    try:
+        result = await turn.ask("session/request_permission", params)
+    except RpcError as failure:
+        turn.tool_status("failed")
+        await turn.say(f"permission: error {failure.code}")
+        return
+    outcome = result.get("outcome") if isinstance(result, dict) else None
+    chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
+    if not (isinstance(outcome, dict) and outcome.get("outcome") == "selected" and chosen):
+        turn.tool_status("failed")
+        await turn.say("permission: cancelled")
+        return
+    if str(chosen).startswith("allow"):
+        listing = {"type": "content", "content": {"type": "text", "text": "notes.txt\n"}}
+        turn.tool_status("completed", content=[listing])
+    else:
+        turn.tool_status("failed")
+    await turn.say(f"permission: {chosen}")
+
+
+async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
+    params = {"mode": "form", "message": "Still there?", "requestedSchema": WITHDRAW_SCHEMA}
+    try:
+        answer = await asyncio.wait_for(turn.elicit(params), 0.3)
+    except asyncio.TimeoutError:
+        # wait_for cancelled the request, which sent $/cancel_request for it.
+        await turn.say("question withdrawn")
+        return
+    await turn.say(f"elicitation answered: {answer}")
+
+
+async def ask_message(turn: Turn, _match: re.Match[str]) -> None:
+    message = "The demo agent has something to tell you. Continue?"
+    schema = {"type": "object", "properties": {}}
+    answer = await turn.elicit({"mode": "form", "message": message, "requestedSchema": schema})
+    await turn.say(f"elicitation answered: {answer}")
+
+
+async def claude_question(turn: Turn, title: str, message: str, schema: Json) -> None:
+    """The claude wrapper's AskUserQuestion shape: a tool call, then a form bound to it."""
+    turn.tool_call(title, "other", rawInput={"questions": ask_user_question_input(message, schema)})
+    params = {"mode": "form", "toolCallId": turn.tool_call_id, "message": message}
+    try:
+        result = await turn.ask(
+            "elicitation/create",
+            {"sessionId": turn.session.id, **params, "requestedSchema": schema},
+        )
+    except RpcError as failure:
+        turn.tool_status("failed")
+        await turn.say(f"elicitation answered: error {failure.code}")
+        return
+    await turn.say(f"elicitation answered: {compact(result)}")
+    answered = isinstance(result, dict) and result.get("action") in ("accept", "decline")
+    turn.tool_status("completed" if answered else "failed")
+
+
+def ask_user_question_input(message: str, schema: Json) -> list[Json]:
+    """The AskUserQuestion tool input the form was made from (the tool call's rawInput)."""
+    questions = []
+    for name, prop in schema["properties"].items():
+        if name.endswith("_custom"):
+            continue
+        multi = prop["type"] == "array"
+        options = prop["items"]["anyOf"] if multi else prop["oneOf"]
+        questions.append(
+            {
+                "question": prop.get("description", message),
+                "header": prop["title"],
+                "multiSelect": multi,
+                "options": [
+                    {"label": o["const"], "description": o["description"]} for o in options
+                ],
+            }
+        )
+    return questions
+
+
+async def ask_claude_multi(turn: Turn, _match: re.Match[str]) -> None:
+    message = "Please answer the following questions."
+    await claude_question(turn, "Asking for your input", message, CLAUDE_MULTI_SCHEMA)
+
+
+async def ask_claude(turn: Turn, _match: re.Match[str]) -> None:
+    question = CLAUDE_SINGLE_QUESTION
+    await claude_question(turn, question, question, CLAUDE_SINGLE_SCHEMA)
+
+
+async def ask_url(turn: Turn, _match: re.Match[str]) -> None:
+    params = {
+        "mode": "url",
+        "message": "Sign in to the demo service.",
+        "url": "https://example.invalid/auth",
+        "elicitationId": "e1",
+    }
+    await turn.say(f"url elicitation: {await turn.elicit(params)}")
+
+
+async def ask_user(turn: Turn, _match: re.Match[str]) -> None:
+    message = "The demo agent has a few questions."
+    answer = await turn.elicit(
+        {"mode": "form", "message": message, "requestedSchema": ASK_USER_SCHEMA}
+    )
+    await turn.say(f"elicitation answered: {answer}")
+
+
+async def fs(turn: Turn, _match: re.Match[str]) -> None:
+    params = {"sessionId": turn.session.id, "path": turn.path("x")}
+    try:
+        await turn.ask("fs/read_text_file", params)
+    except RpcError as failure:
+        await turn.say(f"fs: error {failure.code}")
+        return
+    await turn.say("fs: ok")
+
+
+async def default_reply(turn: Turn, _match: re.Match[str]) -> None:
+    await turn.chunks(["Thinking about it."], "agent_thought_chunk")
+    await turn.say(GREETING.format(prompt=turn.text))
+
+
+def keyword(pattern: str) -> re.Pattern[str]:
+    # Hyphens count as part of a word, so `ask-user` does not match inside `ask-user-withdraw`.
+    return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE)
+
+
+# First match wins, in this order.
+BEHAVIOURS: list[tuple[str, re.Pattern[str], Behaviour]] = [
+    ("crash", keyword("crash"), crash),
+    ("garbage", keyword("garbage"), garbage),
+    ("error", keyword("error"), error),
+    ("stream", keyword(r"stream(?:\s+(\d+))?"), stream),
+    ("slow", keyword("slow"), slow),
+    ("think", keyword("think"), think),
+    ("tool", keyword("tool"), tool),
+    ("plan", keyword("plan"), plan),
+    ("permission", keyword("permission"), permission),
+    ("ask-user-withdraw", keyword("ask-user-withdraw|ask-withdraw"), ask_withdraw),
+    ("ask-message", keyword("ask-message"), ask_message),
+    ("ask-claude-multi", keyword("ask-claude-multi"), ask_claude_multi),
+    ("ask-claude", keyword("ask-claude"), ask_claude),
+    ("ask-url", keyword("ask-url"), ask_url),
+    ("ask-user", keyword("ask-user"), ask_user),
+    ("fs", keyword("fs"), fs),
+    ("default", re.compile(""), default_reply),  # matches anything
+]
+
+
+def choose(text: str) -> tuple[str, Behaviour, re.Match[str]]:
+    """The behaviour a prompt's text triggers: its name, coroutine and keyword match."""
+    for name, pattern, behaviour in BEHAVIOURS:
+        match = pattern.search(text)
+        if match:
+            return name, behaviour, match
+    raise AssertionError("the default pattern matches every text")
+
+
+def _pump_stdin(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[bytes | None]) -> None:
+    # A thread works for every kind of stdin (pipe, file, terminal) and keeps draining it
+    # while a large write to stdout blocks the event loop.
+    for line in sys.stdin.buffer:
+        loop.call_soon_threadsafe(inbox.put_nowait, line)
+    loop.call_soon_threadsafe(inbox.put_nowait, None)
+
+
+async def serve(delay: float) -> None:
+    """Serve one connection on stdin/stdout until stdin reaches EOF."""
+    agent = DemoAgent(sys.stdout.fileno(), delay)
+    loop = asyncio.get_running_loop()
+    threading.Thread(target=_pump_stdin, args=(loop, agent.inbox), daemon=True).start()
+    while (line := await agent.inbox.get()) is not None:
+        agent.feed(line)
+
+
+def main() -> None:
+    delay = float(os.environ.get("ACP_DEMO_DELAY", "0.02"))
+    asyncio.run(serve(delay))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""The hub: the chats of one kernel, and the policy around them.
+
+It validates every client request against one schema, lets only a chat's owner
+act on it, runs the watchdog that cancels a question nobody answers, and fans
+events out to any number of subscribers without letting a slow one stall the
+agent or the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import uuid
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from .agents import AgentSpec, resolve_agent
+from .contracts import MAX_REQUEST_BYTES, client_request
+from .elicitation import AnswerError
+from .events import ChunkRun, Event, chunk_key, event_size
+from .jsonrpc import RpcError
+from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
+
+log = logging.getLogger(__name__)
+
+Frame = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    session: SessionConfig = SessionConfig()
+    # Command lines that replace the built-in ones, by agent name.
+    agent_commands: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # Agent names a chat may start; None allows every known name.
+    allowed_agents: frozenset[str] | None = None
+    # Whether Chat(command=[...]) may start an arbitrary program.
+    allow_commands: bool = True
+    default_agent: str = "demo"
+    # A subscriber further behind than this is reset to a resync instead.
+    max_queue_events: int = 50_000
+    max_queue_bytes: int = 32 * 1024 * 1024
+
+
+class Forbidden(PermissionError):
+    pass
+
+
+class Subscription:
+    """One client's view of one chat: a queue that merges chunks and never blocks.
+
+    When the client falls too far behind, the queue is dropped and its next read
+    is a full resync: the client loses nothing and the agent waits for no one.
+    """
+
+    def __init__(self, hub: Hub, chat_id: str, user: str | None) -> None:
+        self.hub = hub
+        self.chat_id = chat_id
+        self.user = user
+        self._items: deque[Event | ChunkRun] = deque()
+        self._bytes = 0
+        self._reset = False
+        self._wakeup = asyncio.Event()
+        self.closed = False
+
+    def push(self, event: Event) -> None:
+        if self.closed:
+            return
+        self._wakeup.set()
+        if self._reset:
+            return
+        key = chunk_key(event)
+        items = self._items
+        if key is not None and items:
+            last = items[-1]
+            if isinstance(last, ChunkRun) and last.key == key:
+                last.add(event)
+                self._bytes += len(event["update"]["content"]["text"])
+                self._check()
+                return
+        items.append(ChunkRun(event, key) if key is not None else event)
+        self._bytes += event_size(event)
+        self._check()
+
+    def _check(self) -> None:
+        config = self.hub.config
+        if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
+            self._items.clear()
+            self._bytes = 0
+            self._reset = True
+
+    def pending_frame(self) -> Frame | None:
+        """What is queued right now, as one frame; None when nothing is."""
+        self._wakeup.clear()
+        if self._reset:
+            self._reset = False
+            self._items.clear()
+            self._bytes = 0
+            return {"chatId": self.chat_id, "events": self.hub.resync_events(self.chat_id), "reset": True}
+        if not self._items:
+            return None
+        events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
+        self._items.clear()
+        self._bytes = 0
+        return {"chatId": self.chat_id, "events": events}
+
+    async def next_frame(self) -> Frame | None:
+        """Wait for events; None once the subscription is closed."""
+        while not self.closed:
+            frame = self.pending_frame()
+            if frame is not None:
+                return frame
+            await self._wakeup.wait()
+        return None
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._wakeup.set()
+            self.hub._unsubscribe(self)
+
+
+@dataclass
+class _Chat:
+    session: ChatSession
+    owner: str | None
+    subscribers: list[Subscription] = field(default_factory=list)
+    watchdogs: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    start_task: asyncio.Task[None] | None = None
+
+
+def _error(ack: object, code: str, detail: str | None = None) -> Frame:
+    frame: Frame = {"ack": ack, "error": code}
+    if detail:
+        frame["detail"] = detail[:500]
+    return frame
+
+
+def _validation_detail(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+
+
+class Hub:
+    """The chats of one kernel (the per-kernel bridge) and the rules around them."""
+
+    def __init__(self, config: HubConfig = HubConfig(), name: str = "") -> None:
+        self.config = config
+        self.name = name
+        self.chats: dict[str, _Chat] = {}
+        self._closed = False
+
+    # ------------------------------------------------------------ chats
+
+    def resolve(
+        self,
+        agent: str | None = None,
+        command: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        mode: str | None = None,
+    ) -> AgentSpec:
+        """Apply the admin's rules to a requested agent; raises ``Forbidden``."""
+        config = self.config
+        if command is not None and not config.allow_commands:
+            raise Forbidden("starting arbitrary commands is disabled on this server")
+        name = agent or config.default_agent
+        if command is None and config.allowed_agents is not None and name not in config.allowed_agents:
+            raise Forbidden(f"agent {name!r} is not allowed on this server")
+        return resolve_agent(
+            name if command is None else agent,
+            command=command,
+            env=env,
+            mode=mode,
+            commands=config.agent_commands,
+        )
+
+    async def open_chat(
+        self,
+        agent: str | None = None,
+        *,
+        command: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        mode: str | None = None,
+        mcp_servers: Sequence[Mapping[str, Any]] = (),
+        owner: str | None = None,
+        chat_id: str | None = None,
+    ) -> str:
+        """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake."""
+        if self._closed:
+            raise RuntimeError("the hub is closed")
+        spec = self.resolve(agent, command, env, mode)
+        chat_id = chat_id or uuid.uuid4().hex
+        if chat_id in self.chats:
+            raise ValueError(f"chat {chat_id!r} exists")
+        chat: _Chat | None = None
+
+        def sink(event: Event) -> None:
+            assert chat is not None
+            self._fan_out(chat, event)
+
+        session = ChatSession(
+            chat_id,
+            spec,
+            cwd=os.path.abspath(cwd or os.getcwd()),
+            mcp_servers=mcp_servers,
+            config=self.config.session,
+            sink=sink,
+        )
+        chat = _Chat(session, owner)
+        self.chats[chat_id] = chat
+        chat.start_task = asyncio.create_task(session.start())
+        return chat_id
+
+    async def wait_ready(self, chat_id: str) -> str:
+        """Wait for the handshake; returns the status (``ready`` or ``exited``)."""
+        chat = self.chats[chat_id]
+        if chat.start_task is not None:
+            await asyncio.shield(chat.start_task)
+        return chat.session.status
+
+    async def close_chat(self, chat_id: str) -> None:
+        chat = self.chats.pop(chat_id, None)
+        if chat is None:
+            return
+        if chat.start_task is not None and not chat.start_task.done():
+            chat.start_task.cancel()
+        await chat.session.close()
+        for timer in chat.watchdogs.values():
+            timer.cancel()
+        for sub in list(chat.subscribers):
+            sub.close()
+
+    async def close(self) -> None:
+        """End every chat and its agent process."""
+        self._closed = True
+        await asyncio.gather(*(self.close_chat(cid) for cid in list(self.chats)), return_exceptions=True)
+
+    # ------------------------------------------------------------ events
+
+    def subscribe(self, chat_id: str, user: str | None = None) -> Subscription:
+        chat = self.chats[chat_id]
+        sub = Subscription(self, chat_id, user)
+        chat.subscribers.append(sub)
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        chat = self.chats.get(sub.chat_id)
+        if chat is not None:
+            with contextlib.suppress(ValueError):
+                chat.subscribers.remove(sub)
+
+    def resync_events(self, chat_id: str) -> list[Event]:
+        chat = self.chats.get(chat_id)
+        return chat.session.resync() if chat is not None else []
+
+    def _fan_out(self, chat: _Chat, event: Event) -> None:
+        kind = event["kind"]
+        if kind in ("permission_request", "elicitation_request"):
+            request_id = event["requestId"]
+            chat.watchdogs[request_id] = asyncio.get_running_loop().call_later(
+                self.config.session.answer_timeout, chat.session.expire, request_id
+            )
+        elif kind in ("permission_resolved", "elicitation_resolved"):
+            timer = chat.watchdogs.pop(event["requestId"], None)
+            if timer is not None:
+                timer.cancel()
+        for sub in chat.subscribers:
+            sub.push(event)
+
+    # ------------------------------------------------------------ requests
+
+    async def handle(self, message: Any, user: str | None = None, trusted: bool = False) -> Frame:
+        """Answer one client request with an ack; never raises."""
+        raw_id = message.get("id") if isinstance(message, dict) else None
+        try:
+            if isinstance(message, (str, bytes)):
+                if len(message) > MAX_REQUEST_BYTES:
+                    return _error(None, "INVALID", "request too large")
+                message = json.loads(message)
+                raw_id = message.get("id") if isinstance(message, dict) else None
+            req = client_request.validate_python(message)
+        except ValidationError as exc:
+            return _error(raw_id if isinstance(raw_id, (int, str)) else None, "INVALID", _validation_detail(exc))
+        except ValueError as exc:
+            return _error(None, "INVALID", f"not JSON: {exc}")
+        ack = req.id
+        chat = self.chats.get(req.chatId)
+        if chat is None:
+            return _error(ack, "CHAT_NOT_FOUND")
+        session = chat.session
+        if req.type == "chat:resync":
+            if req.since is not None and req.since == session.last_seq:
+                return {"ack": ack, "accepted": True, "events": [], "reset": False}
+            return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
+        if not (trusted or chat.owner is None or user == chat.owner):
+            return _error(ack, "FORBIDDEN", "only the chat's owner may do that")
+        try:
+            if req.type == "chat:prompt":
+                turn = session.prompt(req.text, by=user)
+                return {"ack": ack, "accepted": True, "turn": turn}
+            if req.type == "chat:cancel":
+                session.cancel()
+            elif req.type == "chat:set_mode":
+                await session.set_mode(req.modeId)
+            elif req.type == "chat:set_config":
+                await session.set_config(req.configId, req.value)
+            elif req.type == "chat:permission.respond":
+                session.respond_permission(req.requestId, None if req.cancel else req.optionId, by=user)
+            elif req.type == "chat:elicitation.respond":
+                session.respond_elicitation(req.requestId, req.action, req.values, by=user)
+        except NotFound:
+            kind = "PERMISSION" if req.type == "chat:permission.respond" else "ELICITATION"
+            return _error(ack, f"{kind}_NOT_FOUND", "unknown or already settled")
+        except AnswerError as exc:
+            return _error(ack, "INVALID", str(exc))
+        except Busy as exc:
+            return _error(ack, "BUSY", str(exc))
+        except AgentExited as exc:
+            return _error(ack, "AGENT_EXITED", str(exc))
+        except RpcError as exc:
+            return _error(ack, "INVALID", f"the agent refused: {exc.message}")
+        return {"ack": ack, "accepted": True}

@@ -1,0 +1,355 @@
+"""The demo agent as a real subprocess, driven over raw JSON lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+Json = dict[str, Any]
+Answer = Callable[[Json], "Json | None"]
+
+
+class AgentProcess:
+    """A tiny line-level client: enough to script conversations in tests."""
+
+    def __init__(self) -> None:
+        env = {**os.environ, "ACP_DEMO_DELAY": "0", "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acp_notebook.demo_agent"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self._next_id = 100
+        self.reader = threading.Thread(target=self._pump, daemon=True)
+        self.reader.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.decode())
+        self.lines.put(None)
+
+    def send(self, message: Json) -> None:
+        self.send_raw(json.dumps(message))
+
+    def send_raw(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def line(self) -> str:
+        line = self.lines.get(timeout=5)
+        assert line is not None, "the agent closed stdout"
+        return line
+
+    def message(self) -> Json:
+        message: Json = json.loads(self.line())
+        return message
+
+    def start_request(self, method: str, params: Json) -> int:
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    def wait_response(
+        self, request_id: int, answer: Answer | None = None
+    ) -> tuple[Json, list[Json]]:
+        """Read until the response to ``request_id``; answer agent requests with ``answer``."""
+        seen: list[Json] = []
+        while True:
+            message = self.message()
+            if message.get("id") == request_id and "method" not in message:
+                return message, seen
+            seen.append(message)
+            if "id" in message and "method" in message and answer is not None:
+                result = answer(message)
+                if result is not None:
+                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def call(
+        self, method: str, params: Json, answer: Answer | None = None
+    ) -> tuple[Json, list[Json]]:
+        return self.wait_response(self.start_request(method, params), answer)
+
+    def until(self, predicate: Callable[[Json], bool]) -> Json:
+        while True:
+            message = self.message()
+            if predicate(message):
+                return message
+
+    def session(self, *, form: bool = True) -> str:
+        caps = {"elicitation": {"form": {}}} if form else {}
+        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        response, _ = self.call("session/new", {"cwd": "/work/demo", "mcpServers": []})
+        session_id: str = response["result"]["sessionId"]
+        return session_id
+
+    def prompt(
+        self, session_id: str, text: str, answer: Answer | None = None
+    ) -> tuple[Json, list[Json]]:
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        return self.call("session/prompt", params, answer)
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        return self.proc.wait(timeout=5)
+
+    def stderr(self) -> str:
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode()
+
+
+@pytest.fixture
+def agent() -> Iterator[AgentProcess]:
+    process = AgentProcess()
+    yield process
+    if process.proc.poll() is None:
+        process.proc.kill()
+        process.proc.wait()
+    process.reader.join(timeout=5)
+    for stream in (process.proc.stdin, process.proc.stdout, process.proc.stderr):
+        assert stream is not None
+        stream.close()
+
+
+def updates(messages: list[Json], kind: str | None = None) -> list[Json]:
+    found = [m["params"]["update"] for m in messages if m.get("method") == "session/update"]
+    return [u for u in found if kind is None or u["sessionUpdate"] == kind]
+
+
+def reply_text(messages: list[Json]) -> str:
+    return "".join(u["content"]["text"] for u in updates(messages, "agent_message_chunk"))
+
+
+def requests(messages: list[Json]) -> list[Json]:
+    return [m for m in messages if "id" in m and "method" in m]
+
+
+def test_initialize_and_new_session(agent: AgentProcess) -> None:
+    response, _ = agent.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    result = response["result"]
+    assert result["protocolVersion"] == 1
+    assert result["agentInfo"]["name"] == "acp-notebook-demo"
+    assert result["agentCapabilities"]["loadSession"] is False
+    assert result["authMethods"] == []
+    agent.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    missing, _ = agent.call("session/new", {"mcpServers": []})
+    assert missing["error"]["code"] == -32602
+    response, _ = agent.call("session/new", {"cwd": "/work/demo", "mcpServers": []})
+    session = response["result"]
+    assert session["sessionId"] == "demo-1"
+    assert session["modes"]["currentModeId"] == "default"
+    assert [m["id"] for m in session["modes"]["availableModes"]] == [
+        "default",
+        "acceptEdits",
+        "plan",
+    ]
+    [option] = session["configOptions"]
+    assert (option["id"], option["currentValue"]) == ("mode", "default")
+    assert [o["value"] for o in option["options"]] == ["default", "acceptEdits", "plan"]
+    assert agent.close() == 0
+
+
+def test_modes_and_config(agent: AgentProcess) -> None:
+    sid = agent.session()
+    response, seen = agent.call("session/set_mode", {"sessionId": sid, "modeId": "plan"})
+    assert response["result"] == {}
+    assert updates(seen, "current_mode_update") == [
+        {"sessionUpdate": "current_mode_update", "currentModeId": "plan"}
+    ]
+    bad, _ = agent.call("session/set_mode", {"sessionId": sid, "modeId": "yolo"})
+    assert bad["error"]["code"] == -32602
+    params = {"sessionId": sid, "configId": "mode", "value": "acceptEdits"}
+    response, seen = agent.call("session/set_config_option", params)
+    assert response["result"]["configOptions"][0]["currentValue"] == "acceptEdits"
+    assert updates(seen, "current_mode_update")[0]["currentModeId"] == "acceptEdits"
+
+
+def test_hello_reply(agent: AgentProcess) -> None:
+    sid = agent.session()
+    response, seen = agent.prompt(sid, "hello")
+    assert response["result"] == {"stopReason": "end_turn"}
+    assert [u["content"]["text"] for u in updates(seen, "agent_thought_chunk")] == [
+        "Thinking about it."
+    ]
+    chunks = updates(seen, "agent_message_chunk")
+    assert len(chunks) > 5
+    assert {c["messageId"] for c in chunks} == {"msg-1-2"}
+    assert reply_text(seen) == (
+        "Hello from the **demo agent**. You said: hello\n\n"
+        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `stream 100`."
+    )
+    [usage] = updates(seen, "usage_update")
+    assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"
+    assert updates(seen)[-1] == usage  # near the end of the turn
+
+
+def test_ask_user_round_trip_and_request_ids(agent: AgentProcess) -> None:
+    sid = agent.session()
+    content = {"question_0": "green", "note": "hi", "confirm": True, "count": 4}
+    response, seen = agent.prompt(
+        sid, "please ask-user now", lambda _: {"action": "accept", "content": content}
+    )
+    [ask] = requests(seen)
+    assert ask["id"] == 0
+    assert ask["method"] == "elicitation/create"
+    params = ask["params"]
+    assert (params["mode"], params["sessionId"]) == ("form", sid)
+    schema = params["requestedSchema"]
+    assert schema["required"] == ["question_0"]
+    assert set(schema["properties"]) == {"question_0", "note", "confirm", "count"}
+    assert [o["const"] for o in schema["properties"]["question_0"]["oneOf"]] == [
+        "red",
+        "green",
+        "blue",
+    ]
+    assert response["result"] == {"stopReason": "end_turn"}
+    expected = {"action": "accept", "content": content}
+    answer = json.dumps(expected, sort_keys=True, separators=(",", ":"))
+    assert reply_text(seen) == f"elicitation answered: {answer}"
+
+    # The next agent->client request counts up; a JSON-RPC error is reported back.
+    request_id = agent.start_request(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "ask-user"}]}
+    )
+    ask = agent.until(lambda m: m.get("method") == "elicitation/create")
+    assert ask["id"] == 1
+    agent.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no"}})
+    response, seen = agent.wait_response(request_id)
+    assert reply_text(seen) == "elicitation answered: error -32602"
+
+
+def test_permission_selected_and_cancelled(agent: AgentProcess) -> None:
+    sid = agent.session()
+    selected = {"outcome": {"outcome": "selected", "optionId": "allow-once"}}
+    response, seen = agent.prompt(sid, "permission", lambda _: selected)
+    [ask] = requests(seen)
+    assert ask["method"] == "session/request_permission"
+    assert ask["params"]["toolCall"]["toolCallId"] == "call-1"
+    assert [o["optionId"] for o in ask["params"]["options"]] == [
+        "allow-once",
+        "allow-always",
+        "reject",
+    ]
+    assert updates(seen, "tool_call")[0]["kind"] == "execute"
+    assert updates(seen, "tool_call_update")[-1]["status"] == "completed"
+    assert reply_text(seen) == "permission: allow-once"
+    assert response["result"] == {"stopReason": "end_turn"}
+
+    cancelled = {"outcome": {"outcome": "cancelled"}}
+    response, seen = agent.prompt(sid, "permission", lambda _: cancelled)
+    assert requests(seen)[0]["id"] == 1
+    assert updates(seen, "tool_call_update")[-1]["status"] == "failed"
+    assert reply_text(seen) == "permission: cancelled"
+
+
+def test_cancel_during_ask_user_withdraws_the_form(agent: AgentProcess) -> None:
+    sid = agent.session()
+    request_id = agent.start_request(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "ask-user"}]}
+    )
+    ask = agent.until(lambda m: m.get("method") == "elicitation/create")
+    agent.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    response, seen = agent.wait_response(request_id)
+    withdrawn = [m for m in seen if m.get("method") == "$/cancel_request"]
+    assert withdrawn == [
+        {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": ask["id"]}}
+    ]
+    assert response["result"] == {"stopReason": "cancelled"}
+    # The late answer is ignored and the agent keeps serving.
+    late = {"code": -32800, "message": "cancelled"}
+    agent.send({"jsonrpc": "2.0", "id": ask["id"], "error": late})
+    response, seen = agent.prompt(sid, "hello")
+    assert response["result"] == {"stopReason": "end_turn"}
+
+
+def test_ask_withdraw_sends_cancel_request(agent: AgentProcess) -> None:
+    sid = agent.session()
+    response, seen = agent.prompt(sid, "ask-withdraw")
+    [ask] = requests(seen)
+    cancel = [m["params"] for m in seen if m.get("method") == "$/cancel_request"]
+    assert cancel == [{"requestId": ask["id"]}]
+    assert reply_text(seen) == "question withdrawn"
+    assert response["result"] == {"stopReason": "end_turn"}
+
+
+def test_crash_exits_with_code_3(agent: AgentProcess) -> None:
+    sid = agent.session()
+    agent.start_request(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "crash"}]}
+    )
+    chunks = [agent.message(), agent.message()]
+    assert all(updates([c], "agent_message_chunk") for c in chunks)
+    assert agent.lines.get(timeout=5) is None  # stdout closed without an answer
+    assert agent.proc.wait(timeout=5) == 3
+    assert "demo agent: crashing on purpose" in agent.stderr()
+
+
+def test_garbage_lines_then_the_turn_ends(agent: AgentProcess) -> None:
+    sid = agent.session()
+    request_id = agent.start_request(
+        "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "garbage"}]}
+    )
+    lines = [agent.line() for _ in range(3)]
+    assert [line.strip() for line in lines] == ["this is not json", "{broken", "[1,2"]
+    response, seen = agent.wait_response(request_id)
+    assert reply_text(seen) == "garbage sent"
+    assert response["result"] == {"stopReason": "end_turn"}
+
+
+def test_stream_delivers_chunks_in_order(agent: AgentProcess) -> None:
+    sid = agent.session()
+    response, seen = agent.prompt(sid, "stream 1000")
+    chunks = updates(seen, "agent_message_chunk")
+    assert [c["content"]["text"] for c in chunks] == [f"{i} " for i in range(1000)]
+    assert len({c["messageId"] for c in chunks}) == 1
+    assert response["result"] == {"stopReason": "end_turn"}
+
+
+def test_error_turn(agent: AgentProcess) -> None:
+    sid = agent.session()
+    response, seen = agent.prompt(sid, "error")
+    assert reply_text(seen) == "API Error: 400 demo failure"
+    assert response["error"] == {"code": -32603, "message": "API Error: 400 demo failure"}
+
+
+def test_unknown_method_and_bad_input(agent: AgentProcess) -> None:
+    agent.send_raw("this is not json")
+    agent.send({"jsonrpc": "2.0", "method": "_vendor/notice", "params": {}})
+    response, _ = agent.call("vendor/unknown", {})
+    assert response["error"]["code"] == -32601
+    sid = agent.session()
+    assert sid == "demo-1"
+    assert agent.close() == 0
+    assert "not JSON" in agent.stderr()
+
+
+def test_keyword_order(agent: AgentProcess) -> None:
+    sid = agent.session()
+    # "ask-user" must not match inside "ask-user-withdraw": that one withdraws its own form.
+    _, seen = agent.prompt(sid, "ask-user-withdraw")
+    assert requests(seen)[0]["params"]["message"] == "Still there?"
+    assert reply_text(seen) == "question withdrawn"
+    # Whole words only, and the earlier keyword wins.
+    _, seen = agent.prompt(sid, "mainstream music")
+    assert reply_text(seen).startswith("Hello from the **demo agent**. You said: mainstream")
+    _, seen = agent.prompt(sid, "Think about the tool")
+    assert len(updates(seen, "agent_thought_chunk")) == 3
+    assert updates(seen, "tool_call") == []
