@@ -1,0 +1,297 @@
+"""The elicitation reducer (seed §3): raw ``elicitation/create`` params in, bounded view out.
+
+Both functions are pure. ``take_elicitation_view`` reads untrusted JSON and never
+raises; ``validate_answer`` turns a client's answer into the JSON-RPC result for the
+agent, or raises :class:`AnswerError` (the hub acks INVALID, the card stays pending).
+
+Decisions worth knowing:
+
+- Only string option values are kept: the answer sends the option value verbatim,
+  so a number or bool ``const`` rendered as a string could not round-trip.
+- A property that declares options but has none usable is dropped rather than shown
+  as a text box, which would invite answers the agent's schema rejects. ``enum`` on a
+  number/integer/boolean property is ignored (the typed input is rendered).
+- Names and option values are exact keys, so an over-long or non-Unicode one drops
+  the property or option; display text (message, titles, descriptions, labels) is
+  cut with an ellipsis and lone surrogates become U+FFFD.
+- ``placeholder`` is taken only from a string ``placeholder`` key; MCP's legacy
+  ``enumNames`` label ``enum`` options; an option's ``_meta`` (claude's preview) is not kept.
+- ``default`` is kept only when it would pass ``validate_answer`` (the same check).
+- A text field is the "Other" box of enum/multi question Q when claude's ``_meta``
+  marker names Q or when it is called ``Q_custom`` (claude sends the marker only to
+  JetBrains AIR, so the name is what we see).
+- Fields are kept in property order until 16 are usable; later ones are dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from .contracts import (
+    MAX_DESCRIPTION,
+    MAX_FIELDS,
+    MAX_MESSAGE,
+    MAX_NAME,
+    MAX_OPTION_VALUE,
+    MAX_OPTIONS,
+    MAX_PLACEHOLDER,
+    MAX_TITLE,
+    MAX_TOOL_CALL_ID,
+    MAX_VALUE_TEXT,
+    ElicitationField,
+    FieldType,
+)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# claude-agent-acp marks each question's free-text "Other" field with this `_meta` key.
+_CUSTOM_META = "_askUserQuestionCustomAnswer"
+_CUSTOM_SUFFIX = "_custom"
+
+# What a field of each kind accepts, for AnswerError messages.
+_EXPECTED: dict[str, str] = {
+    "text": f"a string of at most {MAX_VALUE_TEXT} characters",
+    "number": "a finite number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "enum": "one of the option values",
+    "multi": "a list of distinct option values",
+}
+
+
+@dataclass(frozen=True)
+class ElicitationView:
+    """What the elicitation_request event carries besides its ids."""
+
+    message: str
+    # Each a valid ElicitationField, dumped without None values.
+    fields: list[dict[str, Any]]
+    tool_call_id: str | None = None
+    title: str | None = None
+
+
+class AnswerError(ValueError):
+    """An answer that does not fit the form it answers."""
+
+
+# ---------------------------------------------------------------- view
+
+
+def take_elicitation_view(params: object) -> ElicitationView:
+    """Reduce untrusted ``elicitation/create`` params to our bounded rendering hint."""
+    p = params if isinstance(params, dict) else {}
+    schema = p.get("requestedSchema")
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required_list = schema.get("required")
+    required = (
+        {n for n in required_list if isinstance(n, str)}
+        if isinstance(required_list, list)
+        else set()
+    )
+    fields: list[dict[str, Any]] = []
+    for name, spec in properties.items():
+        field = _reduce_property(name, spec, required)
+        if field is not None:
+            fields.append(field)
+            if len(fields) == MAX_FIELDS:
+                break
+    _pair_custom_fields(fields, properties)
+    tool_call_id = p.get("toolCallId")
+    return ElicitationView(
+        message=_display(p.get("message"), MAX_MESSAGE) or "",
+        fields=[ElicitationField.model_validate(f).model_dump(exclude_none=True) for f in fields],
+        tool_call_id=tool_call_id if _is_key(tool_call_id, MAX_TOOL_CALL_ID) else None,
+        title=_display(schema.get("title"), MAX_TITLE),
+    )
+
+
+def _reduce_property(name: object, spec: object, required: set[str]) -> dict[str, Any] | None:
+    """One property as a field dict (pre-validation), or None when unusable."""
+    if not _is_key(name, MAX_NAME) or not isinstance(spec, dict):
+        return None
+    shape = _kind_and_options(spec)
+    if shape is None:
+        return None
+    kind, options = shape
+    return {
+        "name": name,
+        "type": kind,
+        "title": _display(spec.get("title"), MAX_TITLE),
+        "description": _display(spec.get("description"), MAX_DESCRIPTION),
+        "placeholder": _display(spec.get("placeholder"), MAX_PLACEHOLDER),
+        "required": True if name in required else None,
+        "options": options,
+        "default": _fits(kind, options, spec.get("default")),
+    }
+
+
+def _kind_and_options(spec: dict[Any, Any]) -> tuple[FieldType, list[dict[str, str]] | None] | None:
+    kind = spec.get("type")
+    if kind == "array":
+        items = spec.get("items")
+        # claude's multi-select `items` is `{anyOf: [...]}` with no `type`.
+        options = _options(items) if isinstance(items, dict) else None
+        return ("multi", options) if options else None
+    if kind in ("number", "integer", "boolean"):
+        return kind, None
+    if kind is None or kind == "string":
+        options = _options(spec)
+        if options is None:
+            return ("text", None) if kind == "string" else None
+        return ("enum", options) if options else None
+    return None
+
+
+def _options(spec: dict[Any, Any]) -> list[dict[str, str]] | None:
+    """Options from ``enum`` (MCP's legacy ``enumNames`` as labels) or ``oneOf``/``anyOf``.
+
+    None when no option list is declared; [] when one is declared but none is usable.
+    """
+    for key in ("enum", "oneOf", "anyOf"):
+        raw = spec.get(key)
+        if isinstance(raw, list):
+            break
+    else:
+        return None
+    names = spec.get("enumNames") if key == "enum" else None
+    options: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw):
+        if isinstance(entry, dict):
+            value, label, description = (
+                entry.get("const"),
+                entry.get("title"),
+                entry.get("description"),
+            )
+        else:
+            value, label, description = entry, None, None
+        if label is None and isinstance(names, list) and i < len(names):
+            label = names[i]
+        if not _is_key(value, MAX_OPTION_VALUE) or value in seen:
+            continue
+        seen.add(value)
+        option = {"value": value}
+        for k, text in (
+            ("label", _display(label, MAX_TITLE)),
+            ("description", _display(description, MAX_DESCRIPTION)),
+        ):
+            if text is not None:
+                option[k] = text
+        options.append(option)
+        if len(options) == MAX_OPTIONS:
+            break
+    return options
+
+
+def _pair_custom_fields(fields: list[dict[str, Any]], properties: dict[Any, Any]) -> None:
+    """Link each free-text "Other" field to its question (claude's AskUserQuestion).
+
+    A text field is the "Other" of question Q when its ``_meta`` marker names Q, or
+    when it is called ``Q_custom``; Q must be a kept enum/multi field. One per question.
+    """
+    questions = {f["name"]: f for f in fields if f["type"] in ("enum", "multi")}
+    for field in fields:
+        if field["type"] != "text":
+            continue
+        meta = properties[field["name"]].get("_meta")
+        marker = meta.get(_CUSTOM_META) if isinstance(meta, dict) else None
+        target = marker.get("questionId") if isinstance(marker, dict) else None
+        if target is None and field["name"].endswith(_CUSTOM_SUFFIX):
+            target = field["name"][: -len(_CUSTOM_SUFFIX)]
+        question = questions.get(target) if isinstance(target, str) else None
+        if question is not None and question.get("custom") is None:
+            question["custom"] = field["name"]
+            field["customOf"] = question["name"]
+
+
+def _display(value: object, cap: int) -> str | None:
+    """Text for display: cut to ``cap`` with an ellipsis (so the cut shows), Unicode-clean."""
+    if not isinstance(value, str):
+        return None
+    if len(value) > cap:
+        value = value[: cap - 1] + "…"
+    return _SURROGATE.sub("\ufffd", value)
+
+
+def _is_key(value: object, cap: int) -> TypeGuard[str]:
+    """A string used verbatim (a name, option value, id): never cut or rewritten."""
+    return isinstance(value, str) and len(value) <= cap and not _SURROGATE.search(value)
+
+
+def _fits(kind: str, options: list[dict[str, str]] | None, value: object) -> Any:
+    """``value`` normalised for a field of this kind, or None when it does not fit.
+
+    Shared by the default prefill and the answer check, so both agree.
+    """
+    if kind == "text":
+        return value if _is_key(value, MAX_VALUE_TEXT) else None
+    if kind == "boolean":
+        return value if isinstance(value, bool) else None
+    if kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if kind == "number":
+            return value
+        # 3.0 is an integer to JSON Schema; send it as 3 so strict agents agree.
+        return int(value) if isinstance(value, int) or value.is_integer() else None
+    allowed = {o["value"] for o in options or ()}
+    if kind == "enum":
+        return value if isinstance(value, str) and value in allowed else None
+    if kind == "multi" and isinstance(value, list):
+        picks = [v for v in value if isinstance(v, str) and v in allowed]
+        return picks if len(picks) == len(value) == len(set(picks)) else None
+    return None
+
+
+# ---------------------------------------------------------------- answer
+
+
+def validate_answer(
+    fields: Sequence[Mapping[str, Any]], action: object, values: object
+) -> dict[str, Any]:
+    """The JSON-RPC result for the agent, from a client's answer to the form ``fields``.
+
+    ``fields`` are the view's field dicts. Accepting a message-only form (no fields)
+    with no values is allowed: it answers ``content: {}``. A None value means
+    "not answered" and is left out.
+    """
+    if action in ("decline", "cancel"):
+        return {"action": action}
+    if action != "accept":
+        raise AnswerError(f"unknown action {_quote(action)}: expected accept, decline or cancel")
+    if values is None:
+        values = {}
+    if not isinstance(values, dict):
+        raise AnswerError("values must be an object keyed by field name")
+    by_name = {f["name"]: f for f in fields}
+    unknown = [k for k in values if k not in by_name]
+    if unknown:
+        raise AnswerError(f"unknown field(s): {', '.join(_quote(k) for k in unknown[:5])}")
+    content: dict[str, Any] = {}
+    for name, field in by_name.items():
+        value = values.get(name)
+        if value is None:
+            if field.get("required"):
+                raise AnswerError(f"{_quote(name)} is required")
+            continue
+        kind = field["type"]
+        checked = _fits(kind, field.get("options"), value)
+        if checked is None:
+            raise AnswerError(f"{_quote(name)} must be {_EXPECTED[kind]}")
+        content[name] = checked
+    return {"action": "accept", "content": content}
+
+
+def _quote(value: object) -> str:
+    """A short quote for error messages: a client may send megabyte strings, and repr()
+    of huge ints or deep lists raises."""
+    if not isinstance(value, str):
+        return f"<{type(value).__name__}>"
+    return repr(value if len(value) <= 80 else value[:79] + "…")
