@@ -1,0 +1,431 @@
+"""Fold the chat's stream events into a transcript state; the twin of ``js/src/fold.ts``.
+
+``fold`` is pure protocol logic: no I/O, deterministic, O(1) amortized per event (it
+mutates and returns its input). ``snapshot`` renders the state as the plain JSON of
+the spec, which the shared vectors in ``tests/vectors/fold`` pin for both languages.
+
+Agent payloads (``update`` events) are passed through by the bridge unvalidated, so
+every read of them checks its type and anything malformed is skipped, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Json = Any
+Activity = Literal["thinking", "responding", "tool"]
+Phase = Literal["idle", "thinking", "responding", "tool", "waiting"]
+RequestKind = Literal["permission", "elicitation"]
+
+# sessionUpdate kind -> transcript item type.
+_CHUNK_TYPES = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+_RUNNING = ("pending", "in_progress")
+_TOOL_TEXTS = ("title", "kind", "status")
+_TOOL_LISTS = ("content", "locations")
+_TOOL_RAW = ("rawInput", "rawOutput")
+
+
+@dataclass(slots=True)
+class Item:
+    """One transcript entry; text is kept as parts so appending a chunk never copies."""
+
+    type: str
+    parts: list[str] = field(default_factory=list)
+    message_id: str | None = None
+    start_ts: float | None = None
+    end_ts: float | None = None
+    # toolCallId for "tool" items, requestId for "permission"/"elicitation" items.
+    ref: str | None = None
+
+    def text(self) -> str:
+        # Compacting on read keeps repeated snapshots of a long message linear.
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+
+@dataclass(slots=True)
+class ChatState:
+    """The folded chat; read it through ``snapshot`` and the helpers below."""
+
+    seq: int = 0
+    agent: dict[str, Json] = field(
+        default_factory=lambda: {
+            "status": "starting",
+            "detail": None,
+            "name": None,
+            "info": None,
+            "exitCode": None,
+            "stderrTail": None,
+        }
+    )
+    active: bool = False
+    # What the agent was last seen doing in the active turn (the phase before "waiting").
+    activity: Activity = "thinking"
+    stop_reason: str | None = None
+    error: str | None = None
+    items: list[Item] = field(default_factory=list)
+    tool_calls: dict[str, dict[str, Json]] = field(default_factory=dict)
+    plan: list[dict[str, Json]] = field(default_factory=list)
+    usage: dict[str, Json] | None = None
+    modes: dict[str, Json] | None = None
+    config_options: list[dict[str, Json]] | None = None
+    commands: list[dict[str, Json]] = field(default_factory=list)
+    title: str | None = None
+    permissions: dict[str, dict[str, Json]] = field(default_factory=dict)
+    elicitations: dict[str, dict[str, Json]] = field(default_factory=dict)
+    # The item a chunk may still append to; None after a non-chunk item or a new turn.
+    tail: Item | None = None
+    # The thought item whose endTs is not known yet.
+    open_thought: Item | None = None
+    # Tool calls of the current turn still pending or in progress.
+    running: set[str] = field(default_factory=set)
+    # Unsettled requests in arrival order (a dict used as an ordered set).
+    pending: dict[tuple[RequestKind, str], None] = field(default_factory=dict)
+    # Index of the last user item, for last_agent_text.
+    last_user: int = -1
+
+
+def initial_state() -> ChatState:
+    return ChatState()
+
+
+def fold(state: ChatState, event: Mapping[str, Json]) -> ChatState:
+    kind = event.get("kind")
+    seq = event.get("seq")
+    seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+    ts = _num(event.get("ts"))
+    if kind == "permission_request" or kind == "elicitation_request":
+        # Resync re-sends pending requests after the history, with their old seq.
+        state.seq = max(state.seq, seq)
+        _request(state, "permission" if kind == "permission_request" else "elicitation", event, ts)
+        return state
+    if seq <= state.seq:
+        return state
+    state.seq = seq
+    if kind == "update":
+        update = event.get("update")
+        if isinstance(update, dict):
+            _update(state, update, ts)
+    elif kind == "turn_started":
+        _close_thought(state, ts)
+        _add(state, Item("user", [_str(event.get("prompt")) or ""]))
+        state.active, state.activity = True, "thinking"
+        state.stop_reason = state.error = None
+        state.running.clear()
+    elif kind == "turn_ended":
+        _close_thought(state, ts)
+        _end_turn(state)
+        state.stop_reason = _str(event.get("stopReason"))
+        state.error = _str(event.get("error"))
+        if state.error is not None:
+            _add(state, Item("error", [state.error]))
+    elif kind == "agent_status":
+        _close_thought(state, ts)
+        _agent_status(state, event)
+    elif kind == "permission_resolved":
+        _resolve(state, "permission", event, ts)
+    elif kind == "elicitation_resolved":
+        _resolve(state, "elicitation", event, ts)
+    return state
+
+
+def snapshot(state: ChatState) -> dict[str, Json]:
+    """The spec's JSON; its containers are fresh, agent payloads inside are shared (read-only)."""
+    return {
+        "seq": state.seq,
+        "agent": dict(state.agent),
+        "turn": {
+            "active": state.active,
+            "phase": phase(state),
+            "stopReason": state.stop_reason,
+            "error": state.error,
+        },
+        "items": [_item_json(item) for item in state.items],
+        "toolCalls": {key: dict(tool) for key, tool in state.tool_calls.items()},
+        "plan": list(state.plan),
+        "usage": None if state.usage is None else dict(state.usage),
+        "modes": None if state.modes is None else dict(state.modes),
+        "configOptions": None if state.config_options is None else list(state.config_options),
+        "commands": list(state.commands),
+        "title": state.title,
+        "permissions": {key: dict(p) for key, p in state.permissions.items()},
+        "elicitations": {key: dict(e) for key, e in state.elicitations.items()},
+    }
+
+
+def phase(state: ChatState) -> Phase:
+    if not state.active:
+        return "idle"
+    return "waiting" if state.pending else state.activity
+
+
+def pending_requests(state: ChatState) -> list[dict[str, Json]]:
+    """Unsettled permissions and elicitations in arrival order, each with its ``type``."""
+    out: list[dict[str, Json]] = []
+    for kind, request_id in state.pending:
+        table = state.permissions if kind == "permission" else state.elicitations
+        out.append({"type": kind, **table[request_id]})
+    return out
+
+
+def last_agent_text(state: ChatState) -> str:
+    """The agent's messages since the last user item, one paragraph per message."""
+    texts = [item.text() for item in state.items[state.last_user + 1 :] if item.type == "agent"]
+    return "\n\n".join(texts)
+
+
+# ---------------------------------------------------------------- session/update
+
+
+def _update(state: ChatState, update: Mapping[str, Json], ts: float | None) -> None:
+    kind = update.get("sessionUpdate")
+    if not isinstance(kind, str):
+        return
+    chunk_type = _CHUNK_TYPES.get(kind)
+    if chunk_type is not None:
+        _chunk(state, chunk_type, update, ts)
+    elif kind in ("tool_call", "tool_call_update"):
+        _tool(state, kind == "tool_call", update, ts)
+    elif kind == "plan":
+        _close_thought(state, ts)
+        state.plan = _objects(update.get("entries"))
+    elif kind == "usage_update":
+        _close_thought(state, ts)
+        state.usage = {
+            "used": _num(update.get("used")),
+            "size": _num(update.get("size")),
+            "cost": _object(update.get("cost")),
+        }
+    elif kind == "current_mode_update":
+        _close_thought(state, ts)
+        if state.modes is None:
+            state.modes = {"currentModeId": None, "availableModes": []}
+        state.modes["currentModeId"] = _str(update.get("currentModeId"))
+    elif kind == "config_option_update":
+        _close_thought(state, ts)
+        state.config_options = _objects(update.get("configOptions"))
+    elif kind == "available_commands_update":
+        _close_thought(state, ts)
+        state.commands = _objects(update.get("availableCommands"))
+    elif kind == "session_info_update":
+        _close_thought(state, ts)
+        # An absent title leaves it alone; an explicit null clears it.
+        if "title" in update:
+            state.title = _str(update.get("title"))
+
+
+def _chunk(state: ChatState, item_type: str, update: Mapping[str, Json], ts: float | None) -> None:
+    message_id = _str(update.get("messageId"))
+    tail = state.tail
+    if tail is None or tail.type != item_type or tail.message_id != message_id:
+        _close_thought(state, ts)
+        tail = Item(item_type, message_id=message_id)
+        if item_type == "thought":
+            tail.start_ts = ts
+            state.open_thought = tail
+        _add(state, tail)
+        state.tail = tail
+    elif tail is not state.open_thought and item_type == "thought":
+        # More of a thought that something else had closed: it goes on.
+        tail.end_ts = None
+        state.open_thought = tail
+    tail.parts.append(_block_text(update.get("content")))
+    if state.active:
+        state.activity = "thinking" if item_type == "thought" else "responding"
+
+
+def _block_text(block: Json) -> str:
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return _str(block.get("text")) or ""
+    if kind == "resource_link":
+        return f"[resource: {_str(block.get('name')) or _str(block.get('uri')) or ''}]"
+    if kind == "resource":
+        inner = block.get("resource")
+        uri = _str(inner.get("uri")) if isinstance(inner, dict) else None
+        return f"[resource: {uri or ''}]"
+    return f"[{kind}]" if isinstance(kind, str) else ""
+
+
+def _tool(
+    state: ChatState, is_new_call: bool, update: Mapping[str, Json], ts: float | None
+) -> None:
+    tool_id = _str(update.get("toolCallId"))
+    if tool_id is None:
+        return
+    _close_thought(state, ts)
+    tool = state.tool_calls.get(tool_id)
+    if tool is None:
+        _add(state, Item("tool", ref=tool_id))
+    if tool is None or is_new_call:
+        # tool_call replaces the whole entry; an update for an unseen id (its
+        # tool_call fell out of the history ring) starts one from the defaults.
+        tool = {
+            "toolCallId": tool_id,
+            "title": None,
+            "kind": None,
+            "status": "pending",
+            "content": [],
+            "locations": [],
+            "rawInput": None,
+            "rawOutput": None,
+        }
+        state.tool_calls[tool_id] = tool
+    for key in _TOOL_TEXTS:
+        if key in update:
+            tool[key] = _str(update[key])
+    for key in _TOOL_LISTS:
+        if key in update:
+            tool[key] = _objects(update[key])
+    for key in _TOOL_RAW:
+        if key in update:
+            tool[key] = update[key]
+    if tool["status"] in _RUNNING:
+        state.running.add(tool_id)
+    else:
+        state.running.discard(tool_id)
+    if state.active:
+        state.activity = "tool" if state.running else "thinking"
+
+
+# ---------------------------------------------------------------- turns, agent, requests
+
+
+def _end_turn(state: ChatState) -> None:
+    state.active = False
+    state.running.clear()
+
+
+def _agent_status(state: ChatState, event: Mapping[str, Json]) -> None:
+    status = _str(event.get("status")) or state.agent["status"]
+    detail = _str(event.get("detail"))
+    agent = state.agent
+    agent["status"] = status
+    agent["detail"] = detail
+    agent["exitCode"] = _num(event.get("exitCode"))
+    agent["stderrTail"] = _str(event.get("stderrTail"))
+    # The agent's identity outlives one status; only a new value replaces it.
+    if event.get("agent") is not None:
+        agent["name"] = _str(event.get("agent"))
+    if isinstance(event.get("agentInfo"), dict):
+        agent["info"] = event["agentInfo"]
+    modes = event.get("modes")
+    if isinstance(modes, dict):
+        state.modes = {
+            "currentModeId": _str(modes.get("currentModeId")),
+            "availableModes": _objects(modes.get("availableModes")),
+        }
+    if isinstance(event.get("configOptions"), list):
+        state.config_options = _objects(event["configOptions"])
+    if status == "exited":
+        _end_turn(state)
+        _add(state, Item("error", [detail or "agent exited"]))
+
+
+def _request(
+    state: ChatState, kind: RequestKind, event: Mapping[str, Json], ts: float | None
+) -> None:
+    request_id = _str(event.get("requestId"))
+    if request_id is None:
+        return
+    _close_thought(state, ts)
+    if kind == "permission":
+        table = state.permissions
+        fields: dict[str, Json] = {
+            "toolCall": _object(event.get("toolCall")),
+            "options": _objects(event.get("options")),
+            "deadline": _num(event.get("deadline")),
+        }
+        settled: dict[str, Json] = {"outcome": None, "optionId": None}
+    else:
+        table = state.elicitations
+        fields = {
+            "message": _str(event.get("message")) or "",
+            "fields": _objects(event.get("fields")),
+            "toolCallId": _str(event.get("toolCallId")),
+            "title": _str(event.get("title")),
+            "deadline": _num(event.get("deadline")),
+        }
+        settled = {"outcome": None}
+    entry = table.get(request_id)
+    if entry is None:
+        # A repeated request keeps the outcome it may already have.
+        table[request_id] = {"requestId": request_id, **fields, **settled}
+        state.pending[(kind, request_id)] = None
+        _add(state, Item(kind, ref=request_id))
+    else:
+        entry.update(fields)
+
+
+def _resolve(
+    state: ChatState, kind: RequestKind, event: Mapping[str, Json], ts: float | None
+) -> None:
+    request_id = _str(event.get("requestId"))
+    table = state.permissions if kind == "permission" else state.elicitations
+    entry = table.get(request_id) if request_id is not None else None
+    if entry is None or request_id is None:
+        return
+    _close_thought(state, ts)
+    entry["outcome"] = _str(event.get("outcome"))
+    if kind == "permission":
+        entry["optionId"] = _str(event.get("optionId"))
+    state.pending.pop((kind, request_id), None)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _add(state: ChatState, item: Item) -> None:
+    state.items.append(item)
+    state.tail = None
+    if item.type == "user":
+        state.last_user = len(state.items) - 1
+
+
+def _close_thought(state: ChatState, ts: float | None) -> None:
+    if state.open_thought is not None:
+        state.open_thought.end_ts = ts
+        state.open_thought = None
+
+
+def _item_json(item: Item) -> dict[str, Json]:
+    if item.type in ("user", "error"):
+        return {"type": item.type, "text": item.text()}
+    if item.type == "agent":
+        return {"type": "agent", "messageId": item.message_id, "text": item.text()}
+    if item.type == "thought":
+        return {
+            "type": "thought",
+            "messageId": item.message_id,
+            "text": item.text(),
+            "startTs": item.start_ts,
+            "endTs": item.end_ts,
+        }
+    key = "toolCallId" if item.type == "tool" else "requestId"
+    return {"type": item.type, key: item.ref}
+
+
+def _str(value: Json) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _num(value: Json) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _object(value: Json) -> dict[str, Json] | None:
+    return value if isinstance(value, dict) else None
+
+
+def _objects(value: Json) -> list[dict[str, Json]]:
+    """The object elements of a list from the agent; anything else counts as empty."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

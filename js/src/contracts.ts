@@ -1,0 +1,226 @@
+// The wire contracts, mirrored from acp_notebook/contracts.py (the source of truth).
+//
+// tests/test_schema_sync.py checks this file against the models' JSON Schema, so it keeps
+// a constrained format that the check can read:
+//   - every model is an `export interface <ModelName> {` block closed by a line `}`,
+//     with one property per line: `name: Type;` (required) or `name?: Type;` (optional);
+//   - a property's type is written as the schema says (an optional field with a null
+//     default is `T | null`); integer and number are both `number`, an open object is
+//     `Record<string, unknown>`, an array is `T[]`;
+//   - `export type Name = A | B;` declares a union alias (may span lines, ends with `;`);
+//     the check expands aliases, and StreamEvent / ClientRequest must list every model
+//     of their discriminated unions;
+//   - an interface preceded by a doc comment containing `@local` is client-only (not a
+//     pydantic model) and is not checked.
+
+export type FieldType = "text" | "number" | "integer" | "boolean" | "enum" | "multi";
+
+export type ErrorCode =
+  | "INVALID"
+  | "CHAT_NOT_FOUND"
+  | "ELICITATION_NOT_FOUND"
+  | "PERMISSION_NOT_FOUND"
+  | "FORBIDDEN"
+  | "BUSY"
+  | "AGENT_EXITED"
+  | "INTERNAL";
+
+export type FieldValue = boolean | number | string | string[];
+
+// ---------------------------------------------------------------- elicitation view
+
+export interface FieldOption {
+  value: string;
+  label?: string | null;
+  description?: string | null;
+}
+
+/** Our bounded rendering hint for one form property; never the raw schema. */
+export interface ElicitationField {
+  name: string;
+  type: FieldType;
+  title?: string | null;
+  description?: string | null;
+  placeholder?: string | null;
+  required?: boolean | null;
+  options?: FieldOption[] | null;
+  default?: string | number | boolean | string[] | null;
+  custom?: string | null;
+  customOf?: string | null;
+}
+
+// ---------------------------------------------------------------- stream events (down)
+
+export interface UpdateEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "update";
+  update: Record<string, unknown>;
+}
+
+export interface TurnStartedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "turn_started";
+  turn: number;
+  prompt: string;
+  by?: string | null;
+}
+
+export interface TurnEndedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "turn_ended";
+  turn: number;
+  stopReason?: string | null;
+  error?: string | null;
+}
+
+export interface AgentStatusEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "agent_status";
+  status: "starting" | "ready" | "exited";
+  detail?: string | null;
+  agent?: string | null;
+  agentInfo?: Record<string, unknown> | null;
+  modes?: Record<string, unknown> | null;
+  configOptions?: Record<string, unknown>[] | null;
+  exitCode?: number | null;
+  stderrTail?: string | null;
+}
+
+export interface PermissionRequestEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "permission_request";
+  requestId: string;
+  toolCall: Record<string, unknown>;
+  options: Record<string, unknown>[];
+  deadline?: number | null;
+}
+
+export interface PermissionResolvedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "permission_resolved";
+  requestId: string;
+  outcome: "selected" | "cancelled" | "timeout";
+  optionId?: string | null;
+  by?: string | null;
+}
+
+export interface ElicitationRequestEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "elicitation_request";
+  requestId: string;
+  message: string;
+  fields: ElicitationField[];
+  toolCallId?: string | null;
+  title?: string | null;
+  deadline?: number | null;
+}
+
+export interface ElicitationResolvedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "elicitation_resolved";
+  requestId: string;
+  outcome: "accepted" | "declined" | "cancelled" | "timeout";
+  by?: string | null;
+}
+
+export type StreamEvent =
+  | UpdateEvent
+  | TurnStartedEvent
+  | TurnEndedEvent
+  | AgentStatusEvent
+  | PermissionRequestEvent
+  | PermissionResolvedEvent
+  | ElicitationRequestEvent
+  | ElicitationResolvedEvent;
+
+// ---------------------------------------------------------------- requests (up)
+
+export interface PromptRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:prompt";
+  text: string;
+}
+
+export interface CancelRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:cancel";
+}
+
+export interface ResyncRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:resync";
+  since?: number | null;
+}
+
+export interface SetModeRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:set_mode";
+  modeId: string;
+}
+
+export interface SetConfigRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:set_config";
+  configId: string;
+  value: string | boolean;
+}
+
+export interface PermissionRespondRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:permission.respond";
+  requestId: string;
+  optionId?: string | null;
+  cancel?: boolean;
+}
+
+export interface ElicitationRespondRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:elicitation.respond";
+  requestId: string;
+  action: "accept" | "decline" | "cancel";
+  values?: Record<string, FieldValue> | null;
+}
+
+export type ClientRequest =
+  | PromptRequest
+  | CancelRequest
+  | ResyncRequest
+  | SetModeRequest
+  | SetConfigRequest
+  | PermissionRespondRequest
+  | ElicitationRespondRequest;
+
+// ---------------------------------------------------------------- acks and frames (down)
+
+export interface Ack {
+  ack?: number | string | null;
+  accepted?: true | null;
+  error?: ErrorCode | null;
+  detail?: string | null;
+  events?: Record<string, unknown>[] | null;
+  reset?: boolean | null;
+  turn?: number | null;
+}
+
+/** @local A batch of one chat's events, in seq order (transport frame, not a model). */
+export interface EventBatch {
+  chatId: string;
+  events: StreamEvent[];
+}
+
+export type DownFrame = EventBatch | Ack;

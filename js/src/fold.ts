@@ -1,0 +1,503 @@
+// Fold the chat's stream events into a transcript state; the twin of acp_notebook/fold.py.
+//
+// fold() is pure protocol logic: no I/O, deterministic, O(1) amortized per event (it
+// mutates and returns its input; string `+=` is a rope in JS engines, so appending a
+// chunk never copies). snapshot() renders the plain JSON of the spec, which the shared
+// vectors in tests/vectors/fold pin for both languages.
+//
+// Agent payloads (`update` events) are passed through by the bridge unvalidated, so
+// every read of them checks its type and anything malformed is skipped, never thrown.
+
+import type { ElicitationField, StreamEvent } from "./contracts";
+
+export type JsonObject = Record<string, unknown>;
+export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
+type Activity = "thinking" | "responding" | "tool";
+type RequestKind = "permission" | "elicitation";
+
+export interface UserItem {
+  type: "user";
+  text: string;
+}
+export interface AgentItem {
+  type: "agent";
+  messageId: string | null;
+  text: string;
+}
+export interface ThoughtItem {
+  type: "thought";
+  messageId: string | null;
+  text: string;
+  startTs: number | null;
+  /** null while the thought is still streaming. */
+  endTs: number | null;
+}
+export interface ToolItem {
+  type: "tool";
+  toolCallId: string;
+}
+export interface PermissionItem {
+  type: "permission";
+  requestId: string;
+}
+export interface ElicitationItem {
+  type: "elicitation";
+  requestId: string;
+}
+export interface ErrorItem {
+  type: "error";
+  text: string;
+}
+export type Item =
+  | UserItem
+  | AgentItem
+  | ThoughtItem
+  | ToolItem
+  | PermissionItem
+  | ElicitationItem
+  | ErrorItem;
+type ChunkItem = UserItem | AgentItem | ThoughtItem;
+
+export interface AgentView {
+  status: string;
+  detail: string | null;
+  name: string | null;
+  info: JsonObject | null;
+  exitCode: number | null;
+  stderrTail: string | null;
+}
+
+export interface TurnView {
+  active: boolean;
+  phase: Phase;
+  stopReason: string | null;
+  error: string | null;
+}
+
+export interface ToolCallView {
+  toolCallId: string;
+  title: string | null;
+  kind: string | null;
+  status: string | null;
+  content: JsonObject[];
+  locations: JsonObject[];
+  rawInput: unknown;
+  rawOutput: unknown;
+}
+
+export interface Usage {
+  used: number | null;
+  size: number | null;
+  cost: JsonObject | null;
+}
+
+export interface Modes {
+  currentModeId: string | null;
+  availableModes: JsonObject[];
+}
+
+export interface PermissionView {
+  requestId: string;
+  toolCall: JsonObject | null;
+  options: JsonObject[];
+  deadline: number | null;
+  /** null while pending. */
+  outcome: string | null;
+  optionId: string | null;
+}
+
+export interface ElicitationView {
+  requestId: string;
+  message: string;
+  fields: ElicitationField[];
+  toolCallId: string | null;
+  title: string | null;
+  deadline: number | null;
+  /** null while pending. */
+  outcome: string | null;
+}
+
+export interface ChatState {
+  seq: number;
+  agent: AgentView;
+  turn: TurnView;
+  items: Item[];
+  toolCalls: Map<string, ToolCallView>;
+  plan: JsonObject[];
+  usage: Usage | null;
+  modes: Modes | null;
+  configOptions: JsonObject[] | null;
+  commands: JsonObject[];
+  title: string | null;
+  permissions: Map<string, PermissionView>;
+  elicitations: Map<string, ElicitationView>;
+  /** The fold's own bookkeeping; renderers need none of it. */
+  internal: {
+    /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
+    activity: Activity;
+    /** The item a chunk may still append to; null after a non-chunk item or a new turn. */
+    tail: ChunkItem | null;
+    /** The messageId of the chunks in tail (user items do not show theirs). */
+    tailMessageId: string | null;
+    /** The thought whose endTs is not known yet. */
+    openThought: ThoughtItem | null;
+    /** Tool calls of the current turn still pending or in progress. */
+    running: Set<string>;
+    /** Unsettled requests as "kind:requestId", in arrival order. */
+    pending: Set<string>;
+  };
+}
+
+export type Snapshot = Omit<
+  ChatState,
+  "toolCalls" | "permissions" | "elicitations" | "internal"
+> & {
+  toolCalls: Record<string, ToolCallView>;
+  permissions: Record<string, PermissionView>;
+  elicitations: Record<string, ElicitationView>;
+};
+
+// sessionUpdate kind -> transcript item type.
+const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
+  ["user_message_chunk", "user"],
+  ["agent_message_chunk", "agent"],
+  ["agent_thought_chunk", "thought"],
+]);
+const TOOL_TEXTS = ["title", "kind", "status"] as const;
+const TOOL_LISTS = ["content", "locations"] as const;
+const TOOL_RAW = ["rawInput", "rawOutput"] as const;
+
+export function initialState(): ChatState {
+  return {
+    seq: 0,
+    agent: {
+      status: "starting",
+      detail: null,
+      name: null,
+      info: null,
+      exitCode: null,
+      stderrTail: null,
+    },
+    turn: { active: false, phase: "idle", stopReason: null, error: null },
+    items: [],
+    toolCalls: new Map(),
+    plan: [],
+    usage: null,
+    modes: null,
+    configOptions: null,
+    commands: [],
+    title: null,
+    permissions: new Map(),
+    elicitations: new Map(),
+    internal: {
+      activity: "thinking",
+      tail: null,
+      tailMessageId: null,
+      openThought: null,
+      running: new Set(),
+      pending: new Set(),
+    },
+  };
+}
+
+export function fold(state: ChatState, event: StreamEvent): ChatState {
+  const ev = event as unknown as JsonObject;
+  const seq = Number.isInteger(ev.seq) ? (ev.seq as number) : 0;
+  const ts = num(ev.ts);
+  if (ev.kind === "permission_request" || ev.kind === "elicitation_request") {
+    // Resync re-sends pending requests after the history, with their old seq.
+    state.seq = Math.max(state.seq, seq);
+    request(state, ev.kind === "permission_request" ? "permission" : "elicitation", ev, ts);
+  } else {
+    if (seq <= state.seq) return state;
+    state.seq = seq;
+    switch (ev.kind) {
+      case "update":
+        if (isObject(ev.update)) update(state, ev.update, ts);
+        break;
+      case "turn_started":
+        closeThought(state, ts);
+        add(state, { type: "user", text: str(ev.prompt) ?? "" });
+        state.turn = { active: true, phase: "thinking", stopReason: null, error: null };
+        state.internal.activity = "thinking";
+        state.internal.running.clear();
+        break;
+      case "turn_ended": {
+        closeThought(state, ts);
+        endTurn(state);
+        const error = str(ev.error);
+        state.turn.stopReason = str(ev.stopReason);
+        state.turn.error = error;
+        if (error !== null) add(state, { type: "error", text: error });
+        break;
+      }
+      case "agent_status":
+        closeThought(state, ts);
+        agentStatus(state, ev);
+        break;
+      case "permission_resolved":
+        resolve(state, "permission", ev, ts);
+        break;
+      case "elicitation_resolved":
+        resolve(state, "elicitation", ev, ts);
+        break;
+    }
+  }
+  state.turn.phase = phase(state);
+  return state;
+}
+
+export function snapshot(state: ChatState): Snapshot {
+  return {
+    seq: state.seq,
+    agent: { ...state.agent },
+    turn: { ...state.turn },
+    items: state.items.map((item) => ({ ...item })),
+    toolCalls: copyTable(state.toolCalls),
+    plan: [...state.plan],
+    usage: state.usage && { ...state.usage },
+    modes: state.modes && { ...state.modes },
+    configOptions: state.configOptions && [...state.configOptions],
+    commands: [...state.commands],
+    title: state.title,
+    permissions: copyTable(state.permissions),
+    elicitations: copyTable(state.elicitations),
+  };
+}
+
+function phase(state: ChatState): Phase {
+  if (!state.turn.active) return "idle";
+  return state.internal.pending.size > 0 ? "waiting" : state.internal.activity;
+}
+
+// ---------------------------------------------------------------- session/update
+
+function update(state: ChatState, u: JsonObject, ts: number | null): void {
+  const kind = u.sessionUpdate;
+  if (typeof kind !== "string") return;
+  const chunkType = CHUNK_TYPES.get(kind);
+  if (chunkType !== undefined) {
+    chunk(state, chunkType, u, ts);
+    return;
+  }
+  switch (kind) {
+    case "tool_call":
+    case "tool_call_update":
+      tool(state, kind === "tool_call", u, ts);
+      break;
+    case "plan":
+      closeThought(state, ts);
+      state.plan = objects(u.entries);
+      break;
+    case "usage_update":
+      closeThought(state, ts);
+      state.usage = { used: num(u.used), size: num(u.size), cost: object(u.cost) };
+      break;
+    case "current_mode_update":
+      closeThought(state, ts);
+      state.modes ??= { currentModeId: null, availableModes: [] };
+      state.modes.currentModeId = str(u.currentModeId);
+      break;
+    case "config_option_update":
+      closeThought(state, ts);
+      state.configOptions = objects(u.configOptions);
+      break;
+    case "available_commands_update":
+      closeThought(state, ts);
+      state.commands = objects(u.availableCommands);
+      break;
+    case "session_info_update":
+      closeThought(state, ts);
+      // An absent title leaves it alone; an explicit null clears it.
+      if ("title" in u) state.title = str(u.title);
+      break;
+  }
+}
+
+function chunk(state: ChatState, type: ChunkItem["type"], u: JsonObject, ts: number | null): void {
+  const messageId = str(u.messageId);
+  const internal = state.internal;
+  let tail = internal.tail;
+  if (tail === null || tail.type !== type || internal.tailMessageId !== messageId) {
+    closeThought(state, ts);
+    if (type === "thought") {
+      const thought: ThoughtItem = { type, messageId, text: "", startTs: ts, endTs: null };
+      internal.openThought = thought;
+      tail = thought;
+    } else {
+      tail = type === "agent" ? { type, messageId, text: "" } : { type, text: "" };
+    }
+    add(state, tail);
+    internal.tail = tail;
+    internal.tailMessageId = messageId;
+  } else if (tail.type === "thought" && tail !== internal.openThought) {
+    // More of a thought that something else had closed: it goes on.
+    tail.endTs = null;
+    internal.openThought = tail;
+  }
+  tail.text += blockText(u.content);
+  if (state.turn.active) internal.activity = type === "thought" ? "thinking" : "responding";
+}
+
+function blockText(block: unknown): string {
+  if (!isObject(block)) return "";
+  const kind = block.type;
+  if (kind === "text") return str(block.text) ?? "";
+  if (kind === "resource_link") return `[resource: ${str(block.name) || str(block.uri) || ""}]`;
+  if (kind === "resource") {
+    const inner = block.resource;
+    return `[resource: ${(isObject(inner) && str(inner.uri)) || ""}]`;
+  }
+  return typeof kind === "string" ? `[${kind}]` : "";
+}
+
+function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | null): void {
+  const toolCallId = str(u.toolCallId);
+  if (toolCallId === null) return;
+  closeThought(state, ts);
+  let entry = state.toolCalls.get(toolCallId);
+  if (entry === undefined) add(state, { type: "tool", toolCallId });
+  if (entry === undefined || isNewCall) {
+    // tool_call replaces the whole entry; an update for an unseen id (its tool_call
+    // fell out of the history ring) starts one from the defaults.
+    entry = {
+      toolCallId,
+      title: null,
+      kind: null,
+      status: "pending",
+      content: [],
+      locations: [],
+      rawInput: null,
+      rawOutput: null,
+    };
+    state.toolCalls.set(toolCallId, entry);
+  }
+  for (const key of TOOL_TEXTS) if (key in u) entry[key] = str(u[key]);
+  for (const key of TOOL_LISTS) if (key in u) entry[key] = objects(u[key]);
+  for (const key of TOOL_RAW) if (key in u) entry[key] = u[key];
+  const running = state.internal.running;
+  if (entry.status === "pending" || entry.status === "in_progress") running.add(toolCallId);
+  else running.delete(toolCallId);
+  if (state.turn.active) state.internal.activity = running.size > 0 ? "tool" : "thinking";
+}
+
+// ---------------------------------------------------------------- turns, agent, requests
+
+function endTurn(state: ChatState): void {
+  state.turn.active = false;
+  state.internal.running.clear();
+}
+
+function agentStatus(state: ChatState, ev: JsonObject): void {
+  const agent = state.agent;
+  const status = str(ev.status) || agent.status;
+  const detail = str(ev.detail);
+  agent.status = status;
+  agent.detail = detail;
+  agent.exitCode = num(ev.exitCode);
+  agent.stderrTail = str(ev.stderrTail);
+  // The agent's identity outlives one status; only a new value replaces it.
+  if (ev.agent !== undefined && ev.agent !== null) agent.name = str(ev.agent);
+  if (isObject(ev.agentInfo)) agent.info = ev.agentInfo;
+  if (isObject(ev.modes)) {
+    state.modes = {
+      currentModeId: str(ev.modes.currentModeId),
+      availableModes: objects(ev.modes.availableModes),
+    };
+  }
+  if (Array.isArray(ev.configOptions)) state.configOptions = objects(ev.configOptions);
+  if (status === "exited") {
+    endTurn(state);
+    add(state, { type: "error", text: detail || "agent exited" });
+  }
+}
+
+function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
+  const requestId = str(ev.requestId);
+  if (requestId === null) return;
+  closeThought(state, ts);
+  const deadline = num(ev.deadline);
+  let isNew: boolean;
+  if (kind === "permission") {
+    const fields = { toolCall: object(ev.toolCall), options: objects(ev.options), deadline };
+    const entry = state.permissions.get(requestId);
+    isNew = entry === undefined;
+    // A repeated request keeps the outcome it may already have.
+    if (entry) Object.assign(entry, fields);
+    else state.permissions.set(requestId, { requestId, ...fields, outcome: null, optionId: null });
+  } else {
+    const fields = {
+      message: str(ev.message) ?? "",
+      // The bridge validated these against ElicitationField.
+      fields: objects(ev.fields) as unknown as ElicitationField[],
+      toolCallId: str(ev.toolCallId),
+      title: str(ev.title),
+      deadline,
+    };
+    const entry = state.elicitations.get(requestId);
+    isNew = entry === undefined;
+    if (entry) Object.assign(entry, fields);
+    else state.elicitations.set(requestId, { requestId, ...fields, outcome: null });
+  }
+  if (isNew) {
+    state.internal.pending.add(`${kind}:${requestId}`);
+    add(
+      state,
+      kind === "permission"
+        ? { type: "permission", requestId }
+        : { type: "elicitation", requestId },
+    );
+  }
+}
+
+function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
+  const requestId = str(ev.requestId);
+  if (requestId === null) return;
+  const entry = (kind === "permission" ? state.permissions : state.elicitations).get(requestId);
+  if (entry === undefined) return;
+  closeThought(state, ts);
+  entry.outcome = str(ev.outcome);
+  if ("optionId" in entry) entry.optionId = str(ev.optionId);
+  state.internal.pending.delete(`${kind}:${requestId}`);
+}
+
+// ---------------------------------------------------------------- helpers
+
+function add(state: ChatState, item: Item): void {
+  state.items.push(item);
+  state.internal.tail = null;
+}
+
+function closeThought(state: ChatState, ts: number | null): void {
+  const open = state.internal.openThought;
+  if (open !== null) {
+    open.endTs = ts;
+    state.internal.openThought = null;
+  }
+}
+
+function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
+  // fromEntries defines own properties, so an id like "__proto__" stays plain data.
+  return Object.fromEntries([...table].map(([key, value]) => [key, { ...value }]));
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
+}
+
+function object(value: unknown): JsonObject | null {
+  return isObject(value) ? value : null;
+}
+
+/** The object elements of a list from the agent; anything else counts as empty. */
+function objects(value: unknown): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}

@@ -1,0 +1,313 @@
+"""The Python fold against the shared vectors (js/test/fold.test.ts runs the same ones).
+
+A vector is {"name", "events", "expected": <snapshot>} and may add "checkpoints":
+[{"after": n, "expected": {<snapshot key>: <value>, ...}}], the named parts of the
+snapshot after the first n events (phases and thought timings change mid-stream).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_notebook.fold import (
+    ChatState,
+    fold,
+    initial_state,
+    last_agent_text,
+    pending_requests,
+    snapshot,
+)
+
+VECTORS = sorted((Path(__file__).parent / "vectors" / "fold").glob("*.json"))
+SNAPSHOT_KEYS = [
+    "seq",
+    "agent",
+    "turn",
+    "items",
+    "toolCalls",
+    "plan",
+    "usage",
+    "modes",
+    "configOptions",
+    "commands",
+    "title",
+    "permissions",
+    "elicitations",
+]
+
+
+def run(events: list[dict[str, Any]]) -> ChatState:
+    state = initial_state()
+    for event in events:
+        state = fold(state, event)
+    return state
+
+
+def chunk(
+    seq: int, text: str, kind: str = "agent_message_chunk", mid: str | None = None
+) -> dict[str, Any]:
+    update = {"sessionUpdate": kind, "content": {"type": "text", "text": text}, "messageId": mid}
+    return {"kind": "update", "seq": seq, "ts": seq, "update": update}
+
+
+def test_there_are_vectors_for_every_rule() -> None:
+    assert len(VECTORS) >= 12
+    names = {json.loads(p.read_text())["name"] for p in VECTORS}
+    assert len(names) == len(VECTORS)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
+def test_vector(path: Path) -> None:
+    vector = json.loads(path.read_text())
+    checkpoints = {c["after"]: c["expected"] for c in vector.get("checkpoints", [])}
+    state = initial_state()
+    for n, event in enumerate(vector["events"], 1):
+        state = fold(state, event)
+        if n in checkpoints:
+            snap = snapshot(state)
+            assert {key: snap[key] for key in checkpoints[n]} == checkpoints[n], f"after {n}"
+    snap = snapshot(state)
+    # Plain JSON, in the spec's key order.
+    assert json.loads(json.dumps(snap)) == snap
+    assert list(snap) == SNAPSHOT_KEYS
+    assert snap == vector["expected"]
+
+
+def test_fold_mutates_and_returns_its_input() -> None:
+    state = initial_state()
+    assert fold(state, chunk(1, "x")) is state
+
+
+def test_snapshot_does_not_change_with_later_events() -> None:
+    state = run(
+        [
+            chunk(1, "a"),
+            {
+                "kind": "update",
+                "seq": 2,
+                "update": {"sessionUpdate": "tool_call", "toolCallId": "c"},
+            },
+        ]
+    )
+    before = snapshot(state)
+    frozen = json.dumps(before)
+    fold(
+        state,
+        {
+            "kind": "update",
+            "seq": 3,
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "c",
+                "status": "completed",
+            },
+        },
+    )
+    fold(state, chunk(4, "b"))
+    assert json.dumps(before) == frozen
+    assert snapshot(state)["toolCalls"]["c"]["status"] == "completed"
+
+
+def test_pending_requests_in_arrival_order() -> None:
+    options = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
+    state = run(
+        [
+            {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "p"},
+            {
+                "kind": "elicitation_request",
+                "seq": 2,
+                "requestId": "e1",
+                "message": "m",
+                "fields": [],
+            },
+            {
+                "kind": "permission_request",
+                "seq": 3,
+                "requestId": "p1",
+                "toolCall": {},
+                "options": options,
+            },
+            {
+                "kind": "elicitation_request",
+                "seq": 4,
+                "requestId": "e2",
+                "message": "n",
+                "fields": [],
+            },
+            # The same id in the other table is another request.
+            {
+                "kind": "permission_request",
+                "seq": 5,
+                "requestId": "e1",
+                "toolCall": {},
+                "options": [],
+            },
+        ]
+    )
+    pending = pending_requests(state)
+    assert [(r["type"], r["requestId"]) for r in pending] == [
+        ("elicitation", "e1"),
+        ("permission", "p1"),
+        ("elicitation", "e2"),
+        ("permission", "e1"),
+    ]
+    assert pending[1]["options"] == options and pending[1]["outcome"] is None
+    fold(
+        state, {"kind": "elicitation_resolved", "seq": 6, "requestId": "e1", "outcome": "declined"}
+    )
+    fold(
+        state,
+        {
+            "kind": "permission_resolved",
+            "seq": 7,
+            "requestId": "p1",
+            "outcome": "selected",
+            "optionId": "ok",
+        },
+    )
+    assert [(r["type"], r["requestId"]) for r in pending_requests(state)] == [
+        ("elicitation", "e2"),
+        ("permission", "e1"),
+    ]
+    # A copy: editing it leaves the state alone.
+    pending_requests(state)[0]["outcome"] = "x"
+    assert snapshot(state)["elicitations"]["e2"]["outcome"] is None
+
+
+def test_last_agent_text_spans_the_messages_since_the_last_user_item() -> None:
+    assert last_agent_text(initial_state()) == ""
+    tool = {"kind": "update", "seq": 6, "update": {"sessionUpdate": "tool_call", "toolCallId": "c"}}
+    state = run(
+        [
+            {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "one"},
+            chunk(2, "old answer"),
+            {"kind": "turn_started", "seq": 3, "turn": 2, "prompt": "two"},
+            chunk(4, "Let me ", mid="a"),
+            chunk(5, "look.", mid="a"),
+            tool,
+            chunk(7, "hidden", kind="agent_thought_chunk"),
+            chunk(8, "Found it.", mid="b"),
+        ]
+    )
+    assert last_agent_text(state) == "Let me look.\n\nFound it."
+    fold(state, chunk(9, "replayed user text", kind="user_message_chunk"))
+    assert last_agent_text(state) == ""
+
+
+def _one_long_message(n: int) -> list[dict[str, Any]]:
+    """A single streamed answer, with tool and usage updates that must not split it."""
+    events: list[dict[str, Any]] = [
+        {"kind": "turn_started", "seq": 1, "ts": 0, "turn": 1, "prompt": "go"},
+        {"kind": "update", "seq": 2, "update": {"sessionUpdate": "tool_call", "toolCallId": "c"}},
+    ]
+    for seq in range(3, n + 1):
+        if seq % 1000 == 0:
+            update: dict[str, Any] = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "c",
+                "content": [],
+            }
+        elif seq % 1000 == 1:
+            update = {"sessionUpdate": "usage_update", "used": seq, "size": n}
+        else:
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "ab"},
+                "messageId": "m",
+            }
+        events.append({"kind": "update", "seq": seq, "ts": seq, "update": update})
+    return events
+
+
+def _many_items(n: int) -> list[dict[str, Any]]:
+    """Short messages and thoughts, a tool call every tenth event, a card every 100th."""
+    events: list[dict[str, Any]] = [
+        {"kind": "turn_started", "seq": 1, "ts": 0, "turn": 1, "prompt": "go"}
+    ]
+    for seq in range(2, n + 1):
+        if seq % 100 == 0:
+            events.append(
+                {
+                    "kind": "permission_request",
+                    "seq": seq,
+                    "requestId": f"p{seq}",
+                    "toolCall": {},
+                    "options": [],
+                }
+            )
+            continue
+        if seq % 100 == 1:
+            events.append(
+                {
+                    "kind": "permission_resolved",
+                    "seq": seq,
+                    "requestId": f"p{seq - 1}",
+                    "outcome": "cancelled",
+                }
+            )
+            continue
+        if seq % 10 == 0:
+            update: dict[str, Any] = {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"c{seq}",
+                "status": "in_progress",
+            }
+        else:
+            kind = "agent_thought_chunk" if seq % 2 else "agent_message_chunk"
+            update = {
+                "sessionUpdate": kind,
+                "content": {"type": "text", "text": "ab"},
+                "messageId": str(seq // 3),
+            }
+        events.append({"kind": "update", "seq": seq, "ts": seq, "update": update})
+    return events
+
+
+@pytest.mark.parametrize("make", [_one_long_message, _many_items])
+def test_folding_is_linear_in_the_number_of_events(make: Any) -> None:
+    n = 200_000
+    events = make(n)
+    tenth = n // 10
+
+    def attempt() -> tuple[float, float, ChatState]:
+        state = initial_state()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            for event in events[:tenth]:
+                fold(state, event)
+            first = time.perf_counter() - start
+            for event in events[tenth:-tenth]:
+                fold(state, event)
+            start = time.perf_counter()
+            for event in events[-tenth:]:
+                fold(state, event)
+            last = time.perf_counter() - start
+        finally:
+            gc.enable()
+        return first, last, state
+
+    # Work that grows with the history (copying a message's text, the items or a table
+    # per event) makes the last tenth many times slower than the first; the best of a
+    # few tries keeps a noisy machine from failing a linear fold.
+    ratios = []
+    for _ in range(3):
+        first, last, state = attempt()
+        ratios.append(last / first)
+        if ratios[-1] < 3:
+            break
+    assert min(ratios) < 3, ratios
+    snap = snapshot(state)
+    assert snap["seq"] == n
+    texts = [e["update"]["content"]["text"] for e in events if _is_chunk(e)]
+    assert "".join(i.get("text", "") for i in snap["items"]) == "go" + "".join(texts)
+
+
+def _is_chunk(event: dict[str, Any]) -> bool:
+    return str(event.get("update", {}).get("sessionUpdate")).endswith("_chunk")
