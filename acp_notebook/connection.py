@@ -161,7 +161,9 @@ class AgentConnection:
 
     def _dispatch_line(self, line: bytes | Oversized) -> None:
         if isinstance(line, Oversized):
-            log.warning("agent sent a %d-byte line; skipped (limit %d)", line.size, jsonrpc.MAX_LINE)
+            log.warning(
+                "agent sent a %d-byte line; skipped (limit %d)", line.size, jsonrpc.MAX_LINE
+            )
             return
         msg = jsonrpc.parse(line)
         if msg is None:

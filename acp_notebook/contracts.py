@@ -226,7 +226,13 @@ class ElicitationRespondRequest(_Request):
     type: Literal["chat:elicitation.respond"]
     requestId: Id
     action: Literal["accept", "decline", "cancel"]
-    values: Annotated[dict[Annotated[str, Field(max_length=MAX_NAME)], FieldValue], Field(max_length=MAX_FIELDS)] | None = None
+    values: (
+        Annotated[
+            dict[Annotated[str, Field(max_length=MAX_NAME)], FieldValue],
+            Field(max_length=MAX_FIELDS),
+        ]
+        | None
+    ) = None
 
 
 ClientRequest = Annotated[

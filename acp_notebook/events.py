@@ -68,7 +68,10 @@ class ChunkRun:
         text = self.event()["update"]["content"]["text"]
         if len(text) > limit:
             text = "…" + text[len(text) - limit + 1 :]
-            self._first = {**self._first, "update": {**self._first["update"], "content": {"type": "text", "text": text}}}
+            self._first = {
+                **self._first,
+                "update": {**self._first["update"], "content": {"type": "text", "text": text}},
+            }
             self._parts = [text]
             self.size = len(text)
 
@@ -96,8 +99,7 @@ def bound(value: Any, depth: int = 0) -> Any:
         return None
     if isinstance(value, dict):
         return {
-            str(k)[:MAX_STRING]: bound(v, depth + 1)
-            for k, v in list(value.items())[:MAX_ITEMS]
+            str(k)[:MAX_STRING]: bound(v, depth + 1) for k, v in list(value.items())[:MAX_ITEMS]
         }
     if isinstance(value, list):
         return [bound(v, depth + 1) for v in value[:MAX_ITEMS]]

@@ -35,7 +35,7 @@ Frame = dict[str, Any]
 
 @dataclass(frozen=True)
 class HubConfig:
-    session: SessionConfig = SessionConfig()
+    session: SessionConfig = field(default_factory=SessionConfig)
     # Command lines that replace the built-in ones, by agent name.
     agent_commands: Mapping[str, Sequence[str]] = field(default_factory=dict)
     # Agent names a chat may start; None allows every known name.
@@ -102,7 +102,11 @@ class Subscription:
             self._reset = False
             self._items.clear()
             self._bytes = 0
-            return {"chatId": self.chat_id, "events": self.hub.resync_events(self.chat_id), "reset": True}
+            return {
+                "chatId": self.chat_id,
+                "events": self.hub.resync_events(self.chat_id),
+                "reset": True,
+            }
         if not self._items:
             return None
         events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
@@ -171,7 +175,11 @@ class Hub:
         if command is not None and not config.allow_commands:
             raise Forbidden("starting arbitrary commands is disabled on this server")
         name = agent or config.default_agent
-        if command is None and config.allowed_agents is not None and name not in config.allowed_agents:
+        if (
+            command is None
+            and config.allowed_agents is not None
+            and name not in config.allowed_agents
+        ):
             raise Forbidden(f"agent {name!r} is not allowed on this server")
         return resolve_agent(
             name if command is None else agent,
@@ -241,7 +249,9 @@ class Hub:
     async def close(self) -> None:
         """End every chat and its agent process."""
         self._closed = True
-        await asyncio.gather(*(self.close_chat(cid) for cid in list(self.chats)), return_exceptions=True)
+        await asyncio.gather(
+            *(self.close_chat(cid) for cid in list(self.chats)), return_exceptions=True
+        )
 
     # ------------------------------------------------------------ events
 
@@ -288,7 +298,11 @@ class Hub:
                 raw_id = message.get("id") if isinstance(message, dict) else None
             req = client_request.validate_python(message)
         except ValidationError as exc:
-            return _error(raw_id if isinstance(raw_id, (int, str)) else None, "INVALID", _validation_detail(exc))
+            return _error(
+                raw_id if isinstance(raw_id, (int, str)) else None,
+                "INVALID",
+                _validation_detail(exc),
+            )
         except ValueError as exc:
             return _error(None, "INVALID", f"not JSON: {exc}")
         ack = req.id
@@ -313,7 +327,9 @@ class Hub:
             elif req.type == "chat:set_config":
                 await session.set_config(req.configId, req.value)
             elif req.type == "chat:permission.respond":
-                session.respond_permission(req.requestId, None if req.cancel else req.optionId, by=user)
+                session.respond_permission(
+                    req.requestId, None if req.cancel else req.optionId, by=user
+                )
             elif req.type == "chat:elicitation.respond":
                 session.respond_elicitation(req.requestId, req.action, req.values, by=user)
         except NotFound:

@@ -167,7 +167,11 @@ class ChatSession:
                     "terminal": False,
                     "elicitation": {"form": {}},
                 },
-                "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": __version__},
+                "clientInfo": {
+                    "name": "acp_notebook",
+                    "title": "Jupyter ACP",
+                    "version": __version__,
+                },
             },
         )
         # Not in ACP v1 and harmless; older wrappers waited for it.
@@ -180,11 +184,15 @@ class ChatSession:
         self.session_id = new["sessionId"]
         if self.spec.mode:
             modes = new.get("modes")
-            available = {
-                m.get("id")
-                for m in (modes or {}).get("availableModes", [])
-                if isinstance(m, dict)
-            } if isinstance(modes, dict) else set()
+            available = (
+                {
+                    m.get("id")
+                    for m in (modes or {}).get("availableModes", [])
+                    if isinstance(m, dict)
+                }
+                if isinstance(modes, dict)
+                else set()
+            )
             if self.spec.mode in available or not available:
                 await self.conn.request(
                     "session/set_mode", {"sessionId": self.session_id, "modeId": self.spec.mode}
@@ -239,10 +247,11 @@ class ChatSession:
         """``session/cancel``: every pending request of the turn is cancelled too."""
         if self.status != "ready":
             return
-        for request_id in list(self.pending):
-            self._settle(request_id, "cancelled", by=None)
+        # session/cancel first, so the agent reads the cancelled answers as part of it.
         if self.turn_active:
             self.conn.notify("session/cancel", {"sessionId": self.session_id})
+        for request_id in list(self.pending):
+            self._settle(request_id, "cancelled", by=None)
 
     async def set_mode(self, mode_id: str) -> None:
         await self.conn.request(
@@ -250,28 +259,45 @@ class ChatSession:
         )
         # Agents report the change with current_mode_update; not all do, so say it ourselves.
         self._emit(
-            {"kind": "update", "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}}
+            {
+                "kind": "update",
+                "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode_id},
+            }
         )
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
-        params: dict[str, Any] = {"sessionId": self.session_id, "configId": config_id, "value": value}
+        params: dict[str, Any] = {
+            "sessionId": self.session_id,
+            "configId": config_id,
+            "value": value,
+        }
         if isinstance(value, bool):
             params["type"] = "boolean"
         result = await self.conn.request("session/set_config_option", params)
         options = result.get("configOptions") if isinstance(result, dict) else None
         if isinstance(options, list):
             self._emit(
-                {"kind": "update", "update": {"sessionUpdate": "config_option_update", "configOptions": bound(options)}}
+                {
+                    "kind": "update",
+                    "update": {
+                        "sessionUpdate": "config_option_update",
+                        "configOptions": bound(options),
+                    },
+                }
             )
 
     # ------------------------------------------------------------ answers
 
-    def respond_permission(self, request_id: str, option_id: str | None, by: str | None = None) -> None:
+    def respond_permission(
+        self, request_id: str, option_id: str | None, by: str | None = None
+    ) -> None:
         """Select ``option_id``, or cancel when it is None."""
         pending = self._pending(request_id, "permission")
         if option_id is not None and option_id not in pending.option_ids:
             raise AnswerError(f"unknown option {option_id!r}")
-        self._settle(request_id, "selected" if option_id is not None else "cancelled", by, option_id)
+        self._settle(
+            request_id, "selected" if option_id is not None else "cancelled", by, option_id
+        )
 
     def respond_elicitation(
         self, request_id: str, action: str, values: Mapping[str, Any] | None, by: str | None = None
@@ -320,7 +346,11 @@ class ChatSession:
             else:
                 answer = result if result is not None else {"action": "cancel"}
             self.conn.respond(pending.rpc_id, answer)
-        event: Event = {"kind": f"{pending.kind}_resolved", "requestId": request_id, "outcome": outcome}
+        event: Event = {
+            "kind": f"{pending.kind}_resolved",
+            "requestId": request_id,
+            "outcome": outcome,
+        }
         if option_id is not None:
             event["optionId"] = option_id
         if by:
@@ -336,9 +366,17 @@ class ChatSession:
             self._elicitation_request(req)
         else:
             # fs/* and terminal/* are not advertised; opencode writes files itself anyway.
-            self.conn.respond_error(req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method}")
+            self.conn.respond_error(
+                req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method}"
+            )
 
-    def _register(self, kind: Literal["permission", "elicitation"], rpc_id: jsonrpc.Id, event: Event, **extra: Any) -> None:
+    def _register(
+        self,
+        kind: Literal["permission", "elicitation"],
+        rpc_id: jsonrpc.Id,
+        event: Event,
+        **extra: Any,
+    ) -> None:
         if rpc_id in self._by_rpc_id:
             self.conn.respond_error(rpc_id, jsonrpc.INVALID_REQUEST, "duplicate request id")
             return
@@ -384,10 +422,16 @@ class ChatSession:
         params = req.params if isinstance(req.params, dict) else {}
         if params.get("mode", "form") != "form":
             # Only form mode is advertised (seed §"url mode").
-            self.conn.respond_error(req.id, jsonrpc.INVALID_PARAMS, "only form elicitation is supported")
+            self.conn.respond_error(
+                req.id, jsonrpc.INVALID_PARAMS, "only form elicitation is supported"
+            )
             return
         view = take_elicitation_view(params)
-        event: Event = {"kind": "elicitation_request", "message": view.message, "fields": view.fields}
+        event: Event = {
+            "kind": "elicitation_request",
+            "message": view.message,
+            "fields": view.fields,
+        }
         if view.tool_call_id is not None:
             event["toolCallId"] = view.tool_call_id
         if view.title is not None:

@@ -32,13 +32,28 @@ def spy_answers(hub: Hub, chat_id: str) -> list[dict[str, Any]]:
 
 
 async def prompt(hub: Hub, chat_id: str, text: str, user: str | None = None) -> dict[str, Any]:
-    ack = await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": text, "id": 1}, user=user)
+    ack = await hub.handle(
+        {"type": "chat:prompt", "chatId": chat_id, "text": text, "id": 1}, user=user
+    )
     assert ack.get("accepted"), ack
     return ack
 
 
-async def respond(hub: Hub, chat_id: str, request_id: str, action: str, values: Any = None, user: str | None = None) -> dict[str, Any]:
-    msg: dict[str, Any] = {"type": "chat:elicitation.respond", "chatId": chat_id, "requestId": request_id, "action": action, "id": 9}
+async def respond(
+    hub: Hub,
+    chat_id: str,
+    request_id: str,
+    action: str,
+    values: Any = None,
+    user: str | None = None,
+) -> dict[str, Any]:
+    msg: dict[str, Any] = {
+        "type": "chat:elicitation.respond",
+        "chatId": chat_id,
+        "requestId": request_id,
+        "action": action,
+        "id": 9,
+    }
     if values is not None:
         msg["values"] = values
     return await hub.handle(msg, user=user)
@@ -51,13 +66,22 @@ async def test_ask_user_accept_round_trip(hub: Hub) -> None:
     req = await rec.kind("elicitation_request")
     assert [f["name"] for f in req["fields"]] == ["question_0", "note", "confirm", "count"]
     assert req["fields"][0]["required"] is True and req["deadline"] > req["ts"]
-    ack = await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "blue", "confirm": True, "count": 4})
+    ack = await respond(
+        hub,
+        chat_id,
+        req["requestId"],
+        "accept",
+        {"question_0": "blue", "confirm": True, "count": 4},
+    )
     assert ack == {"ack": 9, "accepted": True}
     resolved = await rec.kind("elicitation_resolved")
     assert resolved["outcome"] == "accepted"
     ended = await rec.kind("turn_ended")
     assert ended["stopReason"] == "end_turn"
-    assert answered_json(rec.text()) == {"action": "accept", "content": {"question_0": "blue", "confirm": True, "count": 4}}
+    assert answered_json(rec.text()) == {
+        "action": "accept",
+        "content": {"question_0": "blue", "confirm": True, "count": 4},
+    }
     # A second answer to a settled id: NOT_FOUND, and the agent got exactly one answer.
     again = await respond(hub, chat_id, req["requestId"], "decline")
     assert again["error"] == "ELICITATION_NOT_FOUND"
@@ -79,12 +103,23 @@ async def test_invalid_answer_keeps_the_card_pending(hub: Hub) -> None:
     chat_id, rec = await open_demo(hub)
     await prompt(hub, chat_id, "ask-user")
     req = await rec.kind("elicitation_request")
-    for values in ({"question_0": "purple"}, {"nope": "x", "question_0": "red"}, {"count": 2}, {"question_0": "red", "count": "three"}):
+    for values in (
+        {"question_0": "purple"},
+        {"nope": "x", "question_0": "red"},
+        {"count": 2},
+        {"question_0": "red", "count": "three"},
+    ):
         ack = await respond(hub, chat_id, req["requestId"], "accept", values)
         assert ack["error"] == "INVALID" and ack["detail"], values
     assert not rec.of("elicitation_resolved")
-    assert [e["requestId"] for e in hub.chats[chat_id].session.resync() if e["kind"] == "elicitation_request"] == [req["requestId"]]
-    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}))["accepted"]
+    assert [
+        e["requestId"]
+        for e in hub.chats[chat_id].session.resync()
+        if e["kind"] == "elicitation_request"
+    ] == [req["requestId"]]
+    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}))[
+        "accepted"
+    ]
     await rec.kind("turn_ended")
 
 
@@ -116,7 +151,6 @@ async def test_backstop_fires_when_the_watchdog_does_not() -> None:
     hub = Hub(HubConfig(session=SessionConfig(answer_timeout=0.2, backstop_grace=0.2)))
     try:
         chat_id, rec = await open_demo(hub)
-        hub.config.session.__class__  # the watchdog is the hub's; disable it for this chat
         chat = hub.chats[chat_id]
         await prompt(hub, chat_id, "ask-user")
         req = await rec.kind("elicitation_request")
@@ -134,7 +168,12 @@ async def test_agent_withdraws_question(hub: Hub) -> None:
     await prompt(hub, chat_id, "ask-withdraw")
     req = await rec.kind("elicitation_request")
     resolved = await rec.kind("elicitation_resolved")
-    assert resolved == {**resolved, "requestId": req["requestId"], "outcome": "cancelled", "by": "agent"}
+    assert resolved == {
+        **resolved,
+        "requestId": req["requestId"],
+        "outcome": "cancelled",
+        "by": "agent",
+    }
     await rec.kind("turn_ended")
     assert "question withdrawn" in rec.text()
     assert [a["error"]["code"] for a in answers] == [-32800]
@@ -179,15 +218,32 @@ async def test_agent_crash_with_question_pending() -> None:
         await hub.close()
 
 
-@pytest.mark.parametrize(("option", "expect"), [("allow-once", "permission: allow-once"), ("reject", "permission: reject")])
+@pytest.mark.parametrize(
+    ("option", "expect"),
+    [("allow-once", "permission: allow-once"), ("reject", "permission: reject")],
+)
 async def test_permission_selected(hub: Hub, option: str, expect: str) -> None:
     chat_id, rec = await open_demo(hub)
     await prompt(hub, chat_id, "permission")
     req = await rec.kind("permission_request")
     assert [o["optionId"] for o in req["options"]] == ["allow-once", "allow-always", "reject"]
-    bad = await hub.handle({"type": "chat:permission.respond", "chatId": chat_id, "requestId": req["requestId"], "optionId": "bogus"})
+    bad = await hub.handle(
+        {
+            "type": "chat:permission.respond",
+            "chatId": chat_id,
+            "requestId": req["requestId"],
+            "optionId": "bogus",
+        }
+    )
     assert bad["error"] == "INVALID"
-    ack = await hub.handle({"type": "chat:permission.respond", "chatId": chat_id, "requestId": req["requestId"], "optionId": option})
+    ack = await hub.handle(
+        {
+            "type": "chat:permission.respond",
+            "chatId": chat_id,
+            "requestId": req["requestId"],
+            "optionId": option,
+        }
+    )
     assert ack["accepted"]
     resolved = await rec.kind("permission_resolved")
     assert resolved["outcome"] == "selected" and resolved["optionId"] == option
@@ -199,12 +255,26 @@ async def test_permission_cancelled(hub: Hub) -> None:
     chat_id, rec = await open_demo(hub)
     await prompt(hub, chat_id, "permission")
     req = await rec.kind("permission_request")
-    ack = await hub.handle({"type": "chat:permission.respond", "chatId": chat_id, "requestId": req["requestId"], "cancel": True})
+    ack = await hub.handle(
+        {
+            "type": "chat:permission.respond",
+            "chatId": chat_id,
+            "requestId": req["requestId"],
+            "cancel": True,
+        }
+    )
     assert ack["accepted"]
     assert (await rec.kind("permission_resolved"))["outcome"] == "cancelled"
     await rec.kind("turn_ended")
     assert "permission: cancelled" in rec.text()
-    again = await hub.handle({"type": "chat:permission.respond", "chatId": chat_id, "requestId": req["requestId"], "cancel": True})
+    again = await hub.handle(
+        {
+            "type": "chat:permission.respond",
+            "chatId": chat_id,
+            "requestId": req["requestId"],
+            "cancel": True,
+        }
+    )
     assert again["error"] == "PERMISSION_NOT_FOUND"
 
 
@@ -218,41 +288,60 @@ async def test_resync_after_reattach_shows_pending_cards(hub: Hub) -> None:
     assert ack["accepted"] and ack["reset"]
     kinds = [e["kind"] for e in ack["events"]]
     assert kinds[:3] == ["agent_status", "agent_status", "turn_started"]
-    assert [e for e in ack["events"] if e["kind"] == "elicitation_request"][0]["requestId"] == req["requestId"]
-    up_to_date = await hub.handle({"type": "chat:resync", "chatId": chat_id, "since": hub.chats[chat_id].session.last_seq})
+    assert (
+        next(e for e in ack["events"] if e["kind"] == "elicitation_request")["requestId"]
+        == req["requestId"]
+    )
+    up_to_date = await hub.handle(
+        {"type": "chat:resync", "chatId": chat_id, "since": hub.chats[chat_id].session.last_seq}
+    )
     assert up_to_date["events"] == [] and up_to_date["reset"] is False
     # Resync cancelled nothing: the question can still be answered.
-    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "green"}))["accepted"]
+    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "green"}))[
+        "accepted"
+    ]
     await again.kind("turn_ended")
     assert answered_json(again.text())["content"] == {"question_0": "green"}
 
 
 async def test_owner_gate(hub: Hub) -> None:
     chat_id, rec = await open_demo(hub, owner="alice")
-    assert (await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": "ask-user"}, user="bob"))["error"] == "FORBIDDEN"
+    assert (
+        await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": "ask-user"}, user="bob")
+    )["error"] == "FORBIDDEN"
     await prompt(hub, chat_id, "ask-user", user="alice")
     req = await rec.kind("elicitation_request")
-    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}, user="bob"))["error"] == "FORBIDDEN"
+    assert (
+        await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}, user="bob")
+    )["error"] == "FORBIDDEN"
     assert (await hub.handle({"type": "chat:resync", "chatId": chat_id}, user="bob"))["accepted"]
-    assert (await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}, user="alice"))["accepted"]
+    assert (
+        await respond(hub, chat_id, req["requestId"], "accept", {"question_0": "red"}, user="alice")
+    )["accepted"]
     resolved = await rec.kind("elicitation_resolved")
     assert resolved["by"] == "alice"
 
 
 async def test_busy_and_unknown_chat(hub: Hub) -> None:
-    chat_id, rec = await open_demo(hub)
+    chat_id, _rec = await open_demo(hub)
     await prompt(hub, chat_id, "ask-user")
     ack = await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": "again", "id": 5})
     assert ack == {"ack": 5, "error": "BUSY", "detail": ack["detail"]}
-    assert (await hub.handle({"type": "chat:cancel", "chatId": "nope"}))["error"] == "CHAT_NOT_FOUND"
+    assert (await hub.handle({"type": "chat:cancel", "chatId": "nope"}))[
+        "error"
+    ] == "CHAT_NOT_FOUND"
 
 
 async def test_modes(hub: Hub) -> None:
     chat_id, rec = await open_demo(hub)
     ready = await rec.kind("agent_status", status="ready")
     assert ready["modes"]["currentModeId"] == "default"
-    assert (await hub.handle({"type": "chat:set_mode", "chatId": chat_id, "modeId": "plan"}))["accepted"]
-    upd = await rec.until(lambda e: e["kind"] == "update" and e["update"]["sessionUpdate"] == "current_mode_update")
+    assert (await hub.handle({"type": "chat:set_mode", "chatId": chat_id, "modeId": "plan"}))[
+        "accepted"
+    ]
+    upd = await rec.until(
+        lambda e: e["kind"] == "update" and e["update"]["sessionUpdate"] == "current_mode_update"
+    )
     assert upd["update"]["currentModeId"] == "plan"
     bad = await hub.handle({"type": "chat:set_mode", "chatId": chat_id, "modeId": "nope"})
     assert bad["error"] == "INVALID"
@@ -285,7 +374,7 @@ async def test_missing_agent_binary(hub: Hub) -> None:
     rec = Recorder(hub.subscribe(chat_id))
     assert await hub.wait_ready(chat_id) == "exited"
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
-    exited = [e for e in ack["events"] if e.get("status") == "exited"][0]
+    exited = next(e for e in ack["events"] if e.get("status") == "exited")
     assert "could not start" in exited["detail"]
     del rec
 

@@ -35,7 +35,9 @@ def test_framer_oversized_in_one_chunk() -> None:
     assert framer.feed(b"123456\n12\n") == [Oversized(6), b"12"]
 
 
-@given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20), st.data())
+@given(
+    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20), st.data()
+)
 def test_framer_any_chunking_gives_the_same_lines(lines: list[bytes], data: st.DataObject) -> None:
     stream = b"".join(line + b"\n" for line in lines)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=10)))
@@ -50,7 +52,9 @@ def test_framer_any_chunking_gives_the_same_lines(lines: list[bytes], data: st.D
 
 
 def test_parse_classifies_messages() -> None:
-    assert jsonrpc.parse(b'{"jsonrpc":"2.0","id":0,"method":"m","params":{"a":1}}') == Request(0, "m", {"a": 1})
+    assert jsonrpc.parse(b'{"jsonrpc":"2.0","id":0,"method":"m","params":{"a":1}}') == Request(
+        0, "m", {"a": 1}
+    )
     assert jsonrpc.parse(b'{"jsonrpc":"2.0","method":"n"}') == Notification("n", None)
     assert jsonrpc.parse(b'{"jsonrpc":"2.0","id":"x","result":null}') == Response("x", None)
     error = jsonrpc.parse(b'{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}')
@@ -59,23 +63,38 @@ def test_parse_classifies_messages() -> None:
 
 
 def test_parse_rejects_garbage_with_a_reason() -> None:
-    for line in (b"not json", b"[1,2]", b'{"id":1}', b'{"id":true,"method":"m"}', b'{"id":[1],"result":1}', b"\xff\xfe"):
+    for line in (
+        b"not json",
+        b"[1,2]",
+        b'{"id":1}',
+        b'{"id":true,"method":"m"}',
+        b'{"id":[1],"result":1}',
+        b"\xff\xfe",
+    ):
         msg = jsonrpc.parse(line)
         assert isinstance(msg, Invalid), line
         assert msg.reason
 
 
 def test_request_id_zero_is_a_request() -> None:
-    assert jsonrpc.parse(b'{"id":0,"method":"elicitation/create"}') == Request(0, "elicitation/create", None)
+    assert jsonrpc.parse(b'{"id":0,"method":"elicitation/create"}') == Request(
+        0, "elicitation/create", None
+    )
 
 
 def test_encoders_round_trip() -> None:
-    assert jsonrpc.parse(jsonrpc.encode_request(7, "x", {"k": "é"})[:-1]) == Request(7, "x", {"k": "é"})
+    assert jsonrpc.parse(jsonrpc.encode_request(7, "x", {"k": "é"})[:-1]) == Request(
+        7, "x", {"k": "é"}
+    )
     assert jsonrpc.parse(jsonrpc.encode_notification("n", [])[:-1]) == Notification("n", [])
     assert jsonrpc.parse(jsonrpc.encode_result(0, {"ok": 1})[:-1]) == Response(0, {"ok": 1})
     line = jsonrpc.encode_error(4, jsonrpc.METHOD_NOT_FOUND, "nope")
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    assert json.loads(line) == {"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "nope"}}
+    assert json.loads(line) == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {"code": -32601, "message": "nope"},
+    }
 
 
 def test_rpc_error_from_junk_error_object() -> None:

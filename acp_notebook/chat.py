@@ -1,0 +1,469 @@
+"""``Chat``: the notebook's handle on one agent conversation.
+
+Display it to get the widget; drive it from code with ``await chat.ask(...)``,
+answer the agent's questions with ``chat.answer(...)`` or a policy. Events are
+folded into ``chat.state`` with the same fold the widget uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import functools
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from . import fold as folding
+from . import transcript
+from .client import Client, connect
+from .events import Event
+from .hub import Frame
+
+log = logging.getLogger(__name__)
+
+_STATIC = Path(__file__).parent / "static"
+ACK_TIMEOUT = 30.0
+
+
+class Action(str, enum.Enum):
+    """What a policy may return instead of an answer."""
+
+    DECLINE = "decline"
+    CANCEL = "cancel"
+
+
+DECLINE = Action.DECLINE
+CANCEL = Action.CANCEL
+
+ElicitationPolicy = Callable[[dict[str, Any]], "Mapping[str, Any] | Action | None"]
+PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
+
+
+class ChatError(RuntimeError):
+    """The hub refused a request; ``code`` is the ack's error code."""
+
+    def __init__(self, code: str, detail: str | None = None) -> None:
+        super().__init__(f"{code}: {detail}" if detail else code)
+        self.code = code
+        self.detail = detail
+
+
+class NeedsAnswer(RuntimeError):
+    """A blocking wait hit a question no one can answer while the kernel is blocked."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One finished turn, as the agent left it."""
+
+    number: int
+    text: str
+    stop_reason: str | None
+    error: str | None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    plan: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.stop_reason in ("end_turn", None)
+
+
+def _esm() -> str | Path:
+    bundle = _STATIC / "widget.js"
+    if bundle.exists():
+        return bundle
+    # An install without the built bundle still works headless; say so in the output.
+    return (
+        "export default { render({ el }) { el.textContent = "
+        "'acp_notebook: the widget bundle is not built (pip install . builds it).'; } };"
+    )
+
+
+def _css() -> str | Path:
+    css = _STATIC / "widget.css"
+    return css if css.exists() else ""
+
+
+class Chat(anywidget.AnyWidget):
+    """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
+
+    _esm = _esm()
+    _css = _css()
+
+    chat_id = traitlets.Unicode("").tag(sync=True)
+    kernel_id = traitlets.Unicode("").tag(sync=True)
+    transport = traitlets.Unicode("").tag(sync=True)
+    snapshot = traitlets.Dict().tag(sync=True)
+    locale = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        agent: str | None = None,
+        *,
+        command: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        mode: str | None = None,
+        mcp_servers: Sequence[Mapping[str, Any]] = (),
+        transport: str = "auto",
+        locale: str = "",
+    ) -> None:
+        super().__init__(locale=locale)
+        self.agent = agent or (command[0] if command else "demo")
+        self._client: Client = connect(transport)
+        self._lock = threading.RLock()
+        self._state = folding.initial_state()
+        self._turns: dict[int, Future[Turn]] = {}
+        self._listeners: list[Callable[[Event], None]] = []
+        self._elicitation_policy: ElicitationPolicy | None = None
+        self._permission_policy: PermissionPolicy | None = None
+        self._policy_done: set[str] = set()
+        self._turn_number = 0
+        self._closed = False
+        options: dict[str, Any] = {
+            "agent": agent,
+            "command": list(command) if command is not None else None,
+            "env": dict(env) if env else None,
+            "cwd": cwd,
+            "mode": mode,
+            "mcp_servers": [dict(s) for s in mcp_servers],
+        }
+        chat_id = self._client.open_chat(options).result(ACK_TIMEOUT)
+        self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
+        self.chat_id = chat_id
+        self.kernel_id = self._client.kernel_id
+        self.transport = "server" if self._client.mode == "server" else "comm"
+        self.on_msg(self._on_widget_msg)
+
+    def __repr__(self) -> str:
+        # Stable across runs (nbval compares text/plain): no ids, no addresses.
+        return f"Chat(agent={self.agent!r})"
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def mode(self) -> str:
+        """``server`` (through the Jupyter server extension) or ``local`` (in this kernel)."""
+        return self._client.mode
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The folded chat: messages, thoughts, tool calls, plan, usage, pending requests."""
+        with self._lock:
+            return folding.snapshot(self._state)
+
+    @property
+    def status(self) -> str:
+        with self._lock:
+            return str(self._state.agent["status"])
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """Permissions and questions waiting for an answer, oldest first."""
+        with self._lock:
+            return folding.pending_requests(self._state)
+
+    # ------------------------------------------------------------ events in
+
+    def _on_frame(self, frame: Frame) -> None:
+        """Runs on the client's loop thread for every batch of events."""
+        events: list[Event] = frame.get("events") or []
+        ended: list[tuple[int, Turn]] = []
+        with self._lock:
+            if frame.get("reset"):
+                self._state = folding.initial_state()
+            for event in events:
+                self._state = folding.fold(self._state, event)
+                if event["kind"] == "turn_started":
+                    self._turn_number = max(self._turn_number, int(event["turn"]))
+                elif event["kind"] == "turn_ended":
+                    ended.append((event["turn"], self._turn_result(event)))
+            fresh = [
+                p
+                for p in folding.pending_requests(self._state)
+                if p["requestId"] not in self._policy_done
+            ]
+        if self.transport == "comm":
+            self.send(frame)
+        if ended:
+            self._save_snapshot()
+        for number, turn in ended:
+            future = self._turn_future(number)
+            if not future.done():
+                future.set_result(turn)
+        for listener in list(self._listeners):
+            for event in events:
+                listener(event)
+        for request in fresh:
+            self._apply_policy(request)
+
+    def _turn_result(self, event: Event) -> Turn:
+        snap = folding.snapshot(self._state)
+        since_prompt = snap["items"][self._state.last_user + 1 :]
+        return Turn(
+            number=event["turn"],
+            text=folding.last_agent_text(self._state),
+            stop_reason=event.get("stopReason"),
+            error=event.get("error"),
+            tool_calls=[
+                snap["toolCalls"][i["toolCallId"]] for i in since_prompt if i["type"] == "tool"
+            ],
+            plan=snap["plan"],
+            usage=snap["usage"],
+        )
+
+    def _turn_future(self, number: int) -> Future[Turn]:
+        with self._lock:
+            fut = self._turns.get(number)
+            if fut is None:
+                fut = self._turns[number] = Future()
+            return fut
+
+    def _save_snapshot(self) -> None:
+        # Only a compact snapshot goes into widget state; deltas travel as messages.
+        with self._lock:
+            self.snapshot = transcript.compact(folding.snapshot(self._state))
+
+    # ------------------------------------------------------------ requests out
+
+    def _request(self, message: dict[str, Any]) -> Frame:
+        message.setdefault("chatId", self.chat_id)
+        ack = self._client.request(message).result(ACK_TIMEOUT)
+        if ack.get("error"):
+            raise ChatError(ack["error"], ack.get("detail"))
+        return ack
+
+    async def _arequest(self, message: dict[str, Any]) -> Frame:
+        message.setdefault("chatId", self.chat_id)
+        ack = await asyncio.wrap_future(self._client.request(message))
+        if ack.get("error"):
+            raise ChatError(ack["error"], ack.get("detail"))
+        return ack
+
+    def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """Local mode: the widget's requests arrive over the comm; ack them back."""
+        if not isinstance(content, dict):
+            return
+        message = {**content, "chatId": self.chat_id}
+        future = self._client.request(message)
+        future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)
+
+    async def ready(self) -> str:
+        """Wait until the agent is ready (or has exited); returns the status."""
+        while True:
+            status = self.status
+            if status != "starting":
+                return status
+            await asyncio.sleep(0.02)
+
+    async def ask(self, text: str, timeout: float | None = None) -> Turn:
+        """Send a prompt and wait for the end of its turn."""
+        await self.ready()
+        ack = await self._arequest({"type": "chat:prompt", "text": text})
+        future = self._turn_future(int(ack["turn"]))
+        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+
+    def send_prompt(self, text: str) -> int:
+        """Send a prompt without waiting; returns the turn number."""
+        return int(self._request({"type": "chat:prompt", "text": text})["turn"])
+
+    def wait(self, turn: int | None = None, timeout: float | None = None) -> Turn:
+        """Block until a turn ends (the latest by default).
+
+        In local mode a question that only a person could answer cannot reach this
+        kernel while it blocks, so that raises ``NeedsAnswer`` instead of hanging.
+        """
+        number = turn if turn is not None else self._latest_turn()
+        future = self._turn_future(number)
+        waited = 0.0
+        while True:
+            with contextlib.suppress(TimeoutError):
+                return future.result(0.05)
+            waited += 0.05
+            if timeout is not None and waited >= timeout:
+                raise TimeoutError(f"turn {number} did not end within {timeout} s")
+            if self.mode == "local":
+                stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
+                if stuck and not self._has_policy(stuck[0]):
+                    raise NeedsAnswer(
+                        f"the agent is waiting for an answer ({stuck[0]['type']} "
+                        f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
+                        "from the widget in local mode: use `await chat.ask(...)`, answer "
+                        "it with chat.answer()/chat.allow(), or set a policy"
+                    )
+
+    def _latest_turn(self) -> int:
+        with self._lock:
+            return self._turn_number
+
+    def cancel(self) -> None:
+        """Stop the running turn; pending questions and permissions are cancelled."""
+        self._request({"type": "chat:cancel"})
+
+    def set_mode(self, mode_id: str) -> None:
+        self._request({"type": "chat:set_mode", "modeId": mode_id})
+
+    def set_config(self, config_id: str, value: str | bool) -> None:
+        self._request({"type": "chat:set_config", "configId": config_id, "value": value})
+
+    # ------------------------------------------------------------ answers
+
+    def answer(self, request_id: str, values: Mapping[str, Any] | None = None) -> None:
+        """Accept a question with ``values`` (field name -> value)."""
+        message: dict[str, Any] = {
+            "type": "chat:elicitation.respond",
+            "requestId": request_id,
+            "action": "accept",
+        }
+        if values is not None:
+            message["values"] = dict(values)
+        self._request(message)
+
+    def decline(self, request_id: str) -> None:
+        self._request(
+            {"type": "chat:elicitation.respond", "requestId": request_id, "action": "decline"}
+        )
+
+    def dismiss(self, request_id: str) -> None:
+        """Cancel one pending question or permission."""
+        kind = self._kind_of(request_id)
+        if kind == "permission":
+            self._request(
+                {"type": "chat:permission.respond", "requestId": request_id, "cancel": True}
+            )
+        else:
+            self._request(
+                {"type": "chat:elicitation.respond", "requestId": request_id, "action": "cancel"}
+            )
+
+    def allow(self, request_id: str, option_id: str | None = None) -> None:
+        """Answer a permission with ``option_id`` (default: the first allow option)."""
+        self._choose(request_id, option_id, "allow")
+
+    def reject(self, request_id: str, option_id: str | None = None) -> None:
+        self._choose(request_id, option_id, "reject")
+
+    def _choose(self, request_id: str, option_id: str | None, prefix: str) -> None:
+        if option_id is None:
+            request = next((p for p in self.pending if p["requestId"] == request_id), None)
+            options = request.get("options", []) if request else []
+            option_id = next(
+                (o["optionId"] for o in options if str(o.get("kind", "")).startswith(prefix)), None
+            )
+            if option_id is None:
+                raise ChatError("INVALID", f"no {prefix} option on {request_id}")
+        self._request(
+            {"type": "chat:permission.respond", "requestId": request_id, "optionId": option_id}
+        )
+
+    def _kind_of(self, request_id: str) -> str:
+        for request in self.pending:
+            if request["requestId"] == request_id:
+                return str(request["type"])
+        return "elicitation"
+
+    # ------------------------------------------------------------ policies
+
+    def on_elicitation(self, policy: ElicitationPolicy | None) -> None:
+        """``policy(request)`` returns values to accept, DECLINE, CANCEL, or None for a person."""
+        self._elicitation_policy = policy
+        self._rerun_policies()
+
+    def on_permission(self, policy: PermissionPolicy | None) -> None:
+        """``policy(request)`` returns an optionId, CANCEL, or None for a person."""
+        self._permission_policy = policy
+        self._rerun_policies()
+
+    def _has_policy(self, request: Mapping[str, Any]) -> bool:
+        if request["type"] == "permission":
+            return self._permission_policy is not None
+        return self._elicitation_policy is not None
+
+    def _rerun_policies(self) -> None:
+        for request in self.pending:
+            if request["requestId"] not in self._policy_done:
+                self._client.thread.call(functools.partial(self._apply_policy, request))
+
+    def _apply_policy(self, request: dict[str, Any]) -> None:
+        """Runs on the client's loop thread; the answer goes out without blocking it."""
+        policy: Callable[[dict[str, Any]], Any] | None = (
+            self._permission_policy if request["type"] == "permission" else self._elicitation_policy
+        )
+        request_id = request["requestId"]
+        if policy is None or request_id in self._policy_done:
+            return
+        try:
+            decision = policy(request)
+        except Exception:
+            log.exception(
+                "the %s policy failed; leaving %s to a person", request["type"], request_id
+            )
+            return
+        if decision is None:
+            return
+        self._policy_done.add(request_id)
+        message: dict[str, Any] = {"chatId": self.chat_id, "requestId": request_id}
+        if request["type"] == "permission":
+            message["type"] = "chat:permission.respond"
+            if decision is Action.CANCEL:
+                message["cancel"] = True
+            else:
+                message["optionId"] = str(decision)
+        else:
+            message["type"] = "chat:elicitation.respond"
+            if isinstance(decision, Action):
+                message["action"] = decision.value
+            else:
+                message["action"] = "accept"
+                message["values"] = dict(decision)
+
+        def done(future: Future[Frame]) -> None:
+            ack = future.result()
+            if ack.get("error"):
+                log.warning(
+                    "policy answer to %s refused: %s %s",
+                    request_id,
+                    ack["error"],
+                    ack.get("detail", ""),
+                )
+
+        self._client.request(message).add_done_callback(done)
+
+    # ------------------------------------------------------------ streams
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Every event from now on, as it arrives (``async for event in chat.events()``)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+
+        def listener(event: Event) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        self._listeners.append(listener)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._listeners.remove(listener)
+
+    def close(self) -> None:
+        """End the agent process; the widget shows the chat as exited."""
+        if self.chat_id and not self._closed:
+            self._closed = True
+            future = self._client.close_chat(self.chat_id)
+            # ipywidgets calls close() from __del__, which may run on the client's own
+            # thread: waiting there would deadlock.
+            if not self._client.thread.is_current:
+                with contextlib.suppress(Exception):
+                    future.result(ACK_TIMEOUT)
+        super().close()

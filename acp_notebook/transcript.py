@@ -1,0 +1,129 @@
+"""What a saved notebook keeps of a chat: a compact snapshot and a static HTML transcript.
+
+Widget state is saved into the ``.ipynb``, so it holds a bounded summary of the
+fold rather than the event stream; the HTML transcript lets a notebook opened
+without a kernel (or rendered by nbconvert) still show the conversation.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+MAX_ITEMS = 200
+MAX_TEXT = 20_000
+MAX_TOOL_TEXT = 4_000
+MAX_STATE_BYTES = 200_000
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :]
+
+
+def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    content = []
+    for block in tool.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "diff":
+            content.append(
+                {
+                    "type": "diff",
+                    "path": block.get("path"),
+                    "oldText": None
+                    if block.get("oldText") is None
+                    else _tail(str(block["oldText"]), MAX_TOOL_TEXT),
+                    "newText": _tail(str(block.get("newText") or ""), MAX_TOOL_TEXT),
+                }
+            )
+        elif block.get("type") == "content":
+            inner = block.get("content")
+            text = inner.get("text") if isinstance(inner, dict) else None
+            if isinstance(text, str):
+                content.append(
+                    {
+                        "type": "content",
+                        "content": {"type": "text", "text": _tail(text, MAX_TOOL_TEXT)},
+                    }
+                )
+    return {
+        "toolCallId": tool.get("toolCallId"),
+        "title": _tail(str(tool.get("title") or ""), 256),
+        "kind": tool.get("kind"),
+        "status": tool.get("status"),
+        "content": content,
+        "locations": (tool.get("locations") or [])[:20],
+        "rawInput": None,
+        "rawOutput": None,
+    }
+
+
+def compact(snap: dict[str, Any]) -> dict[str, Any]:
+    """The fold snapshot cut down for widget state: recent items, bounded texts, no raw I/O."""
+    items = snap["items"][-MAX_ITEMS:]
+    kept_items = []
+    tools: dict[str, Any] = {}
+    permissions: dict[str, Any] = {}
+    elicitations: dict[str, Any] = {}
+    for item in items:
+        item = dict(item)
+        if "text" in item:
+            item["text"] = _tail(item["text"], MAX_TEXT)
+        kind = item["type"]
+        if kind == "tool" and item["toolCallId"] in snap["toolCalls"]:
+            tools[item["toolCallId"]] = _compact_tool(snap["toolCalls"][item["toolCallId"]])
+        elif kind == "permission" and item["requestId"] in snap["permissions"]:
+            permissions[item["requestId"]] = snap["permissions"][item["requestId"]]
+        elif kind == "elicitation" and item["requestId"] in snap["elicitations"]:
+            elicitations[item["requestId"]] = snap["elicitations"][item["requestId"]]
+        kept_items.append(item)
+    return {
+        **snap,
+        "items": kept_items,
+        "toolCalls": tools,
+        "permissions": permissions,
+        "elicitations": elicitations,
+        "commands": [],
+    }
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def render_html(snap: dict[str, Any]) -> str:
+    """A static, script-free transcript; every agent string is escaped."""
+    rows: list[str] = []
+    for item in snap["items"]:
+        kind = item["type"]
+        if kind == "user":
+            rows.append(f'<div class="acpnb-static-user"><b>You:</b> {_esc(item["text"])}</div>')
+        elif kind == "agent":
+            rows.append(
+                f'<div class="acpnb-static-agent" style="white-space:pre-wrap">{_esc(item["text"])}</div>'
+            )
+        elif kind == "thought":
+            rows.append(
+                f"<details><summary>Thought</summary><pre>{_esc(item['text'])}</pre></details>"
+            )
+        elif kind == "tool":
+            tool = snap["toolCalls"].get(item["toolCallId"], {})
+            rows.append(
+                f"<div>🔧 {_esc(tool.get('title') or item['toolCallId'])} — {_esc(tool.get('status') or '')}</div>"
+            )
+        elif kind == "permission":
+            p = snap["permissions"].get(item["requestId"], {})
+            title = (p.get("toolCall") or {}).get("title") or "permission"
+            rows.append(
+                f"<div>🔒 {_esc(title)}: {_esc(p.get('optionId') or p.get('outcome') or 'pending')}</div>"
+            )
+        elif kind == "elicitation":
+            e = snap["elicitations"].get(item["requestId"], {})
+            rows.append(
+                f"<div>❓ {_esc(e.get('message') or '')} — {_esc(e.get('outcome') or 'pending')}</div>"
+            )
+        elif kind == "error":
+            rows.append(f'<div style="color:#b00">{_esc(item["text"])}</div>')
+    agent = snap["agent"]
+    head = f"<div><b>{_esc(agent.get('name') or 'agent')}</b> · {_esc(agent.get('status'))}</div>"
+    return f'<div class="acpnb-static">{head}{"".join(rows)}</div>'

@@ -1,0 +1,152 @@
+"""The Python API in local mode, against the real demo agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from acp_notebook.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer
+
+
+@pytest.fixture
+def chat() -> Any:
+    c = Chat("demo", env={"ACP_DEMO_DELAY": "0"}, transport="local")
+    yield c
+    c.close()
+
+
+def answered(text: str) -> Any:
+    return json.loads(text.split("elicitation answered: ", 1)[1])
+
+
+async def wait_pending(chat: Chat, timeout: float = 10) -> dict[str, Any]:
+    async with asyncio.timeout(timeout):
+        while not chat.pending:
+            await asyncio.sleep(0.01)
+    return chat.pending[0]
+
+
+async def test_ask_returns_the_finished_turn(chat: Chat) -> None:
+    assert chat.mode == "local" and repr(chat) == "Chat(agent='demo')"
+    turn = await chat.ask("hello there")
+    assert turn.ok and turn.stop_reason == "end_turn"
+    assert "demo agent" in turn.text and "hello there" in turn.text
+    assert turn.usage is not None and turn.usage["size"] == 200000
+    assert chat.state["items"][0] == {"type": "user", "text": "hello there"}
+    assert chat.snapshot["items"], "the compact snapshot is saved at the end of a turn"
+
+
+async def test_tool_calls_and_plan_in_the_turn(chat: Chat) -> None:
+    turn = await chat.ask("tool")
+    assert [t["status"] for t in turn.tool_calls] == ["completed"]
+    assert turn.tool_calls[0]["content"][0]["type"] == "diff"
+    turn = await chat.ask("plan")
+    assert turn.plan and all(e["status"] == "completed" for e in turn.plan)
+
+
+async def test_answer_from_python(chat: Chat) -> None:
+    task = asyncio.create_task(chat.ask("ask-user"))
+    request = await wait_pending(chat)
+    assert request["type"] == "elicitation" and request["fields"][0]["name"] == "question_0"
+    with pytest.raises(ChatError) as err:
+        chat.answer(request["requestId"], {"question_0": "mauve"})
+    assert err.value.code == "INVALID"
+    chat.answer(request["requestId"], {"question_0": "green"})
+    turn = await task
+    assert answered(turn.text) == {"action": "accept", "content": {"question_0": "green"}}
+    with pytest.raises(ChatError) as err:
+        chat.decline(request["requestId"])
+    assert err.value.code == "ELICITATION_NOT_FOUND"
+
+
+async def test_policies_answer_questions_and_permissions(chat: Chat) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def policy(request: dict[str, Any]) -> Any:
+        seen.append(request)
+        return {"question_0": "red", "count": 5}
+
+    chat.on_elicitation(policy)
+    chat.on_permission(lambda request: "allow-always")
+    turn = await chat.ask("ask-user")
+    assert answered(turn.text)["content"] == {"question_0": "red", "count": 5}
+    assert len(seen) == 1
+    turn = await chat.ask("permission")
+    assert "permission: allow-always" in turn.text
+    chat.on_elicitation(lambda request: DECLINE)
+    assert answered((await chat.ask("ask-user")).text) == {"action": "decline"}
+    chat.on_elicitation(lambda request: CANCEL)
+    assert answered((await chat.ask("ask-user")).text) == {"action": "cancel"}
+    chat.on_permission(lambda request: CANCEL)
+    assert "permission: cancelled" in (await chat.ask("permission")).text
+
+
+async def test_policy_returning_none_leaves_it_to_a_person(chat: Chat) -> None:
+    chat.on_permission(lambda request: None)
+    task = asyncio.create_task(chat.ask("permission"))
+    request = await wait_pending(chat)
+    chat.reject(request["requestId"])
+    assert "permission: reject" in (await task).text
+
+
+async def test_allow_picks_the_first_allow_option(chat: Chat) -> None:
+    task = asyncio.create_task(chat.ask("permission"))
+    request = await wait_pending(chat)
+    chat.allow(request["requestId"])
+    assert "permission: allow-once" in (await task).text
+
+
+async def test_dismiss_and_cancel(chat: Chat) -> None:
+    task = asyncio.create_task(chat.ask("permission"))
+    request = await wait_pending(chat)
+    chat.dismiss(request["requestId"])
+    assert "permission: cancelled" in (await task).text
+    task = asyncio.create_task(chat.ask("ask-user"))
+    await wait_pending(chat)
+    chat.cancel()
+    turn = await task
+    assert turn.stop_reason == "cancelled" and not chat.pending
+
+
+async def test_blocking_wait_raises_instead_of_hanging(chat: Chat) -> None:
+    await chat.ready()
+    number = chat.send_prompt("ask-user")
+    with pytest.raises(NeedsAnswer, match=r"await chat\.ask"):
+        await asyncio.to_thread(chat.wait, number, 10)
+    chat.dismiss(chat.pending[0]["requestId"])
+    turn = await asyncio.to_thread(chat.wait, number, 10)
+    assert answered(turn.text) == {"action": "cancel"}
+
+
+async def test_events_stream(chat: Chat) -> None:
+    await chat.ready()
+    kinds: list[str] = []
+
+    async def collect() -> None:
+        async for event in chat.events():
+            kinds.append(event["kind"])
+            if event["kind"] == "turn_ended":
+                return
+
+    collector = asyncio.create_task(collect())
+    await asyncio.sleep(0.05)
+    await chat.ask("think")
+    await asyncio.wait_for(collector, 5)
+    assert kinds[0] == "turn_started" and kinds[-1] == "turn_ended" and "update" in kinds
+
+
+async def test_crash_ends_the_turn_with_an_error(chat: Chat) -> None:
+    turn = await chat.ask("crash")
+    assert turn.error and not turn.ok
+    assert chat.status == "exited"
+    with pytest.raises(ChatError) as err:
+        await chat.ask("hello")
+    assert err.value.code == "AGENT_EXITED"
+
+
+async def test_unknown_agent_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        Chat("nope", transport="local")
