@@ -1,0 +1,140 @@
+"""Our outgoing frames validate against the ACP schema models of the Python SDK."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from acp import schema
+from pydantic import BaseModel, TypeAdapter
+
+from acp_notebook.hub import Hub
+
+from .conftest import open_demo
+
+REQUESTS: dict[str, Any] = {
+    "initialize": schema.InitializeRequest,
+    "session/new": schema.NewSessionRequest,
+    "session/prompt": schema.PromptRequest,
+    "session/set_mode": schema.SetSessionModeRequest,
+    "session/set_config_option": TypeAdapter(
+        schema.SetSessionConfigOptionSelectRequest | schema.SetSessionConfigOptionBooleanRequest
+    ),
+    "session/cancel": schema.CancelNotification,
+}
+
+
+def _validate(model: Any, value: Any) -> None:
+    if isinstance(model, TypeAdapter):
+        model.validate_python(value)
+    else:
+        assert issubclass(model, BaseModel)
+        model.model_validate(value)
+
+
+async def test_outgoing_frames_match_the_acp_schema(hub: Hub) -> None:
+    chat_id, rec = await open_demo(hub)
+    conn = hub.chats[chat_id].session.conn
+    frames: list[dict[str, Any]] = []
+    write = conn._write
+
+    def spy(data: bytes) -> None:
+        frames.append(json.loads(data))
+        write(data)
+
+    conn._write = spy  # type: ignore[method-assign]
+
+    async def turn(text: str, answer: Any = None) -> None:
+        ack = await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": text})
+        number = ack["turn"]
+        if answer is not None:
+            req = await rec.until(
+                lambda e: e["kind"].endswith("_request") and e["requestId"] not in answered
+            )
+            answered.add(req["requestId"])
+            assert (await hub.handle({"chatId": chat_id, "requestId": req["requestId"], **answer}))[
+                "accepted"
+            ]
+        await rec.kind("turn_ended", turn=number)
+
+    answered: set[str] = set()
+    await turn("hello")
+    await turn("permission", {"type": "chat:permission.respond", "optionId": "allow-once"})
+    await turn("permission", {"type": "chat:permission.respond", "cancel": True})
+    await turn(
+        "ask-user",
+        {
+            "type": "chat:elicitation.respond",
+            "action": "accept",
+            "values": {"question_0": "red", "count": 3, "confirm": True, "note": "n"},
+        },
+    )
+    await turn("ask-user", {"type": "chat:elicitation.respond", "action": "decline"})
+    await turn("ask-user", {"type": "chat:elicitation.respond", "action": "cancel"})
+    multi = {"question_0": "Red", "question_1": ["Cheese", "Olives"], "question_1_custom": "x"}
+    await turn(
+        "ask-claude-multi",
+        {"type": "chat:elicitation.respond", "action": "accept", "values": multi},
+    )
+    assert (await hub.handle({"type": "chat:set_mode", "chatId": chat_id, "modeId": "plan"}))[
+        "accepted"
+    ]
+    assert (
+        await hub.handle(
+            {"type": "chat:set_config", "chatId": chat_id, "configId": "mode", "value": "default"}
+        )
+    )["accepted"]
+    ack = await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": "slow"})
+    assert (await hub.handle({"type": "chat:cancel", "chatId": chat_id}))["accepted"]
+    await rec.kind("turn_ended", turn=ack["turn"])
+
+    seen: set[str] = set()
+    responses = 0
+    for frame in frames:
+        assert frame["jsonrpc"] == "2.0"
+        if "method" in frame:
+            seen.add(frame["method"])
+            if frame["method"] in REQUESTS:
+                _validate(REQUESTS[frame["method"]], frame["params"])
+        elif "result" in frame:
+            responses += 1
+            result = frame["result"]
+            if "outcome" in result:
+                schema.RequestPermissionResponse.model_validate(result)
+            else:
+                TypeAdapter(schema.CreateElicitationResponse).validate_python(result)
+    assert {
+        "session/prompt",
+        "session/set_mode",
+        "session/set_config_option",
+        "session/cancel",
+    } <= seen
+    assert responses == 7
+
+
+async def test_handshake_frames_match_the_acp_schema() -> None:
+    from acp_notebook.connection import AgentConnection
+
+    hub = Hub()
+    frames: list[dict[str, Any]] = []
+    original = AgentConnection._write
+
+    def spy(self: AgentConnection, data: bytes) -> None:
+        frames.append(json.loads(data))
+        original(self, data)
+
+    AgentConnection._write = spy  # type: ignore[method-assign]
+    try:
+        await open_demo(hub)
+    finally:
+        AgentConnection._write = original  # type: ignore[method-assign]
+        await hub.close()
+    methods = [f["method"] for f in frames]
+    assert methods[:3] == ["initialize", "initialized", "session/new"]
+    init = schema.InitializeRequest.model_validate(frames[0]["params"])
+    assert init.protocol_version == 1
+    assert init.client_capabilities.elicitation is not None
+    assert init.client_capabilities.elicitation.form is not None
+    assert init.client_capabilities.elicitation.url is None
+    assert frames[0]["params"]["clientCapabilities"]["terminal"] is False
+    schema.NewSessionRequest.model_validate(frames[2]["params"])
