@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+__all__ = ["CANCEL", "DECLINE", "Chat", "ChatError", "NeedsAnswer", "Turn"]
+
+if TYPE_CHECKING:
+    from .chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: the server extension imports this package and must not load ipywidgets.
+    if name in __all__:
+        from . import chat
+
+        return getattr(chat, name)
+    raise AttributeError(f"module 'acp_notebook' has no attribute {name!r}")
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:

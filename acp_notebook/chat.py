@@ -145,6 +145,14 @@ class Chat(anywidget.AnyWidget):
         self.transport = "server" if self._client.mode == "server" else "comm"
         self.on_msg(self._on_widget_msg)
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            # Shown where the widget cannot be: nbconvert, a viewer, a notebook without kernel.
+            data["text/html"] = transcript.render_html(self.state)
+        return bundle
+
     def __repr__(self) -> str:
         # Stable across runs (nbval compares text/plain): no ids, no addresses.
         return f"Chat(agent={self.agent!r})"

@@ -1,0 +1,427 @@
+// Permission and elicitation cards: the two places where the agent waits on the user.
+// Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
+
+import type { ElicitationField, FieldValue } from "./contracts";
+import { countdown, el, setText, str, uid } from "./dom";
+import type { ElicitationView, PermissionView } from "./fold";
+import { describeError, type Translate } from "./i18n";
+import { renderToolContent } from "./tools";
+import type { RequestBody, RequestResult } from "./transport";
+
+export interface CardContext {
+  t: Translate;
+  agentName(): string;
+  request(body: RequestBody): Promise<RequestResult>;
+}
+
+/** The shared chrome: heading, countdown, an error line, and busy handling of the buttons. */
+abstract class Card {
+  readonly el: HTMLElement;
+  protected readonly errorLine: HTMLElement;
+  private readonly clock: HTMLElement;
+  private deadline: number | null = null;
+  private busy = false;
+
+  constructor(
+    protected readonly ctx: CardContext,
+    kind: string,
+    heading: string,
+  ) {
+    this.el = el("section", `acpnb-card acpnb-card-${kind}`);
+    const headingId = uid();
+    const head = el("div", "acpnb-card-head");
+    const title = el("span", "acpnb-card-heading", heading);
+    title.id = headingId;
+    this.el.setAttribute("aria-labelledby", headingId);
+    this.clock = el("span", "acpnb-countdown");
+    this.clock.setAttribute("role", "timer");
+    head.append(title, this.clock);
+    this.errorLine = el("div", "acpnb-card-error");
+    this.errorLine.setAttribute("role", "alert");
+    this.errorLine.hidden = true;
+    this.el.append(head);
+  }
+
+  /** Whether the card still waits for an answer (and so needs the clock). */
+  abstract get pending(): boolean;
+
+  protected setDeadline(deadline: number | null): void {
+    this.deadline = deadline ?? null;
+    this.clock.hidden = this.deadline === null;
+  }
+
+  /** Updates the countdown (called every second by the view while the card is pending). */
+  tick(now: number): void {
+    if (this.deadline !== null) {
+      setText(this.clock, this.ctx.t("timeLeft", { time: countdown(this.deadline, now) }));
+    }
+  }
+
+  /** Takes the focus when the card arrives live (screen readers announce it). */
+  abstract focus(): void;
+
+  protected isBusy(): boolean {
+    return this.busy;
+  }
+
+  /** Sends an answer; the buttons stay disabled until the ack, and again usable on an error. */
+  protected async answer(body: RequestBody): Promise<void> {
+    this.busy = true;
+    this.errorLine.hidden = true;
+    this.refresh();
+    const result = await this.ctx.request(body);
+    this.busy = false;
+    if (!result.ok) {
+      this.errorLine.textContent = describeError(this.ctx.t, result.code, result.detail);
+      this.errorLine.hidden = false;
+    }
+    this.refresh();
+  }
+
+  /** Re-derives the enabled state of the buttons. */
+  protected abstract refresh(): void;
+}
+
+// ---------------------------------------------------------------- permission
+
+export class PermissionCard extends Card {
+  private state: PermissionView;
+  private readonly buttons: HTMLButtonElement[] = [];
+
+  constructor(state: PermissionView, ctx: CardContext) {
+    super(ctx, "permission", ctx.t("permissionHeading", { agent: ctx.agentName() }));
+    this.state = state;
+    const call = state.toolCall ?? {};
+    this.el.append(el("div", "acpnb-card-title", str(call.title) ?? str(call.toolCallId) ?? ""));
+    const content = renderToolContent(call.content, ctx.t);
+    if (content.childElementCount > 0) {
+      const body = el("div", "acpnb-tool-body");
+      body.append(content);
+      this.el.append(body);
+    }
+    const row = el("div", "acpnb-card-actions");
+    for (const option of state.options) {
+      const optionId = str(option.optionId) ?? "";
+      const kind = str(option.kind) ?? "";
+      const tone = kind.startsWith("reject") ? "acpnb-reject" : "acpnb-allow";
+      const button = el("button", `acpnb-btn ${tone}`, str(option.name) ?? optionId);
+      button.type = "button";
+      button.addEventListener("click", () => {
+        void this.answer({
+          type: "chat:permission.respond",
+          requestId: state.requestId,
+          optionId,
+        });
+      });
+      this.buttons.push(button);
+      row.append(button);
+    }
+    this.el.append(row, this.errorLine);
+    this.update(state);
+  }
+
+  get pending(): boolean {
+    return this.state.outcome === null;
+  }
+
+  get requestId(): string {
+    return this.state.requestId;
+  }
+
+  // The card, not its first button: a stray Enter or Space must never grant a permission.
+  focus(): void {
+    this.el.tabIndex = -1;
+    this.el.focus();
+  }
+
+  /** Applies a new state; once settled, the card shrinks to a one-line remnant. */
+  update(state: PermissionView): void {
+    this.state = state;
+    this.setDeadline(state.deadline);
+    if (state.outcome === null) return;
+    this.el.className = "acpnb-card-remnant";
+    this.el.replaceChildren(el("div", undefined, this.remnantText(state)));
+  }
+
+  private remnantText(state: PermissionView): string {
+    const { t } = this.ctx;
+    if (state.outcome === "cancelled") return t("cancelled");
+    if (state.outcome === "timeout") return t("timedOut");
+    const chosen = state.options.find((o) => o.optionId === state.optionId);
+    const option = str(chosen?.name) ?? state.optionId ?? "";
+    return (str(chosen?.kind) ?? "").startsWith("reject")
+      ? t("rejected", { option })
+      : t("allowed", { option });
+  }
+
+  protected refresh(): void {
+    for (const button of this.buttons) button.disabled = this.isBusy();
+  }
+}
+
+// ---------------------------------------------------------------- elicitation
+
+/** A field's current value: absent (empty), invalid (blocks Answer), or a value. */
+type Reading = { kind: "empty" } | { kind: "invalid" } | { kind: "value"; value: FieldValue };
+
+const EMPTY: Reading = { kind: "empty" };
+
+interface Control {
+  field: ElicitationField;
+  read(): Reading;
+}
+
+function optionLabel(option: { value: string; label?: string | null }): string {
+  return option.label ?? option.value;
+}
+
+/** A row of a radio or checkbox group: the input, its label and its description. */
+function choiceRow(
+  type: "radio" | "checkbox",
+  group: string,
+  text: string,
+  description: string | null | undefined,
+  checked: boolean,
+): { row: HTMLElement; input: HTMLInputElement } {
+  const row = el("label", "acpnb-choice");
+  const input = el("input");
+  input.type = type;
+  input.name = group;
+  input.checked = checked;
+  const body = el("span", "acpnb-choice-text");
+  body.append(el("span", "acpnb-choice-label", text));
+  if (description) body.append(el("span", "acpnb-choice-description", description));
+  row.append(input, body);
+  return { row, input };
+}
+
+function textInput(field: ElicitationField): HTMLInputElement {
+  const input = el("input", "acpnb-input");
+  if (field.type === "number" || field.type === "integer") {
+    input.type = "number";
+    input.step = field.type === "integer" ? "1" : "any";
+    if (typeof field.default === "number") input.value = String(field.default);
+  } else {
+    input.type = "text";
+    // Protocol-ish answers: no browser autofill, no red squiggles.
+    input.setAttribute("autocomplete", "off");
+    input.setAttribute("spellcheck", "false");
+    if (typeof field.default === "string") input.value = field.default;
+  }
+  if (field.placeholder) input.placeholder = field.placeholder;
+  return input;
+}
+
+function readInput(field: ElicitationField, input: HTMLInputElement): Reading {
+  const raw = input.value;
+  if (field.type !== "number" && field.type !== "integer") {
+    return raw.trim() === "" ? EMPTY : { kind: "value", value: raw };
+  }
+  if (raw.trim() === "") return input.validity?.badInput ? { kind: "invalid" } : EMPTY;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || (field.type === "integer" && !Number.isInteger(value))) {
+    return { kind: "invalid" };
+  }
+  return { kind: "value", value };
+}
+
+export class ElicitationCard extends Card {
+  private state: ElicitationView;
+  private readonly controls: Control[] = [];
+  private readonly answerButton: HTMLButtonElement | null;
+  private readonly otherButtons: HTMLButtonElement[];
+
+  constructor(state: ElicitationView, ctx: CardContext) {
+    super(ctx, "elicitation", ctx.t("questionHeading", { agent: ctx.agentName() }));
+    this.state = state;
+    const { t } = ctx;
+    // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
+    const form = el("div", "acpnb-form");
+    if (state.title) form.append(el("div", "acpnb-card-title", state.title));
+    if (state.message) form.append(el("div", "acpnb-card-message", state.message));
+
+    const byName = new Map(state.fields.map((f) => [f.name, f]));
+    // An AskUserQuestion "Other" box is rendered inside its question, not on its own.
+    const nested = new Set(
+      state.fields.flatMap((f) => (f.custom && byName.has(f.custom) ? [f.custom] : [])),
+    );
+    for (const field of state.fields) {
+      if (nested.has(field.name)) continue;
+      const custom = field.custom ? byName.get(field.custom) : undefined;
+      form.append(this.fieldset(field, custom));
+    }
+
+    const row = el("div", "acpnb-card-actions");
+    const button = (label: string, tone = ""): HTMLButtonElement => {
+      const b = el("button", `acpnb-btn ${tone}`.trim(), label);
+      b.type = "button";
+      row.append(b);
+      return b;
+    };
+    this.answerButton = null;
+    if (this.controls.length > 0) {
+      this.answerButton = button(t("answer"), "acpnb-allow");
+      this.answerButton.addEventListener("click", () => this.respond("accept"));
+    }
+    const decline = button(t("decline"), "acpnb-reject");
+    const cancel = button(t("cancel"));
+    this.otherButtons = [decline, cancel];
+    decline.addEventListener("click", () => this.respond("decline"));
+    cancel.addEventListener("click", () => this.respond("cancel"));
+    // Enter in a text box answers (unless it confirms an IME candidate).
+    form.addEventListener("keydown", (event) => {
+      const target = event.target as HTMLElement;
+      if (event.key !== "Enter" || event.isComposing || !target.matches(".acpnb-input")) return;
+      event.preventDefault();
+      if (this.answerButton !== null && !this.answerButton.disabled) this.respond("accept");
+    });
+    form.addEventListener("input", () => this.refresh());
+    form.addEventListener("change", () => this.refresh());
+    form.append(row);
+    this.el.append(form, this.errorLine);
+    this.setDeadline(state.deadline);
+    this.refresh();
+  }
+
+  get pending(): boolean {
+    return this.state.outcome === null;
+  }
+
+  get requestId(): string {
+    return this.state.requestId;
+  }
+
+  /** Focuses the first control (a choice or input); choosing one never answers by itself. */
+  focus(): void {
+    this.el.querySelector<HTMLElement>("input, button:not(:disabled)")?.focus();
+  }
+
+  /** Applies a new state; a settled card vanishes (the answer shows in the agent's reply). */
+  update(state: ElicitationView): void {
+    this.state = state;
+    this.setDeadline(state.deadline);
+    if (state.outcome !== null) this.el.remove();
+  }
+
+  private fieldset(field: ElicitationField, custom: ElicitationField | undefined): HTMLElement {
+    const { t } = this.ctx;
+    const box = el("fieldset", "acpnb-field");
+    const legend = el("legend");
+    const title = field.title ?? field.name;
+    const describedBy: string[] = [];
+    const description = (): void => {
+      if (!field.description) return;
+      const d = el("div", "acpnb-field-description", field.description);
+      d.id = uid();
+      describedBy.push(d.id);
+      box.append(d);
+    };
+    const mark = (): void => {
+      if (field.required) legend.append(el("span", "acpnb-required", ` (${t("required")})`));
+    };
+
+    if (field.type === "enum" || field.type === "multi") {
+      legend.append(title);
+      mark();
+      box.append(legend);
+      description();
+      const group = uid();
+      const options = field.options ?? [];
+      const defaults = Array.isArray(field.default) ? field.default : [field.default];
+      const inputs = options.map((option) => {
+        const type = field.type === "enum" ? "radio" : "checkbox";
+        const { row, input } = choiceRow(
+          type,
+          group,
+          optionLabel(option),
+          option.description,
+          defaults.includes(option.value),
+        );
+        box.append(row);
+        return input;
+      });
+      this.controls.push({
+        field,
+        read: () => {
+          const picked = options.filter((_, i) => inputs[i]?.checked).map((o) => o.value);
+          const [first] = picked;
+          if (first === undefined) return EMPTY;
+          return { kind: "value", value: field.type === "enum" ? first : picked };
+        },
+      });
+    } else if (field.type === "boolean") {
+      legend.append(title);
+      mark();
+      box.append(legend);
+      const { row, input } = choiceRow(
+        "checkbox",
+        uid(),
+        field.description ?? title,
+        null,
+        field.default === true,
+      );
+      box.append(row);
+      this.controls.push({ field, read: () => ({ kind: "value", value: input.checked }) });
+    } else {
+      const input = textInput(field);
+      input.id = uid();
+      const label = el("label", undefined, title);
+      label.htmlFor = input.id;
+      legend.append(label);
+      mark();
+      box.append(legend);
+      description();
+      box.append(input);
+      this.controls.push({ field, read: () => readInput(field, input) });
+    }
+
+    if (custom !== undefined) {
+      const input = textInput(custom);
+      input.id = uid();
+      const row = el("div", "acpnb-other");
+      const label = el("label", "acpnb-other-label", custom.title ?? t("other"));
+      label.htmlFor = input.id;
+      if (!input.placeholder && custom.description) input.placeholder = custom.description;
+      row.append(label, input);
+      box.append(row);
+      this.controls.push({ field: custom, read: () => readInput(custom, input) });
+    }
+    if (describedBy.length > 0) box.setAttribute("aria-describedby", describedBy.join(" "));
+    return box;
+  }
+
+  private values(): Record<string, FieldValue> {
+    // fromEntries: a field named "__proto__" stays an own key, as the agent named it.
+    return Object.fromEntries(
+      this.controls.flatMap(({ field, read }) => {
+        const reading = read();
+        return reading.kind === "value" ? [[field.name, reading.value]] : [];
+      }),
+    );
+  }
+
+  /** Every required field has a value (a question's "Other" text counts), none is invalid. */
+  private canAnswer(): boolean {
+    const readings = new Map(this.controls.map((c) => [c.field.name, c.read()]));
+    for (const { field } of this.controls) {
+      const reading = readings.get(field.name) as Reading;
+      if (reading.kind === "invalid") return false;
+      const other = field.custom ? readings.get(field.custom) : undefined;
+      if (field.required && reading.kind === "empty" && other?.kind !== "value") return false;
+    }
+    return true;
+  }
+
+  private respond(action: "accept" | "decline" | "cancel"): void {
+    const base = { type: "chat:elicitation.respond", requestId: this.state.requestId } as const;
+    void this.answer(
+      action === "accept" ? { ...base, action, values: this.values() } : { ...base, action },
+    );
+  }
+
+  protected refresh(): void {
+    const busy = this.isBusy();
+    for (const b of this.otherButtons) b.disabled = busy;
+    if (this.answerButton !== null) this.answerButton.disabled = busy || !this.canAnswer();
+  }
+}

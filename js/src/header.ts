@@ -1,0 +1,224 @@
+// The status line: agent name and status, turn status, usage, mode/config selectors, Stop.
+
+import { el, isRecord, setText, str } from "./dom";
+import type { ChatState } from "./fold";
+import { describeError, type StringKey, type Translate } from "./i18n";
+import type { RequestBody, RequestResult } from "./transport";
+
+/** The parts of the chat state the header shows. */
+export type HeaderState = Pick<
+  ChatState,
+  "agent" | "turn" | "usage" | "modes" | "configOptions" | "title"
+>;
+
+const PHASES: Record<string, StringKey> = {
+  thinking: "phaseThinking",
+  responding: "phaseResponding",
+  tool: "phaseTool",
+  waiting: "phaseWaiting",
+};
+
+/** 22000 -> "22k", 1500 -> "1.5k", 2000000 -> "2M". */
+export function compact(n: number): string {
+  const scale = (value: number, unit: string): string =>
+    `${Number.parseFloat(value.toFixed(value < 10 ? 1 : 0))}${unit}`;
+  if (n >= 1_000_000) return scale(n / 1_000_000, "M");
+  if (n >= 1000) return scale(n / 1000, "k");
+  return String(n);
+}
+
+function formatCost(cost: unknown): string | null {
+  if (!isRecord(cost)) return null;
+  const { amount, currency } = cost;
+  if (typeof amount !== "number") return null;
+  return currency === "USD" || currency === undefined
+    ? `$${amount.toFixed(2)}`
+    : `${amount.toFixed(2)} ${str(currency) ?? ""}`;
+}
+
+/** The agent's display name: its announced name, else its info's title or name. */
+export function agentName(state: HeaderState, t: Translate): string {
+  const info = state.agent.info ?? {};
+  return state.agent.name ?? str(info.title) ?? str(info.name) ?? t("agent");
+}
+
+interface Choice {
+  value: string;
+  name: string;
+  group?: string;
+}
+
+function choices(options: unknown): Choice[] {
+  if (!Array.isArray(options)) return [];
+  return options.flatMap((o: unknown): Choice[] => {
+    if (!isRecord(o)) return [];
+    // A grouped select: {group, name, options: [...]}.
+    if (Array.isArray(o.options)) {
+      return choices(o.options).map((c) => ({ ...c, group: str(o.name) ?? str(o.group) ?? "" }));
+    }
+    const value = str(o.value) ?? str(o.id);
+    return value === null ? [] : [{ value, name: str(o.name) ?? value }];
+  });
+}
+
+export class Header {
+  readonly el: HTMLElement;
+  private readonly name = el("span", "acpnb-agent-name");
+  private readonly status = el("span", "acpnb-status");
+  private readonly usage = el("span", "acpnb-usage");
+  private readonly selectors = el("span", "acpnb-selectors");
+  private readonly stop: HTMLButtonElement;
+  private readonly error = el("span", "acpnb-header-error");
+  private selectorsKey = "";
+
+  constructor(
+    private readonly t: Translate,
+    private readonly request: (body: RequestBody) => Promise<RequestResult>,
+  ) {
+    this.el = el("div", "acpnb-header");
+    this.stop = el("button", "acpnb-btn acpnb-stop", t("stop"));
+    this.stop.type = "button";
+    this.stop.hidden = true;
+    this.stop.addEventListener("click", () => void this.send({ type: "chat:cancel" }));
+    this.status.setAttribute("role", "status");
+    this.error.setAttribute("role", "alert");
+    this.error.hidden = true;
+    this.el.append(this.name, this.status, this.usage, this.selectors, this.stop, this.error);
+  }
+
+  update(state: HeaderState, connected: boolean): void {
+    const { t } = this;
+    setText(this.name, agentName(state, t));
+    const title = state.title ?? "";
+    if (this.name.title !== title) this.name.title = title;
+    if (this.status.dataset.status !== state.agent.status) {
+      this.status.dataset.status = state.agent.status;
+    }
+    setText(this.status, this.statusText(state, connected));
+    if (this.stop.hidden === state.turn.active) this.stop.hidden = !state.turn.active;
+    const u = state.usage;
+    let usage = "";
+    if (u !== null && typeof u.used === "number" && typeof u.size === "number") {
+      const cost = formatCost(u.cost);
+      usage = t("usage", { used: compact(u.used), size: compact(u.size) });
+      if (cost !== null) usage += ` · ${cost}`;
+    }
+    setText(this.usage, usage);
+    // Rebuilt only when they change, so an open dropdown is not pulled from under the user.
+    const key = JSON.stringify([state.modes, state.configOptions]);
+    if (key !== this.selectorsKey) {
+      this.selectorsKey = key;
+      this.renderSelectors(state);
+    }
+  }
+
+  private statusText(state: HeaderState, connected: boolean): string {
+    const { t } = this;
+    const { agent, turn } = state;
+    if (!connected) return t("connecting");
+    if (agent.status === "exited") {
+      return agent.detail ? `${t("statusExited")}: ${agent.detail}` : t("statusExited");
+    }
+    if (agent.status === "starting") return t("statusStarting");
+    const phase = PHASES[turn.phase];
+    if (turn.active && phase !== undefined) return t(phase);
+    if (turn.stopReason && turn.stopReason !== "end_turn") {
+      return t("stopReason", { reason: turn.stopReason });
+    }
+    return t("phaseIdle");
+  }
+
+  /** Shows (or, with null, clears) an error line under the status. */
+  showError(text: string | null): void {
+    this.error.textContent = text;
+    this.error.hidden = text === null;
+  }
+
+  private async send(body: RequestBody): Promise<boolean> {
+    this.showError(null);
+    const result = await this.request(body);
+    if (!result.ok) this.showError(describeError(this.t, result.code, result.detail));
+    return result.ok;
+  }
+
+  private select(
+    label: string,
+    options: Choice[],
+    current: unknown,
+    onPick: (value: string) => RequestBody,
+  ): HTMLElement {
+    const select = el("select", "acpnb-select");
+    select.setAttribute("aria-label", label);
+    select.title = label;
+    const groups = new Map<string, HTMLOptGroupElement>();
+    for (const choice of options) {
+      const option = el("option", undefined, choice.name);
+      option.value = choice.value;
+      if (choice.group === undefined) {
+        select.append(option);
+      } else {
+        let group = groups.get(choice.group);
+        if (group === undefined) {
+          group = el("optgroup");
+          group.label = choice.group;
+          groups.set(choice.group, group);
+          select.append(group);
+        }
+        group.append(option);
+      }
+    }
+    const value = typeof current === "string" ? current : "";
+    select.value = value;
+    select.addEventListener("change", () => {
+      const picked = select.value;
+      void this.send(onPick(picked)).then((ok) => {
+        if (!ok) select.value = value;
+      });
+    });
+    return select;
+  }
+
+  private renderSelectors(state: HeaderState): void {
+    const { t } = this;
+    const parts: HTMLElement[] = [];
+    const modes = state.modes;
+    const available = choices(modes?.availableModes);
+    if (modes !== null && available.length > 0) {
+      parts.push(
+        this.select(t("mode"), available, modes.currentModeId, (modeId) => ({
+          type: "chat:set_mode",
+          modeId,
+        })),
+      );
+    }
+    for (const option of state.configOptions ?? []) {
+      const configId = str(option.id);
+      // The mode is already offered by the mode selector.
+      if (configId === null || (option.category === "mode" && available.length > 0)) continue;
+      const label = str(option.name) ?? configId;
+      if (option.type === "boolean") {
+        const box = el("label", "acpnb-config-toggle");
+        const input = el("input");
+        input.type = "checkbox";
+        input.checked = option.currentValue === true;
+        input.addEventListener("change", () => {
+          const value = input.checked;
+          void this.send({ type: "chat:set_config", configId, value }).then((ok) => {
+            if (!ok) input.checked = !value;
+          });
+        });
+        box.append(input, label);
+        parts.push(box);
+      } else {
+        parts.push(
+          this.select(label, choices(option.options), option.currentValue, (value) => ({
+            type: "chat:set_config",
+            configId,
+            value,
+          })),
+        );
+      }
+    }
+    this.selectors.replaceChildren(...parts);
+  }
+}

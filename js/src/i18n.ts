@@ -1,0 +1,173 @@
+// Every user-visible string of the widget, in one table (English and Chinese).
+
+const en = {
+  agent: "Agent",
+  statusStarting: "starting",
+  statusExited: "exited",
+  phaseIdle: "idle",
+  phaseThinking: "thinking",
+  phaseResponding: "responding",
+  phaseTool: "running a tool",
+  phaseWaiting: "waiting for you",
+  stopReason: "stopped: {reason}",
+  connecting: "connecting…",
+  usage: "ctx {used}/{size}",
+  mode: "Mode",
+  stop: "Stop",
+  send: "Send",
+  composerPlaceholder: "Message the agent (Enter sends, Shift+Enter adds a line)",
+  thinking: "Thinking…",
+  thoughtFor: "Thought for {seconds}s",
+  thought: "Thought",
+  toolPending: "pending",
+  toolInProgress: "running",
+  toolCompleted: "completed",
+  toolFailed: "failed",
+  kind_read: "read",
+  kind_edit: "edit",
+  kind_delete: "delete",
+  kind_move: "move",
+  kind_search: "search",
+  kind_execute: "execute",
+  kind_think: "think",
+  kind_fetch: "fetch",
+  kind_switch_mode: "switch mode",
+  kind_other: "other",
+  rawOutput: "Raw output",
+  newFile: "new file",
+  terminal: "[terminal {id}]",
+  permissionHeading: "{agent} asks for permission",
+  allowed: "Allowed: {option}",
+  rejected: "Rejected: {option}",
+  cancelled: "Cancelled",
+  timedOut: "Timed out",
+  questionHeading: "{agent} asks",
+  answer: "Answer",
+  decline: "Decline",
+  cancel: "Cancel",
+  other: "Other",
+  required: "required",
+  timeLeft: "{time} left",
+  plan: "Plan",
+  planSummary: "completed {done} · pending {pending}",
+  planCompleted: "completed",
+  planInProgress: "in progress",
+  planPending: "pending",
+  failed: "Failed: {reason}",
+  err_INVALID: "the request was invalid",
+  err_CHAT_NOT_FOUND: "this chat no longer exists",
+  err_ELICITATION_NOT_FOUND: "this question is no longer open",
+  err_PERMISSION_NOT_FOUND: "this request is no longer open",
+  err_FORBIDDEN: "only the chat's owner can do this",
+  err_BUSY: "the agent is busy",
+  err_AGENT_EXITED: "the agent has exited",
+  err_INTERNAL: "internal error",
+  err_DISCONNECTED: "not connected",
+};
+
+export type StringKey = keyof typeof en;
+export type Strings = Record<StringKey, string>;
+
+const zh: Strings = {
+  agent: "智能体",
+  statusStarting: "启动中",
+  statusExited: "已退出",
+  phaseIdle: "空闲",
+  phaseThinking: "思考中",
+  phaseResponding: "回复中",
+  phaseTool: "正在运行工具",
+  phaseWaiting: "等待你的回复",
+  stopReason: "已停止：{reason}",
+  connecting: "连接中…",
+  usage: "ctx {used}/{size}",
+  mode: "模式",
+  stop: "停止",
+  send: "发送",
+  composerPlaceholder: "给智能体发消息（Enter 发送，Shift+Enter 换行）",
+  thinking: "思考中…",
+  thoughtFor: "思考了 {seconds} 秒",
+  thought: "思考",
+  toolPending: "等待中",
+  toolInProgress: "运行中",
+  toolCompleted: "已完成",
+  toolFailed: "失败",
+  kind_read: "读取",
+  kind_edit: "编辑",
+  kind_delete: "删除",
+  kind_move: "移动",
+  kind_search: "搜索",
+  kind_execute: "执行",
+  kind_think: "思考",
+  kind_fetch: "获取",
+  kind_switch_mode: "切换模式",
+  kind_other: "其他",
+  rawOutput: "原始输出",
+  newFile: "新文件",
+  terminal: "[终端 {id}]",
+  permissionHeading: "{agent} 请求权限",
+  allowed: "已允许：{option}",
+  rejected: "已拒绝：{option}",
+  cancelled: "已取消",
+  timedOut: "已超时",
+  questionHeading: "{agent} 提问",
+  answer: "回答",
+  decline: "拒绝",
+  cancel: "取消",
+  other: "其他",
+  required: "必填",
+  timeLeft: "剩余 {time}",
+  plan: "计划",
+  planSummary: "已完成 {done} · 待办 {pending}",
+  planCompleted: "已完成",
+  planInProgress: "进行中",
+  planPending: "待办",
+  failed: "失败：{reason}",
+  err_INVALID: "请求无效",
+  err_CHAT_NOT_FOUND: "该会话已不存在",
+  err_ELICITATION_NOT_FOUND: "该问题已关闭",
+  err_PERMISSION_NOT_FOUND: "该请求已关闭",
+  err_FORBIDDEN: "只有会话所有者可以这样做",
+  err_BUSY: "智能体正忙",
+  err_AGENT_EXITED: "智能体已退出",
+  err_INTERNAL: "内部错误",
+  err_DISCONNECTED: "未连接",
+};
+
+export type Locale = "en" | "zh";
+const TABLES: Record<Locale, Strings> = { en, zh };
+
+/** A translator: `t(key, {name: value})` fills `{name}` placeholders. */
+export type Translate = (key: StringKey, vars?: Record<string, string | number>) => string;
+
+export function translator(locale: Locale): Translate {
+  const table = TABLES[locale];
+  return (key, vars) => {
+    const text = table[key];
+    if (vars === undefined) return text;
+    return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+      name in vars ? String(vars[name]) : whole,
+    );
+  };
+}
+
+/** Whether `key` names a string (for keys built from agent-sent enums such as tool kinds). */
+export function hasKey(key: string): key is StringKey {
+  return Object.hasOwn(en, key);
+}
+
+/** The text of a failed request: the localized code, plus the server's detail if any. */
+export function describeError(t: Translate, code: string, detail?: string | null): string {
+  const key = `err_${code}`;
+  const reason = hasKey(key) ? t(key) : code;
+  return t("failed", { reason: detail ? `${reason} (${detail})` : reason });
+}
+
+/**
+ * The widget's locale: the `locale` trait when set, else JupyterLab's language
+ * (it sets <html lang>), else the browser's.
+ */
+export function resolveLocale(trait: string): Locale {
+  const candidates = [trait, document.documentElement.lang, navigator.language];
+  const chosen = candidates.find((c) => c !== undefined && c !== "") ?? "en";
+  return chosen.toLowerCase().startsWith("zh") ? "zh" : "en";
+}

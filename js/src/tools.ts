@@ -1,0 +1,102 @@
+// Tool calls: title, kind, status badge, locations, content (diffs as unified diffs),
+// raw output collapsed. Every agent string goes in as text.
+
+import { unifiedDiff } from "./diff";
+import { el, isRecord, str } from "./dom";
+import type { ToolCallView } from "./fold";
+import { hasKey, type StringKey, type Translate } from "./i18n";
+
+const STATUS_KEYS: Record<string, StringKey> = {
+  pending: "toolPending",
+  in_progress: "toolInProgress",
+  completed: "toolCompleted",
+  failed: "toolFailed",
+};
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+function blockText(block: unknown): string {
+  if (!isRecord(block)) return "";
+  if (block.type === "text") return str(block.text) ?? "";
+  if (block.type === "resource_link") {
+    return `[resource: ${str(block.name) ?? str(block.uri) ?? ""}]`;
+  }
+  if (block.type === "resource") {
+    // An embedded resource in tool output is usually the output itself: show its text.
+    const inner = isRecord(block.resource) ? block.resource : {};
+    return str(inner.text) ?? `[resource: ${str(inner.uri) ?? ""}]`;
+  }
+  return `[${str(block.type) ?? "?"}]`;
+}
+
+function renderDiff(item: Record<string, unknown>, t: Translate): HTMLElement {
+  const box = el("div", "acpnb-diff");
+  const oldText = str(item.oldText);
+  const header = el("div", "acpnb-diff-path", str(item.path) ?? "");
+  if (oldText === null) header.append(el("span", "acpnb-badge", t("newFile")));
+  const pre = el("pre", "acpnb-diff-body");
+  for (const line of unifiedDiff(oldText, str(item.newText) ?? "")) {
+    const prefix =
+      line.op === "add" ? "+" : line.op === "del" ? "-" : line.op === "hunk" ? "" : " ";
+    pre.append(el("span", `acpnb-diff-${line.op}`, `${prefix}${line.text}\n`));
+  }
+  box.append(header, pre);
+  return box;
+}
+
+/** The content list of a tool call (text, diffs, terminals) as DOM. */
+export function renderToolContent(content: unknown, t: Translate): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  for (const item of records(content)) {
+    if (item.type === "diff") fragment.append(renderDiff(item, t));
+    else if (item.type === "terminal")
+      fragment.append(
+        el("div", "acpnb-tool-text", t("terminal", { id: str(item.terminalId) ?? "" })),
+      );
+    else fragment.append(el("pre", "acpnb-tool-text", blockText(item.content)));
+  }
+  return fragment;
+}
+
+function label(prefix: string, value: string, t: Translate): string {
+  const key = `${prefix}${value}`;
+  return hasKey(key) ? t(key) : value;
+}
+
+/** Fills `box` with the tool call (replacing what was there). */
+export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translate): void {
+  const status = call.status ?? "pending";
+  const statusKey = STATUS_KEYS[status];
+  const head = el("div", "acpnb-tool-head");
+  head.append(
+    el(
+      "span",
+      `acpnb-badge acpnb-status-${statusKey === undefined ? "other" : status}`,
+      statusKey === undefined ? status : t(statusKey),
+    ),
+  );
+  if (call.kind !== null) head.append(el("span", "acpnb-tool-kind", label("kind_", call.kind, t)));
+  head.append(el("span", "acpnb-tool-title", call.title ?? call.toolCallId));
+  const parts: HTMLElement[] = [head];
+  if (call.locations.length > 0) {
+    const list = el("ul", "acpnb-tool-locations");
+    for (const loc of call.locations) {
+      const line = typeof loc.line === "number" ? `:${loc.line}` : "";
+      list.append(el("li", undefined, `${str(loc.path) ?? ""}${line}`));
+    }
+    parts.push(list);
+  }
+  const body = el("div", "acpnb-tool-body");
+  body.append(renderToolContent(call.content, t));
+  if (body.childElementCount > 0) parts.push(body);
+  if (call.rawOutput !== undefined && call.rawOutput !== null) {
+    const raw = el("details", "acpnb-raw");
+    const text =
+      typeof call.rawOutput === "string" ? call.rawOutput : JSON.stringify(call.rawOutput, null, 2);
+    raw.append(el("summary", undefined, t("rawOutput")), el("pre", undefined, text));
+    parts.push(raw);
+  }
+  box.replaceChildren(...parts);
+}

@@ -1,0 +1,238 @@
+// The widget's link to the hub: a WebSocket to the server extension (server mode) or the
+// anywidget comm to the kernel-hosted hub (comm mode). Both carry the same frames
+// (SPEC "Transport frames"); the rest of the widget cannot tell them apart.
+
+import type { Ack, ClientRequest, StreamEvent } from "./contracts";
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A request as the UI builds it; the client adds `chatId` and `id`. */
+export type RequestBody = DistributiveOmit<ClientRequest, "chatId" | "id">;
+
+/** What became of a request: accepted, or an error code (DISCONNECTED when unsent). */
+export type RequestResult = { ok: true } | { ok: false; code: string; detail: string | null };
+
+/** The part of the anywidget model the widget uses. */
+export interface WidgetModel {
+  get(name: string): unknown;
+  on(event: string, callback: (...args: never[]) => void): void;
+  off(event: string, callback: (...args: never[]) => void): void;
+  send(content: unknown): void;
+}
+
+export type LinkStatus = "waiting" | "connecting" | "server" | "comm";
+
+export interface ClientHandlers {
+  /** A batch of events; `reset` when it is a resync's full history (state starts over). */
+  onEvents(events: StreamEvent[], reset: boolean): void;
+  onStatus(status: LinkStatus): void;
+  /** The hub refused the resync (e.g. CHAT_NOT_FOUND after a kernel restart). */
+  onResyncError(code: string, detail: string | null): void;
+}
+
+export interface ClientOptions {
+  /** The WebSocket class (tests pass a fake). */
+  WebSocket?: typeof WebSocket;
+}
+
+/** How long the first socket may take to open before the widget falls back to the comm. */
+const OPEN_TIMEOUT_MS = 5000;
+/** Reconnect delays double from 1 s up to this. */
+const MAX_BACKOFF_MS = 30_000;
+
+/** The server extension's browser socket URL, or null when this page is not a Jupyter server's. */
+export function serverSocketUrl(kernelId: string, chatId: string): string | null {
+  const node = document.getElementById("jupyter-config-data");
+  if (node === null) return null;
+  let baseUrl: unknown;
+  try {
+    baseUrl = (JSON.parse(node.textContent ?? "") as Record<string, unknown>).baseUrl;
+  } catch {
+    return null;
+  }
+  if (typeof baseUrl !== "string") return null;
+  const query = `kernel=${encodeURIComponent(kernelId)}&chat=${encodeURIComponent(chatId)}`;
+  const url = new URL(
+    `${baseUrl.replace(/\/?$/, "/")}acp-notebook/ws/browser?${query}`,
+    location.href,
+  );
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.href;
+}
+
+function isAck(frame: Record<string, unknown>): frame is Record<string, unknown> & Ack {
+  return "ack" in frame;
+}
+
+export class ChatClient {
+  private readonly prefix = Math.random().toString(36).slice(2, 10);
+  private counter = 0;
+  private readonly pending = new Map<string, (ack: Ack | null) => void>();
+  private mode: LinkStatus = "waiting";
+  private socket: WebSocket | null = null;
+  private everOpened = false;
+  private attempts = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+  private readonly WS: typeof WebSocket | undefined;
+
+  private readonly onCustom = (msg: unknown): void => {
+    if (this.mode === "comm") this.handleFrame(msg);
+  };
+  private readonly onTransportChange = (): void => this.start();
+
+  constructor(
+    private readonly model: WidgetModel,
+    private readonly handlers: ClientHandlers,
+    options: ClientOptions = {},
+  ) {
+    this.WS = options.WebSocket ?? globalThis.WebSocket;
+    model.on("msg:custom", this.onCustom);
+    model.on("change:transport", this.onTransportChange);
+  }
+
+  private get chatId(): string {
+    return String(this.model.get("chat_id") ?? "");
+  }
+
+  /** Picks the transport from the `transport` trait ("" = the kernel is still starting). */
+  start(): void {
+    this.closeSocket();
+    const transport = this.model.get("transport");
+    const url = serverSocketUrl(String(this.model.get("kernel_id") ?? ""), this.chatId);
+    if (transport === "server" && url !== null && this.WS !== undefined) this.openSocket(url);
+    else if (transport === "server" || transport === "comm") this.useComm();
+    else this.setMode("waiting");
+  }
+
+  /** Sends a request; resolves when its ack arrives (or at once when there is no link). */
+  async request(body: RequestBody): Promise<RequestResult> {
+    const ack = await this.send(body);
+    if (ack === null) return { ok: false, code: "DISCONNECTED", detail: null };
+    if (ack.error) return { ok: false, code: ack.error, detail: ack.detail ?? null };
+    return { ok: true };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.closeSocket();
+    this.model.off("msg:custom", this.onCustom);
+    this.model.off("change:transport", this.onTransportChange);
+    this.failPending();
+  }
+
+  private send(body: RequestBody): Promise<Ack | null> {
+    this.counter += 1;
+    const id = `${this.prefix}-${this.counter}`;
+    const request = { ...body, chatId: this.chatId, id };
+    const socket = this.socket;
+    if (this.mode === "server" && socket !== null && socket.readyState === socket.OPEN) {
+      socket.send(JSON.stringify(request));
+    } else if (this.mode === "comm") {
+      this.model.send(request);
+    } else {
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => this.pending.set(id, resolve));
+  }
+
+  private resync(): void {
+    void this.send({ type: "chat:resync" }).then((ack) => {
+      if (ack?.error) this.handlers.onResyncError(ack.error, ack.detail ?? null);
+      else if (ack?.accepted && Array.isArray(ack.events)) {
+        this.handlers.onEvents(ack.events as unknown as StreamEvent[], ack.reset !== false);
+      }
+    });
+  }
+
+  private handleFrame(frame: unknown): void {
+    if (typeof frame !== "object" || frame === null) return;
+    const record = frame as Record<string, unknown>;
+    if (isAck(record)) {
+      const key = String(record.ack);
+      const resolve = this.pending.get(key);
+      // Acks of other views of the same model arrive here too (comm broadcast): ignored.
+      if (resolve === undefined) return;
+      this.pending.delete(key);
+      resolve(record);
+    } else if (record.chatId === this.chatId && Array.isArray(record.events)) {
+      this.handlers.onEvents(record.events as StreamEvent[], false);
+    }
+  }
+
+  private setMode(mode: LinkStatus): void {
+    this.mode = mode;
+    this.handlers.onStatus(mode);
+  }
+
+  private useComm(): void {
+    this.setMode("comm");
+    this.resync();
+  }
+
+  private openSocket(url: string): void {
+    const WS = this.WS as typeof WebSocket;
+    this.setMode("connecting");
+    const socket = new WS(url);
+    this.socket = socket;
+    let opened = false;
+    if (!this.everOpened) {
+      this.timer = setTimeout(() => {
+        if (!opened && this.socket === socket) this.fallBack();
+      }, OPEN_TIMEOUT_MS);
+    }
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      opened = true;
+      this.everOpened = true;
+      this.attempts = 0;
+      clearTimeout(this.timer);
+      this.setMode("server");
+      this.resync();
+    };
+    socket.onmessage = (event: MessageEvent) => {
+      if (this.socket !== socket || typeof event.data !== "string") return;
+      try {
+        this.handleFrame(JSON.parse(event.data));
+      } catch {
+        // A malformed frame is dropped; the next resync repairs any gap.
+      }
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.failPending();
+      if (!this.everOpened) this.fallBack();
+      else this.reconnect(url);
+    };
+  }
+
+  // The socket never opened: this page's server has no extension for us; use the comm.
+  private fallBack(): void {
+    this.closeSocket();
+    this.useComm();
+  }
+
+  private reconnect(url: string): void {
+    if (this.disposed) return;
+    this.setMode("connecting");
+    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.attempts);
+    this.attempts += 1;
+    this.timer = setTimeout(() => this.openSocket(url), delay);
+  }
+
+  private closeSocket(): void {
+    clearTimeout(this.timer);
+    const socket = this.socket;
+    this.socket = null;
+    if (socket !== null) {
+      socket.onopen = socket.onmessage = socket.onclose = null;
+      socket.close();
+    }
+  }
+
+  private failPending(): void {
+    for (const resolve of this.pending.values()) resolve(null);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,323 @@
+// The chat view: folds events into state at once and paints the DOM at most once per
+// animation frame, touching only what changed: new items are appended, the last text
+// item grows in place, and tool calls and cards are updated by id.
+
+import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
+import { Composer } from "./composer";
+import type { StreamEvent } from "./contracts";
+import { el } from "./dom";
+import { type ChatState, fold, type Item, initialState, type Snapshot } from "./fold";
+import { agentName, Header } from "./header";
+import type { Translate } from "./i18n";
+import { AgentItem, PlainItem, ThoughtItem } from "./items";
+import { PlanPanel } from "./plan";
+import { renderToolCall } from "./tools";
+import type { RequestBody, RequestResult } from "./transport";
+
+export interface ViewOptions {
+  t: Translate;
+  request(body: RequestBody): Promise<RequestResult>;
+  /** Runs `callback` before the next paint; returns a canceller. Default: requestAnimationFrame. */
+  schedule?: (callback: () => void) => () => void;
+  now?: () => number;
+}
+
+interface ItemView {
+  readonly el: HTMLElement;
+  /** Applies the item's current state to the DOM. */
+  update(): void;
+  /** Text items grow by chunks; the others change only through a keyed update. */
+  readonly grows: boolean;
+}
+
+type Card = PermissionCard | ElicitationCard;
+
+function nextFrame(callback: () => void): () => void {
+  const handle = requestAnimationFrame(callback);
+  return () => cancelAnimationFrame(handle);
+}
+
+/** Rebuilds a displayable state from a saved snapshot (painted before any resync). */
+export function restore(snapshot: Snapshot): ChatState {
+  const state = initialState();
+  const { toolCalls, permissions, elicitations, ...rest } = snapshot;
+  Object.assign(state, rest);
+  state.toolCalls = new Map(Object.entries(toolCalls));
+  state.permissions = new Map(Object.entries(permissions));
+  state.elicitations = new Map(Object.entries(elicitations));
+  return state;
+}
+
+function isSnapshot(value: unknown): value is Snapshot {
+  if (typeof value !== "object" || value === null) return false;
+  const s = value as Record<string, unknown>;
+  const table = (v: unknown): boolean => typeof v === "object" && v !== null;
+  return (
+    Array.isArray(s.items) &&
+    table(s.agent) &&
+    table(s.turn) &&
+    table(s.toolCalls) &&
+    table(s.permissions) &&
+    table(s.elicitations)
+  );
+}
+
+function requestKey(kind: "permission" | "elicitation", requestId: string): string {
+  return `${kind}:${requestId}`;
+}
+
+export class ChatView {
+  readonly el: HTMLElement;
+  private state: ChatState = initialState();
+  private readonly t: Translate;
+  private readonly header: Header;
+  private readonly transcript: HTMLElement;
+  private readonly plan: PlanPanel;
+  private readonly composer: Composer;
+  private readonly ctx: CardContext;
+  private readonly schedule: (callback: () => void) => () => void;
+  private readonly now: () => number;
+  private views: ItemView[] = [];
+  private keyed = new Map<string, ItemView>();
+  /** Pending cards by request key; they survive a resync, and with them what the user typed. */
+  private readonly cards = new Map<string, Card>();
+  private dirtyKeys = new Set<string>();
+  private focusKeys = new Set<string>();
+  private rebuild = true;
+  private planDirty = true;
+  private connected = false;
+  private cancelFrame: (() => void) | null = null;
+  private readonly ticker: ReturnType<typeof setInterval>;
+
+  constructor(options: ViewOptions) {
+    this.t = options.t;
+    this.schedule = options.schedule ?? nextFrame;
+    this.now = options.now ?? Date.now;
+    this.ctx = {
+      t: this.t,
+      agentName: () => agentName(this.state, this.t),
+      request: options.request,
+    };
+    this.el = el("div", "acpnb-root");
+    // Keeps JupyterLab's notebook shortcuts (a, b, d d, …) away from our inputs.
+    this.el.setAttribute("data-lm-suppress-shortcuts", "true");
+    this.header = new Header(this.t, options.request);
+    this.transcript = el("div", "acpnb-transcript");
+    this.transcript.setAttribute("role", "log");
+    this.plan = new PlanPanel(this.t);
+    this.composer = new Composer(this.t, options.request);
+    this.el.append(this.header.el, this.transcript, this.plan.el, this.composer.el);
+    this.ticker = setInterval(() => this.tick(), 1000);
+    this.requestFrame();
+  }
+
+  /** Shows a saved snapshot while no live stream is connected, if it is newer than the state. */
+  paint(snapshot: unknown): void {
+    if (this.connected || !isSnapshot(snapshot) || snapshot.seq <= this.state.seq) return;
+    this.state = restore(snapshot);
+    this.reset();
+  }
+
+  /** Folds a batch of events; `reset` (a resync's full history) starts the state over. */
+  apply(events: readonly StreamEvent[], reset: boolean): void {
+    if (reset) {
+      this.state = initialState();
+      this.header.showError(null);
+      this.reset();
+    }
+    for (const event of events) {
+      this.markDirty(event, !reset);
+      this.state = fold(this.state, event);
+    }
+    if (reset) this.dropStaleCards();
+    this.requestFrame();
+  }
+
+  /** Shows a failure of the link itself (not of one request) in the header. */
+  showError(text: string): void {
+    this.header.showError(text);
+  }
+
+  /** Whether a link to the hub is up (the header says "connecting…" until it is). */
+  setConnected(connected: boolean): void {
+    this.connected = connected;
+    this.requestFrame();
+  }
+
+  /** Paints now what the next frame would paint. */
+  flush(): void {
+    this.cancelFrame?.();
+    this.cancelFrame = null;
+    const box = this.transcript;
+    const stick = box.scrollHeight - box.scrollTop - box.clientHeight < 24;
+    if (this.rebuild) {
+      this.rebuild = false;
+      this.views = [];
+      this.keyed = new Map();
+      box.replaceChildren();
+    }
+    const items = this.state.items;
+    // Only the last item can have grown since the last frame; the rest are new.
+    const last = this.views[this.views.length - 1];
+    if (last?.grows) last.update();
+    for (let i = this.views.length; i < items.length; i++) {
+      const view = this.createView(items[i] as Item);
+      this.views.push(view);
+      box.append(view.el);
+      view.update();
+    }
+    for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
+    this.dirtyKeys.clear();
+    this.focusNewCards();
+    if (this.planDirty) {
+      this.planDirty = false;
+      this.plan.update(this.state.plan);
+    }
+    this.header.update(this.state, this.connected);
+    this.composer.setEnabled(this.state.agent.status !== "exited");
+    this.tick();
+    if (stick) box.scrollTop = box.scrollHeight;
+  }
+
+  dispose(): void {
+    this.cancelFrame?.();
+    this.cancelFrame = null;
+    clearInterval(this.ticker);
+  }
+
+  private reset(): void {
+    this.rebuild = true;
+    this.planDirty = true;
+    this.dirtyKeys.clear();
+    this.focusKeys.clear();
+    this.requestFrame();
+  }
+
+  // Kept cards whose request the resynced history no longer holds as pending are dropped.
+  private dropStaleCards(): void {
+    for (const [key, card] of this.cards) {
+      const table =
+        card instanceof PermissionCard ? this.state.permissions : this.state.elicitations;
+      if (table.get(card.requestId)?.outcome !== null) this.cards.delete(key);
+    }
+  }
+
+  private requestFrame(): void {
+    if (this.cancelFrame === null) this.cancelFrame = this.schedule(() => this.flush());
+  }
+
+  private markDirty(event: StreamEvent, live: boolean): void {
+    switch (event.kind) {
+      case "update": {
+        const u = event.update;
+        if (u.sessionUpdate === "plan") this.planDirty = true;
+        if (typeof u.toolCallId === "string") this.dirtyKeys.add(`tool:${u.toolCallId}`);
+        break;
+      }
+      case "permission_request":
+      case "elicitation_request": {
+        const kind = event.kind === "permission_request" ? "permission" : "elicitation";
+        const key = requestKey(kind, event.requestId);
+        const known = (
+          kind === "permission" ? this.state.permissions : this.state.elicitations
+        ).has(event.requestId);
+        // Only a card that arrives live takes the focus, never one re-sent by a resync.
+        if (live && !known) this.focusKeys.add(key);
+        this.dirtyKeys.add(key);
+        break;
+      }
+      case "permission_resolved":
+        this.dirtyKeys.add(requestKey("permission", event.requestId));
+        break;
+      case "elicitation_resolved":
+        this.dirtyKeys.add(requestKey("elicitation", event.requestId));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private createView(item: Item): ItemView {
+    const { t } = this;
+    switch (item.type) {
+      case "user":
+      case "error": {
+        const view = new PlainItem(item.type);
+        return { el: view.el, grows: true, update: () => view.update(item.text) };
+      }
+      case "agent": {
+        const view = new AgentItem();
+        return { el: view.el, grows: true, update: () => view.update(item.text) };
+      }
+      case "thought": {
+        const view = new ThoughtItem(t);
+        return { el: view.el, grows: true, update: () => view.update(item) };
+      }
+      case "tool": {
+        const box = el("div", "acpnb-item acpnb-tool");
+        const update = (): void => {
+          const call = this.state.toolCalls.get(item.toolCallId);
+          if (call !== undefined) renderToolCall(box, call, t);
+        };
+        return this.keyedView(`tool:${item.toolCallId}`, { el: box, grows: false, update });
+      }
+      case "permission":
+      case "elicitation":
+        return this.cardView(item.type, item.requestId);
+    }
+  }
+
+  private keyedView(key: string, view: ItemView): ItemView {
+    this.keyed.set(key, view);
+    return view;
+  }
+
+  private cardView(kind: "permission" | "elicitation", requestId: string): ItemView {
+    const key = requestKey(kind, requestId);
+    const slot = el("div", "acpnb-item acpnb-slot");
+    const update = (): void => {
+      const card = this.cards.get(key);
+      if (kind === "permission") {
+        const state = this.state.permissions.get(requestId);
+        if (state === undefined) return;
+        if (card instanceof PermissionCard) card.update(state);
+        else this.mount(key, slot, new PermissionCard(state, this.ctx));
+      } else {
+        const state = this.state.elicitations.get(requestId);
+        if (state === undefined) return;
+        if (card instanceof ElicitationCard) card.update(state);
+        // A settled question shows nothing: its answer is in the agent's reply.
+        else if (state.outcome === null)
+          this.mount(key, slot, new ElicitationCard(state, this.ctx));
+      }
+      if (this.cards.get(key)?.pending === false) this.cards.delete(key);
+    };
+    // A card still pending from before a resync moves into the new slot as it is.
+    const kept = this.cards.get(key);
+    if (kept !== undefined) slot.append(kept.el);
+    return this.keyedView(key, { el: slot, grows: false, update });
+  }
+
+  private mount(key: string, slot: HTMLElement, card: Card): void {
+    this.cards.set(key, card);
+    slot.replaceChildren(card.el);
+    card.tick(this.now());
+  }
+
+  private focusNewCards(): void {
+    if (this.focusKeys.size === 0) return;
+    const active = document.activeElement;
+    // Take the focus only from the page body or from this chat, never from another cell.
+    const mayFocus = active === null || active === document.body || this.el.contains(active);
+    for (const key of this.focusKeys) {
+      const card = this.cards.get(key);
+      if (mayFocus && card?.pending) card.focus();
+    }
+    this.focusKeys.clear();
+  }
+
+  private tick(): void {
+    const now = this.now();
+    for (const card of this.cards.values()) if (card.pending) card.tick(now);
+  }
+}

@@ -1,0 +1,446 @@
+// @vitest-environment jsdom
+// Permission and elicitation cards: every field kind, gating, the requests they send.
+import { beforeEach, describe, expect, it } from "vitest";
+import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
+import type { ElicitationField } from "../src/contracts";
+import type { ElicitationView, PermissionView } from "../src/fold";
+import { type Locale, translator } from "../src/i18n";
+import { recorder, settle } from "./helpers";
+
+const HOSTILE = '<img src=x onerror="alert(1)">';
+
+function context(locale: Locale = "en") {
+  const rec = recorder();
+  const ctx: CardContext = {
+    t: translator(locale),
+    agentName: () => "Claude",
+    request: rec.request,
+  };
+  return { ctx, ...rec };
+}
+
+function question(
+  fields: ElicitationField[],
+  extra: Partial<ElicitationView> = {},
+): ElicitationView {
+  return {
+    requestId: "q1",
+    message: "Which color?",
+    fields,
+    toolCallId: null,
+    title: null,
+    deadline: null,
+    outcome: null,
+    ...extra,
+  };
+}
+
+function mount(card: { el: HTMLElement }): HTMLElement {
+  document.body.append(card.el);
+  return card.el;
+}
+
+function buttons(root: HTMLElement): Map<string, HTMLButtonElement> {
+  return new Map([...root.querySelectorAll("button")].map((b) => [b.textContent ?? "", b]));
+}
+
+function type(input: HTMLInputElement, value: string): void {
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+function toggle(input: HTMLInputElement): void {
+  input.click();
+}
+
+const COLOR: ElicitationField = {
+  name: "color",
+  type: "enum",
+  title: "Color",
+  options: [
+    { value: "red", label: "Red", description: "warm" },
+    { value: "blue", label: "Blue", description: "cool" },
+  ],
+};
+
+beforeEach(() => {
+  document.body.replaceChildren();
+});
+
+describe("elicitation card fields", () => {
+  it("renders an enum as radio rows with label and description, and answers the pick", async () => {
+    const { ctx, bodies } = context();
+    const root = mount(new ElicitationCard(question([COLOR]), ctx));
+    const fieldset = root.querySelector("fieldset");
+    expect(fieldset?.querySelector("legend")?.textContent).toBe("Color");
+    const radios = [...root.querySelectorAll<HTMLInputElement>("input[type=radio]")];
+    expect(radios).toHaveLength(2);
+    expect(radios[0]?.closest("label")?.textContent).toBe("Redwarm");
+    expect(radios[0]?.name).toBe(radios[1]?.name);
+    toggle(radios[1] as HTMLInputElement);
+    buttons(root).get("Answer")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      {
+        type: "chat:elicitation.respond",
+        requestId: "q1",
+        action: "accept",
+        values: { color: "blue" },
+      },
+    ]);
+  });
+
+  it("toggles multi-select checkboxes without sending, and commits them with Answer", async () => {
+    const { ctx, bodies } = context();
+    const field: ElicitationField = {
+      name: "langs",
+      type: "multi",
+      title: "Languages",
+      options: [{ value: "py" }, { value: "ts" }, { value: "rs" }],
+    };
+    const root = mount(new ElicitationCard(question([field]), ctx));
+    const boxes = [...root.querySelectorAll<HTMLInputElement>("input[type=checkbox]")];
+    expect(boxes.map((b) => b.closest("label")?.textContent)).toEqual(["py", "ts", "rs"]);
+    toggle(boxes[0] as HTMLInputElement);
+    toggle(boxes[2] as HTMLInputElement);
+    toggle(boxes[0] as HTMLInputElement);
+    toggle(boxes[0] as HTMLInputElement);
+    expect(bodies).toEqual([]);
+    buttons(root).get("Answer")?.click();
+    await settle();
+    expect(bodies[0]).toMatchObject({ action: "accept", values: { langs: ["py", "rs"] } });
+  });
+
+  it("renders a boolean as a checkbox prefilled from its default", async () => {
+    const { ctx, bodies } = context();
+    const field: ElicitationField = {
+      name: "ok",
+      type: "boolean",
+      title: "Confirm",
+      default: true,
+    };
+    const root = mount(new ElicitationCard(question([field]), ctx));
+    const box = root.querySelector<HTMLInputElement>("input[type=checkbox]");
+    expect(box?.checked).toBe(true);
+    toggle(box as HTMLInputElement);
+    buttons(root).get("Answer")?.click();
+    await settle();
+    expect(bodies[0]).toMatchObject({ values: { ok: false } });
+  });
+
+  it("renders number and integer fields as number inputs; a fraction blocks an integer", async () => {
+    const { ctx, bodies } = context();
+    const fields: ElicitationField[] = [
+      { name: "n", type: "integer", title: "Count", default: 3 },
+      { name: "x", type: "number", title: "Ratio" },
+    ];
+    const root = mount(new ElicitationCard(question(fields), ctx));
+    const [count, ratio] = [...root.querySelectorAll<HTMLInputElement>("input[type=number]")];
+    expect(count?.step).toBe("1");
+    expect(count?.value).toBe("3");
+    const answer = buttons(root).get("Answer") as HTMLButtonElement;
+    type(count as HTMLInputElement, "1.5");
+    expect(answer.disabled).toBe(true);
+    type(count as HTMLInputElement, "7");
+    type(ratio as HTMLInputElement, "0.25");
+    expect(answer.disabled).toBe(false);
+    answer.click();
+    await settle();
+    expect(bodies[0]).toMatchObject({ values: { n: 7, x: 0.25 } });
+  });
+
+  it("renders text as a plain input with autocomplete and spellcheck off, tied to its label", () => {
+    const { ctx } = context();
+    const field: ElicitationField = {
+      name: "s",
+      type: "text",
+      title: "Name",
+      placeholder: "who?",
+      default: "Ada",
+    };
+    const root = mount(new ElicitationCard(question([field]), ctx));
+    const input = root.querySelector<HTMLInputElement>("input[type=text]") as HTMLInputElement;
+    expect(input.getAttribute("autocomplete")).toBe("off");
+    expect(input.getAttribute("spellcheck")).toBe("false");
+    expect(input.placeholder).toBe("who?");
+    expect(input.value).toBe("Ada");
+    expect(input.labels?.[0]?.textContent).toBe("Name");
+    expect(input.closest("fieldset")?.querySelector("legend label")).toBe(input.labels?.[0]);
+  });
+
+  it("prefills an enum from its default", () => {
+    const { ctx } = context();
+    const root = mount(new ElicitationCard(question([{ ...COLOR, default: "blue" }]), ctx));
+    const checked = root.querySelector<HTMLInputElement>("input[type=radio]:checked");
+    expect(checked?.closest("label")?.textContent).toContain("Blue");
+  });
+});
+
+describe("elicitation card actions", () => {
+  it("enables Answer only when every required field has a value, omitting empty optional ones", async () => {
+    const { ctx, bodies } = context();
+    const fields: ElicitationField[] = [
+      { ...COLOR, required: true },
+      { name: "why", type: "text", title: "Why", required: true },
+      { name: "note", type: "text", title: "Note" },
+    ];
+    const root = mount(new ElicitationCard(question(fields), ctx));
+    expect(root.querySelectorAll(".acpnb-required")).toHaveLength(2);
+    const answer = buttons(root).get("Answer") as HTMLButtonElement;
+    expect(answer.disabled).toBe(true);
+    toggle(root.querySelector<HTMLInputElement>("input[type=radio]") as HTMLInputElement);
+    expect(answer.disabled).toBe(true);
+    const [why] = [...root.querySelectorAll<HTMLInputElement>("input[type=text]")];
+    type(why as HTMLInputElement, "   ");
+    expect(answer.disabled).toBe(true);
+    type(why as HTMLInputElement, "because");
+    expect(answer.disabled).toBe(false);
+    answer.click();
+    await settle();
+    expect(bodies[0]).toEqual({
+      type: "chat:elicitation.respond",
+      requestId: "q1",
+      action: "accept",
+      values: { color: "red", why: "because" },
+    });
+  });
+
+  it("sends decline and cancel without values, whatever is filled in", async () => {
+    const { ctx, bodies } = context();
+    const root = mount(new ElicitationCard(question([{ ...COLOR, required: true }]), ctx));
+    toggle(root.querySelector<HTMLInputElement>("input[type=radio]") as HTMLInputElement);
+    buttons(root).get("Decline")?.click();
+    await settle();
+    buttons(root).get("Cancel")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:elicitation.respond", requestId: "q1", action: "decline" },
+      { type: "chat:elicitation.respond", requestId: "q1", action: "cancel" },
+    ]);
+  });
+
+  it("has no Answer on a message-only card, only Decline and Cancel", () => {
+    const { ctx } = context();
+    const root = mount(new ElicitationCard(question([], { message: "Go on?" }), ctx));
+    expect([...buttons(root).keys()]).toEqual(["Decline", "Cancel"]);
+    expect(root.textContent).toContain("Go on?");
+  });
+
+  it("shows an error line when the answer is refused, and stays usable", async () => {
+    const { ctx, results, bodies } = context();
+    results.push({ ok: false, code: "FORBIDDEN", detail: null });
+    const root = mount(new ElicitationCard(question([COLOR]), ctx));
+    buttons(root).get("Decline")?.click();
+    await settle();
+    const error = root.querySelector<HTMLElement>("[role=alert]");
+    expect(error?.hidden).toBe(false);
+    expect(error?.textContent).toBe("Failed: only the chat's owner can do this");
+    expect(buttons(root).get("Decline")?.disabled).toBe(false);
+    buttons(root).get("Cancel")?.click();
+    await settle();
+    expect(bodies).toHaveLength(2);
+    expect(error?.hidden).toBe(true);
+  });
+
+  it("shows AskUserQuestion as one question whose Other box is the custom field", async () => {
+    const { ctx, bodies } = context();
+    const fields: ElicitationField[] = [
+      { ...COLOR, name: "question_0", custom: "question_0_custom" },
+      {
+        name: "question_0_custom",
+        type: "text",
+        title: "Other",
+        description: "Type your own answer",
+        customOf: "question_0",
+      },
+    ];
+    const root = mount(new ElicitationCard(question(fields), ctx));
+    const sets = root.querySelectorAll("fieldset");
+    expect(sets).toHaveLength(1);
+    const other = sets[0]?.querySelector<HTMLInputElement>(
+      ".acpnb-other input",
+    ) as HTMLInputElement;
+    expect(other.labels?.[0]?.textContent).toBe("Other");
+    expect(other.placeholder).toBe("Type your own answer");
+    expect(sets[0]?.querySelectorAll("input[type=radio]")).toHaveLength(2);
+    type(other, "green");
+    buttons(root).get("Answer")?.click();
+    await settle();
+    expect(bodies[0]).toMatchObject({ values: { question_0_custom: "green" } });
+  });
+
+  it("answers on Enter in a text box, but never on Enter on a choice", async () => {
+    const { ctx, bodies } = context();
+    const fields: ElicitationField[] = [
+      { ...COLOR, name: "q", custom: "q_custom" },
+      { name: "q_custom", type: "text", customOf: "q" },
+    ];
+    const root = mount(new ElicitationCard(question(fields), ctx));
+    const enter = () =>
+      new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true });
+    root.querySelector("input[type=radio]")?.dispatchEvent(enter());
+    await settle();
+    expect(bodies).toEqual([]);
+    const other = root.querySelector<HTMLInputElement>(".acpnb-other input") as HTMLInputElement;
+    type(other, "teal");
+    other.dispatchEvent(enter());
+    await settle();
+    expect(bodies).toEqual([
+      {
+        type: "chat:elicitation.respond",
+        requestId: "q1",
+        action: "accept",
+        values: { q_custom: "teal" },
+      },
+    ]);
+  });
+
+  it("counts an AskUserQuestion's Other text as the answer of a required question", () => {
+    const { ctx } = context();
+    const fields: ElicitationField[] = [
+      { ...COLOR, name: "q", required: true, custom: "q_custom" },
+      { name: "q_custom", type: "text", customOf: "q" },
+    ];
+    const root = mount(new ElicitationCard(question(fields), ctx));
+    const answer = buttons(root).get("Answer") as HTMLButtonElement;
+    expect(answer.disabled).toBe(true);
+    type(root.querySelector<HTMLInputElement>(".acpnb-other input") as HTMLInputElement, "x");
+    expect(answer.disabled).toBe(false);
+  });
+
+  it("shows a mm:ss countdown to the deadline", () => {
+    const { ctx } = context();
+    const card = new ElicitationCard(question([COLOR], { deadline: 1_000_000 + 75_000 }), ctx);
+    card.tick(1_000_000);
+    const timer = card.el.querySelector("[role=timer]");
+    expect(timer?.textContent).toBe("01:15 left");
+    card.tick(1_000_000 + 74_100);
+    expect(timer?.textContent).toBe("00:01 left");
+    card.tick(1_000_000 + 90_000);
+    expect(timer?.textContent).toBe("00:00 left");
+  });
+
+  it("uses the Chinese strings", () => {
+    const { ctx } = context("zh");
+    const card = new ElicitationCard(question([COLOR], { deadline: 61_000 }), ctx);
+    card.tick(0);
+    expect([...buttons(card.el).keys()]).toEqual(["回答", "拒绝", "取消"]);
+    expect(card.el.querySelector("[role=timer]")?.textContent).toBe("剩余 01:01");
+    expect(card.el.textContent).toContain("Claude 提问");
+  });
+
+  it("renders hostile titles, descriptions, labels and messages as text", () => {
+    const { ctx } = context();
+    const field: ElicitationField = {
+      name: HOSTILE,
+      type: "enum",
+      title: HOSTILE,
+      description: HOSTILE,
+      options: [{ value: HOSTILE, label: HOSTILE, description: HOSTILE }],
+    };
+    const state = question(
+      [field, { name: "t", type: "text", title: HOSTILE, placeholder: HOSTILE }],
+      {
+        title: HOSTILE,
+        message: HOSTILE,
+      },
+    );
+    const root = mount(new ElicitationCard(state, { ...ctx, agentName: () => HOSTILE }));
+    expect(root.querySelector("img")).toBeNull();
+    expect(root.textContent?.split(HOSTILE).length).toBeGreaterThan(6);
+  });
+
+  it("vanishes once settled", () => {
+    const { ctx } = context();
+    const card = new ElicitationCard(question([COLOR]), ctx);
+    mount(card);
+    expect(card.pending).toBe(true);
+    card.update(question([COLOR], { outcome: "accepted" }));
+    expect(card.pending).toBe(false);
+    expect(card.el.isConnected).toBe(false);
+  });
+});
+
+function permission(extra: Partial<PermissionView> = {}): PermissionView {
+  return {
+    requestId: "p1",
+    toolCall: {
+      toolCallId: "t1",
+      title: "Edit a.py",
+      content: [{ type: "diff", path: "/w/a.py", oldText: "x\n", newText: "y\n" }],
+    },
+    options: [
+      { optionId: "allow-once", name: "Yes", kind: "allow_once" },
+      { optionId: "allow-always", name: "Always", kind: "allow_always" },
+      { optionId: "reject", name: "No", kind: "reject_once" },
+    ],
+    deadline: null,
+    outcome: null,
+    optionId: null,
+    ...extra,
+  };
+}
+
+describe("permission card", () => {
+  it("offers one button per option, styled by kind, and answers the choice", async () => {
+    const { ctx, bodies } = context();
+    const root = mount(new PermissionCard(permission(), ctx));
+    expect(root.textContent).toContain("Edit a.py");
+    expect(root.querySelector(".acpnb-diff-add")?.textContent).toBe("+y\n");
+    const all = buttons(root);
+    expect([...all.keys()]).toEqual(["Yes", "Always", "No"]);
+    expect(all.get("Yes")?.classList.contains("acpnb-allow")).toBe(true);
+    expect(all.get("Always")?.classList.contains("acpnb-allow")).toBe(true);
+    expect(all.get("No")?.classList.contains("acpnb-reject")).toBe(true);
+    all.get("No")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:permission.respond", requestId: "p1", optionId: "reject" },
+    ]);
+  });
+
+  it.each([
+    [{ outcome: "selected", optionId: "allow-once" }, "Allowed: Yes"],
+    [{ outcome: "selected", optionId: "reject" }, "Rejected: No"],
+    [{ outcome: "cancelled" }, "Cancelled"],
+    [{ outcome: "timeout" }, "Timed out"],
+  ] as const)("settles to a one-line remnant (%o)", (settled, text) => {
+    const { ctx } = context();
+    const card = new PermissionCard(permission(), ctx);
+    card.update(permission(settled));
+    expect(card.el.textContent).toBe(text);
+    expect(card.el.querySelector("button")).toBeNull();
+    expect(card.pending).toBe(false);
+  });
+
+  it("shows an error line on a refused answer and keeps the buttons usable", async () => {
+    const { ctx, results } = context();
+    results.push({ ok: false, code: "PERMISSION_NOT_FOUND", detail: "gone" });
+    const root = mount(new PermissionCard(permission(), ctx));
+    buttons(root).get("Yes")?.click();
+    await settle();
+    expect(root.querySelector("[role=alert]")?.textContent).toBe(
+      "Failed: this request is no longer open (gone)",
+    );
+    expect(buttons(root).get("Yes")?.disabled).toBe(false);
+  });
+
+  it("renders hostile tool titles and option names as text", () => {
+    const { ctx } = context();
+    const state = permission({
+      toolCall: { title: HOSTILE },
+      options: [{ optionId: "a", name: HOSTILE, kind: "allow_once" }],
+    });
+    const root = mount(new PermissionCard(state, ctx));
+    expect(root.querySelector("img")).toBeNull();
+    expect(buttons(root).has(HOSTILE)).toBe(true);
+  });
+
+  it("uses the Chinese strings", () => {
+    const { ctx } = context("zh");
+    const card = new PermissionCard(permission(), ctx);
+    expect(card.el.textContent).toContain("Claude 请求权限");
+    card.update(permission({ outcome: "selected", optionId: "allow-once" }));
+    expect(card.el.textContent).toBe("已允许：Yes");
+  });
+});

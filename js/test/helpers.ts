@@ -1,0 +1,95 @@
+// Shared test doubles: a fake anywidget model and a recording request function.
+import type { ElicitationField, StreamEvent } from "../src/contracts";
+import type { RequestBody, RequestResult } from "../src/transport";
+
+type Callback = (...args: never[]) => void;
+
+/** A stand-in for the anywidget model: traits, events, and what the widget sent. */
+export class FakeModel {
+  readonly sent: Record<string, unknown>[] = [];
+  private readonly handlers = new Map<string, Set<Callback>>();
+
+  constructor(private readonly traits: Record<string, unknown>) {}
+
+  get(name: string): unknown {
+    return this.traits[name];
+  }
+
+  set(name: string, value: unknown): void {
+    this.traits[name] = value;
+    this.emit(`change:${name}`);
+  }
+
+  on(event: string, callback: Callback): void {
+    const set = this.handlers.get(event) ?? new Set();
+    set.add(callback);
+    this.handlers.set(event, set);
+  }
+
+  off(event: string, callback: Callback): void {
+    this.handlers.get(event)?.delete(callback);
+  }
+
+  send(content: unknown): void {
+    this.sent.push(content as Record<string, unknown>);
+  }
+
+  save_changes(): void {}
+
+  /** Delivers `args` to the listeners of `event` (e.g. "msg:custom"). */
+  emit(event: string, ...args: unknown[]): void {
+    for (const callback of this.handlers.get(event) ?? []) {
+      (callback as (...a: unknown[]) => void)(...args);
+    }
+  }
+
+  listeners(event: string): number {
+    return this.handlers.get(event)?.size ?? 0;
+  }
+}
+
+/** A request function that records each body and answers with the queued results (default ok). */
+export function recorder(): {
+  bodies: RequestBody[];
+  results: RequestResult[];
+  request: (body: RequestBody) => Promise<RequestResult>;
+} {
+  const bodies: RequestBody[] = [];
+  const results: RequestResult[] = [];
+  return {
+    bodies,
+    results,
+    request: (body) => {
+      bodies.push(body);
+      return Promise.resolve(results.shift() ?? { ok: true });
+    },
+  };
+}
+
+let seq = 0;
+
+/** Builds a stream event with the next seq number. */
+export function ev(event: Record<string, unknown>): StreamEvent {
+  seq += 1;
+  return { seq, ts: 1_000_000 + seq, ...event } as unknown as StreamEvent;
+}
+
+export function chunk(text: string, kind = "agent_message_chunk", messageId = "m1"): StreamEvent {
+  return ev({
+    kind: "update",
+    update: { sessionUpdate: kind, content: { type: "text", text }, messageId },
+  });
+}
+
+export function elicitation(
+  requestId: string,
+  fields: ElicitationField[],
+  extra: Record<string, unknown> = {},
+): StreamEvent {
+  return ev({ kind: "elicitation_request", requestId, message: "Pick one", fields, ...extra });
+}
+
+/** Lets pending promise callbacks (acks) run. */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -1,0 +1,494 @@
+// @vitest-environment jsdom
+// The chat view: incremental, frame-batched rendering of the folded stream.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ElicitationField, StreamEvent } from "../src/contracts";
+import { fold, initialState, snapshot } from "../src/fold";
+import { type Locale, translator } from "../src/i18n";
+import { ChatView } from "../src/view";
+import { chunk, elicitation, ev, recorder, settle } from "./helpers";
+
+const HOSTILE = '<img src=x onerror="alert(1)">';
+
+function setup(locale: Locale = "en") {
+  const rec = recorder();
+  let frames = 0;
+  const view = new ChatView({
+    t: translator(locale),
+    request: rec.request,
+    schedule: () => {
+      frames += 1;
+      return () => {};
+    },
+  });
+  document.body.append(view.el);
+  view.setConnected(true);
+  view.flush();
+  return { view, ...rec, frames: () => frames };
+}
+
+function ready(): StreamEvent {
+  return ev({ kind: "agent_status", status: "ready", agent: "Claude" });
+}
+
+function q<T extends Element = HTMLElement>(view: ChatView, selector: string): T {
+  const found = view.el.querySelector<T>(selector);
+  if (found === null) throw new Error(`no ${selector}`);
+  return found;
+}
+
+let current: ChatView | undefined;
+
+beforeEach(() => {
+  document.body.replaceChildren();
+});
+
+afterEach(() => {
+  current?.dispose();
+  vi.useRealTimers();
+});
+
+describe("streaming", () => {
+  it("folds 20,000 chunks into one frame and grows the same nodes in place", () => {
+    const { view, frames } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "count" })], false);
+    const before = frames();
+    let expected = "";
+    for (let i = 0; i < 20_000; i++) {
+      expected += `${i % 10}`;
+      view.apply([chunk(`${i % 10}`)], false);
+    }
+    expect(frames()).toBe(before);
+    view.flush();
+    const agent = q(view, ".acpnb-agent");
+    const user = q(view, ".acpnb-user");
+    expect(agent.textContent?.trim()).toBe(expected);
+
+    const observer = new MutationObserver(() => {});
+    observer.observe(view.el, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+    });
+    for (let i = 0; i < 100; i++) view.apply([chunk("!")], false);
+    view.flush();
+    const changed = observer.takeRecords().map((r) => r.target);
+    observer.disconnect();
+    // Only the growing message was touched: no other item, header or composer node.
+    expect(changed.length).toBeGreaterThan(0);
+    expect(
+      changed
+        .filter((node) => !agent.contains(node))
+        .map((n) => (n as Element).className ?? n.nodeName),
+    ).toEqual([]);
+    expect(q(view, ".acpnb-agent")).toBe(agent);
+    expect(q(view, ".acpnb-user")).toBe(user);
+    expect(agent.textContent?.trim()).toBe(expected + "!".repeat(100));
+  });
+
+  it("appends new items without touching the old ones", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "hi" }), chunk("first")], false);
+    view.flush();
+    const first = q(view, ".acpnb-agent");
+    view.apply([ev({ kind: "turn_ended", stopReason: "end_turn" })], false);
+    view.apply(
+      [ev({ kind: "turn_started", prompt: "again" }), chunk("second", "agent_message_chunk", "m2")],
+      false,
+    );
+    view.flush();
+    const agents = view.el.querySelectorAll(".acpnb-agent");
+    expect(agents).toHaveLength(2);
+    expect(agents[0]).toBe(first);
+    expect(agents[1]?.textContent).toBe("second\n");
+  });
+
+  it("renders agent Markdown sanitized and user, error and tool text as text", () => {
+    const { view } = setup();
+    current = view;
+    view.apply(
+      [
+        ready(),
+        ev({ kind: "turn_started", prompt: HOSTILE }),
+        chunk(`**bold** ${HOSTILE} [x](javascript:alert(1))`),
+        ev({
+          kind: "update",
+          update: { sessionUpdate: "tool_call", toolCallId: "t1", title: HOSTILE, kind: "read" },
+        }),
+        ev({ kind: "turn_ended", error: HOSTILE }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(view.el.querySelector("img")).toBeNull();
+    expect(q(view, ".acpnb-agent strong").textContent).toBe("bold");
+    expect(q(view, ".acpnb-agent a").hasAttribute("href")).toBe(false);
+    expect(q(view, ".acpnb-user").textContent).toBe(HOSTILE);
+    expect(q(view, ".acpnb-tool-title").textContent).toBe(HOSTILE);
+    expect(q(view, ".acpnb-error").textContent).toBe(HOSTILE);
+  });
+});
+
+describe("transcript items", () => {
+  it("labels a thought with its duration and keeps it collapsed", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "p" })], false);
+    view.apply([{ ...chunk("hmm", "agent_thought_chunk", "t"), ts: 10_000 } as StreamEvent], false);
+    view.flush();
+    const thought = q<HTMLDetailsElement>(view, "details.acpnb-thought");
+    expect(thought.open).toBe(false);
+    expect(thought.querySelector("summary")?.textContent).toBe("Thinking…");
+    view.apply([{ ...chunk("answer"), ts: 13_000 } as StreamEvent], false);
+    view.flush();
+    expect(thought.querySelector("summary")?.textContent).toBe("Thought for 3s");
+    expect(thought.querySelector(".acpnb-thought-text")?.textContent).toBe("hmm");
+  });
+
+  it("shows a tool call's status, kind, locations, unified diff and raw output", () => {
+    const { view } = setup();
+    current = view;
+    view.apply(
+      [
+        ready(),
+        ev({
+          kind: "update",
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId: "t1",
+            title: "Edit a.py",
+            kind: "edit",
+            status: "pending",
+            locations: [{ path: "/w/a.py", line: 3 }],
+          },
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    const tool = q(view, ".acpnb-tool");
+    expect(tool.querySelector(".acpnb-badge")?.textContent).toBe("pending");
+    view.apply(
+      [
+        ev({
+          kind: "update",
+          update: {
+            sessionUpdate: "tool_call_update",
+            toolCallId: "t1",
+            status: "completed",
+            content: [
+              { type: "diff", path: "/w/a.py", oldText: "a\nb\nc\n", newText: "a\nB\nc\n" },
+              { type: "diff", path: "/w/new.py", oldText: null, newText: "x\n" },
+              { type: "content", content: { type: "text", text: "done" } },
+            ],
+            rawOutput: { ok: true },
+          },
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(q(view, ".acpnb-tool")).toBe(tool);
+    expect(tool.querySelector(".acpnb-badge")?.textContent).toBe("completed");
+    expect(tool.querySelector(".acpnb-tool-kind")?.textContent).toBe("edit");
+    expect(tool.querySelector(".acpnb-tool-locations")?.textContent).toBe("/w/a.py:3");
+    const diffs = tool.querySelectorAll(".acpnb-diff-body");
+    expect(diffs[0]?.textContent).toBe("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+    expect(diffs[1]?.textContent).toBe("@@ -0,0 +1,1 @@\n+x\n");
+    expect(tool.querySelectorAll(".acpnb-diff-path .acpnb-badge")[0]?.textContent).toBe("new file");
+    expect(tool.querySelector(".acpnb-tool-text")?.textContent).toBe("done");
+    const raw = tool.querySelector("details.acpnb-raw") as HTMLDetailsElement;
+    expect(raw.open).toBe(false);
+    expect(raw.querySelector("pre")?.textContent).toBe('{\n  "ok": true\n}');
+  });
+
+  it("shows the plan as a todo panel with counts", () => {
+    const { view } = setup("zh");
+    current = view;
+    const plan = q(view, ".acpnb-plan");
+    expect(plan.hidden).toBe(true);
+    view.apply(
+      [
+        ev({
+          kind: "update",
+          update: {
+            sessionUpdate: "plan",
+            entries: [
+              { content: "alpha", priority: "high", status: "completed" },
+              { content: "beta", priority: "low", status: "pending" },
+            ],
+          },
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(plan.hidden).toBe(false);
+    expect(plan.querySelector("summary")?.textContent).toBe("计划已完成 1 · 待办 1 (1/2)");
+    expect([...plan.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+      "✓alpha",
+      "○beta",
+    ]);
+  });
+});
+
+describe("header and composer", () => {
+  it("shows status, usage and cost, and a Stop button while a turn runs", async () => {
+    const { view, bodies } = setup();
+    current = view;
+    view.apply(
+      [
+        ready(),
+        ev({ kind: "turn_started", prompt: "p" }),
+        ev({
+          kind: "update",
+          update: {
+            sessionUpdate: "usage_update",
+            used: 22_000,
+            size: 200_000,
+            cost: { amount: 0.0123, currency: "USD" },
+          },
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(q(view, ".acpnb-agent-name").textContent).toBe("Claude");
+    expect(q(view, ".acpnb-status").textContent).toBe("thinking");
+    expect(q(view, ".acpnb-usage").textContent).toBe("ctx 22k/200k · $0.01");
+    const stop = q<HTMLButtonElement>(view, ".acpnb-stop");
+    expect(stop.hidden).toBe(false);
+    stop.click();
+    await settle();
+    expect(bodies).toEqual([{ type: "chat:cancel" }]);
+    view.apply([elicitation("q1", [])], false);
+    view.flush();
+    expect(q(view, ".acpnb-status").textContent).toBe("waiting for you");
+    view.apply([ev({ kind: "elicitation_resolved", requestId: "q1", outcome: "declined" })], false);
+    view.apply([ev({ kind: "turn_ended", stopReason: "end_turn" })], false);
+    view.flush();
+    expect(q(view, ".acpnb-status").textContent).toBe("idle");
+    expect(stop.hidden).toBe(true);
+  });
+
+  it("offers the modes and config options as selectors", async () => {
+    const { view, bodies } = setup();
+    current = view;
+    view.apply(
+      [
+        ev({
+          kind: "agent_status",
+          status: "ready",
+          modes: {
+            currentModeId: "default",
+            availableModes: [
+              { id: "default", name: "Manual" },
+              { id: "plan", name: HOSTILE },
+            ],
+          },
+          configOptions: [
+            {
+              id: "mode",
+              name: "Mode",
+              category: "mode",
+              type: "select",
+              currentValue: "default",
+              options: [],
+            },
+            {
+              id: "model",
+              name: "Model",
+              type: "select",
+              currentValue: "a",
+              options: [
+                { value: "a", name: "Model A" },
+                { value: "b", name: "Model B" },
+              ],
+            },
+          ],
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    const selects = view.el.querySelectorAll<HTMLSelectElement>(".acpnb-select");
+    expect(selects).toHaveLength(2);
+    const [mode, model] = selects as unknown as [HTMLSelectElement, HTMLSelectElement];
+    expect(mode.value).toBe("default");
+    expect(mode.options[1]?.textContent).toBe(HOSTILE);
+    mode.value = "plan";
+    mode.dispatchEvent(new Event("change"));
+    model.value = "b";
+    model.dispatchEvent(new Event("change"));
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:set_mode", modeId: "plan" },
+      { type: "chat:set_config", configId: "model", value: "b" },
+    ]);
+  });
+
+  it("sends on Enter, keeps Shift+Enter for newlines, and disables once the agent exits", async () => {
+    const { view, bodies, results } = setup();
+    current = view;
+    view.apply([ready()], false);
+    view.flush();
+    const input = q<HTMLTextAreaElement>(view, "textarea");
+    input.value = "line 1";
+    const shift = new KeyboardEvent("keydown", { key: "Enter", shiftKey: true, cancelable: true });
+    input.dispatchEvent(shift);
+    expect(shift.defaultPrevented).toBe(false);
+    expect(bodies).toEqual([]);
+    input.value = "line 1\nline 2";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
+    await settle();
+    expect(bodies).toEqual([{ type: "chat:prompt", text: "line 1\nline 2" }]);
+    expect(input.value).toBe("");
+    results.push({ ok: false, code: "BUSY", detail: null });
+    input.value = "again";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
+    await settle();
+    expect(input.value).toBe("again");
+    expect(q(view, ".acpnb-composer-error").textContent).toBe("Failed: the agent is busy");
+    view.apply([ev({ kind: "agent_status", status: "exited", detail: "code 1" })], false);
+    view.flush();
+    expect(input.disabled).toBe(true);
+    expect(q(view, ".acpnb-status").textContent).toBe("exited: code 1");
+  });
+});
+
+describe("cards in the transcript", () => {
+  const FIELD: ElicitationField = {
+    name: "c",
+    type: "enum",
+    title: "C",
+    options: [{ value: "a" }, { value: "b" }],
+  };
+
+  it("focuses a live card's first control, but not one re-sent by a resync", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), elicitation("q1", [FIELD])], true);
+    view.flush();
+    expect(document.activeElement).toBe(document.body);
+    view.apply([elicitation("q2", [FIELD])], false);
+    view.flush();
+    const cards = view.el.querySelectorAll(".acpnb-card-elicitation");
+    expect(cards).toHaveLength(2);
+    expect(document.activeElement).toBe(cards[1]?.querySelector("input"));
+  });
+
+  it("focuses a live permission card itself, never one of its buttons", () => {
+    const { view } = setup();
+    current = view;
+    q<HTMLTextAreaElement>(view, "textarea").focus();
+    view.apply(
+      [
+        ev({
+          kind: "permission_request",
+          requestId: "p9",
+          toolCall: { title: "Run rm" },
+          options: [{ optionId: "y", name: "Allow", kind: "allow_once" }],
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(document.activeElement).toBe(q(view, ".acpnb-card-permission"));
+  });
+
+  it("leaves the focus alone when it is outside the chat", () => {
+    const { view } = setup();
+    current = view;
+    const elsewhere = document.createElement("input");
+    document.body.append(elsewhere);
+    elsewhere.focus();
+    view.apply([elicitation("q5", [FIELD])], false);
+    view.flush();
+    expect(document.activeElement).toBe(elsewhere);
+  });
+
+  it("removes a settled question and leaves a remnant for a settled permission", () => {
+    const { view } = setup();
+    current = view;
+    view.apply(
+      [
+        ready(),
+        elicitation("q1", [FIELD]),
+        ev({
+          kind: "permission_request",
+          requestId: "p1",
+          toolCall: { title: "Run ls" },
+          options: [{ optionId: "y", name: "Allow", kind: "allow_once" }],
+        }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(view.el.querySelectorAll(".acpnb-card")).toHaveLength(2);
+    view.apply(
+      [
+        ev({ kind: "elicitation_resolved", requestId: "q1", outcome: "accepted" }),
+        ev({ kind: "permission_resolved", requestId: "p1", outcome: "selected", optionId: "y" }),
+      ],
+      false,
+    );
+    view.flush();
+    expect(view.el.querySelector(".acpnb-card-elicitation")).toBeNull();
+    expect(view.el.querySelector(".acpnb-card")).toBeNull();
+    expect(q(view, ".acpnb-card-remnant").textContent).toBe("Allowed: Allow");
+  });
+
+  it("keeps a pending card, and what the user entered, across a resync", () => {
+    const { view } = setup();
+    current = view;
+    const history = [ready(), elicitation("q1", [FIELD])];
+    view.apply(history, true);
+    view.flush();
+    const radio = q<HTMLInputElement>(view, "input[type=radio]");
+    radio.click();
+    view.apply(history, true);
+    view.flush();
+    expect(q(view, "input[type=radio]")).toBe(radio);
+    expect(radio.checked).toBe(true);
+  });
+
+  it("counts down every second", () => {
+    vi.useFakeTimers({ now: 0 });
+    const { view } = setup();
+    current = view;
+    view.apply([elicitation("q1", [FIELD], { deadline: 120_000 })], false);
+    view.flush();
+    const timer = q(view, "[role=timer]");
+    expect(timer.textContent).toBe("02:00 left");
+    vi.advanceTimersByTime(1000);
+    expect(timer.textContent).toBe("01:59 left");
+    vi.advanceTimersByTime(60_000);
+    expect(timer.textContent).toBe("00:59 left");
+  });
+});
+
+describe("saved snapshot", () => {
+  it("paints a snapshot until the live stream connects", () => {
+    const rec = recorder();
+    const view = new ChatView({
+      t: translator("en"),
+      request: rec.request,
+      schedule: () => () => {},
+    });
+    current = view;
+    let state = initialState();
+    for (const e of [ready(), ev({ kind: "turn_started", prompt: "saved q" }), chunk("saved a")]) {
+      state = fold(state, e);
+    }
+    view.paint(JSON.parse(JSON.stringify(snapshot(state))));
+    view.flush();
+    expect(q(view, ".acpnb-user").textContent).toBe("saved q");
+    expect(q(view, ".acpnb-agent").textContent).toBe("saved a\n");
+    expect(q(view, ".acpnb-status").textContent).toBe("connecting…");
+    view.paint({ not: "a snapshot" });
+    view.flush();
+    expect(q(view, ".acpnb-user").textContent).toBe("saved q");
+  });
+});
