@@ -130,6 +130,7 @@ class Chat(anywidget.AnyWidget):
         self._policy_done: set[str] = set()
         self._turn_number = 0
         self._closed = False
+        self._displays: list[Any] = []
         options: dict[str, Any] = {
             "agent": agent,
             "command": list(command) if command is not None else None,
@@ -144,6 +145,22 @@ class Chat(anywidget.AnyWidget):
         self.kernel_id = self._client.kernel_id
         self.transport = "server" if self._client.mode == "server" else "comm"
         self.on_msg(self._on_widget_msg)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        # A display id lets each turn's end refresh the static transcript saved with it.
+        handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)
+        if handle is not None:
+            self._displays.append(handle)
+
+    def _refresh_displays(self) -> None:
+        if not self._displays:
+            return
+        bundle = self._repr_mimebundle_()[0]
+        for handle in self._displays:
+            with contextlib.suppress(Exception):  # a closed frontend must not break the stream
+                handle.update(bundle, raw=True)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -205,6 +222,7 @@ class Chat(anywidget.AnyWidget):
             self.send(frame)
         if ended:
             self._save_snapshot()
+            self._refresh_displays()
         for number, turn in ended:
             future = self._turn_future(number)
             if not future.done():

@@ -20,6 +20,8 @@ export interface ViewOptions {
   /** Runs `callback` before the next paint; returns a canceller. Default: requestAnimationFrame. */
   schedule?: (callback: () => void) => () => void;
   now?: () => number;
+  /** Keeps the composer's draft across views of one chat (a re-display re-creates the view). */
+  draftKey?: string;
 }
 
 interface ItemView {
@@ -105,7 +107,7 @@ export class ChatView {
     this.transcript = el("div", "acpnb-transcript");
     this.transcript.setAttribute("role", "log");
     this.plan = new PlanPanel(this.t);
-    this.composer = new Composer(this.t, options.request);
+    this.composer = new Composer(this.t, options.request, options.draftKey);
     this.el.append(this.header.el, this.transcript, this.plan.el, this.composer.el);
     this.ticker = setInterval(() => this.tick(), 1000);
     this.requestFrame();

@@ -18,7 +18,11 @@ function readSnapshot(model: WidgetModel): unknown {
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
-  const view = new ChatView({ t, request: (body) => client.request(body) });
+  const view = new ChatView({
+    t,
+    request: (body) => client.request(body),
+    draftKey: String(model.get("chat_id") ?? ""),
+  });
   const client = new ChatClient(model, {
     onEvents: (events, reset) => view.apply(events, reset),
     onStatus: (status) => view.setConnected(status === "server" || status === "comm"),
