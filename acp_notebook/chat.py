@@ -150,7 +150,7 @@ class Chat(anywidget.AnyWidget):
         from IPython.display import display
 
         # A display id lets each turn's end refresh the static transcript saved with it.
-        handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)
+        handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)  # type: ignore[no-untyped-call]
         if handle is not None:
             self._displays.append(handle)
 
