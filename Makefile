@@ -1,0 +1,48 @@
+# Two entry points a newcomer needs: `make demo` and `make test`.
+# Everything else here is the set-up they share.
+
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: demo test setup lint typecheck pytest jstest clean
+
+demo: setup
+	$(BIN)/python -m acp_notebook.demo
+
+test: setup lint typecheck jstest pytest
+
+setup: $(STAMP) js/node_modules/.package-lock.json tests/claude/node_modules/.package-lock.json
+	$(BIN)/python scripts/ensure_chromium.py
+
+$(STAMP): pyproject.toml js/package.json
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[test]"
+	touch $@
+
+js/node_modules/.package-lock.json: js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+	cd js && npm run build
+
+tests/claude/node_modules/.package-lock.json: tests/claude/package-lock.json
+	cd tests/claude && npm ci --no-audit --no-fund
+
+lint:
+	$(BIN)/ruff check acp_notebook tests
+	$(BIN)/ruff format --check acp_notebook tests
+	cd js && npx biome check .
+
+typecheck:
+	$(BIN)/mypy
+	cd js && npx tsc --noEmit
+
+jstest:
+	cd js && npx vitest run
+
+pytest:
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) js/node_modules tests/claude/node_modules acp_notebook/static
