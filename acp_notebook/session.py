@@ -21,6 +21,7 @@ from typing import Any, Literal
 from . import __version__, jsonrpc
 from .agents import AgentSpec
 from .connection import AgentConnection
+from .contracts import MAX_TOOL_CALL_ID
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
 from .events import Event, bound, chunk_key
 from .history import History
@@ -92,7 +93,11 @@ class ChatSession:
         self.turn_active = False
         self._seq = 0
         self._by_rpc_id: dict[jsonrpc.Id, str] = {}
+        # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
+        # ordered set): the likely source of a question that names no tool call.
+        self._running_tools: dict[str, None] = {}
         self._turn_task: asyncio.Task[None] | None = None
+        self._end_reason: str | None = None
         self.conn = AgentConnection(
             spec.argv,
             env={**os.environ, **spec.env},
@@ -141,9 +146,8 @@ class ChatSession:
                 else f"the agent refused to start: {exc.message}"
             )
             log.info("chat %s: %s", self.chat_id, detail)
+            self._end_reason = detail  # what _on_exit reports once we have ended the agent
             await self.conn.close()
-            if self.status != "exited":
-                self._exited(self.conn.returncode, detail)
             return
         self.status = "ready"
         self._emit(
@@ -241,6 +245,7 @@ class ChatSession:
             ended["error"] = exc.message[:2048]
         finally:
             self.turn_active = False
+            self._running_tools.clear()
             self._emit(ended)
 
     def cancel(self) -> None:
@@ -432,8 +437,11 @@ class ChatSession:
             "message": view.message,
             "fields": view.fields,
         }
-        if view.tool_call_id is not None:
-            event["toolCallId"] = view.tool_call_id
+        # An MCP server's question, forwarded by claude's wrapper, names no tool call
+        # (reference §12); the MCP tool that asks is the newest one still running.
+        tool_call_id = view.tool_call_id or next(reversed(self._running_tools), None)
+        if tool_call_id is not None:
+            event["toolCallId"] = tool_call_id
         if view.title is not None:
             event["title"] = view.title
         self._register("elicitation", req.id, event, fields=view.fields)
@@ -443,6 +451,7 @@ class ChatSession:
             params = note.params
             update = params.get("update") if isinstance(params, dict) else None
             if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
+                self._track_tool(update)
                 event: Event = {"kind": "update", "update": update}
                 if chunk_key(event) is None or len(update["content"]["text"]) > 65536:
                     event["update"] = bound(update)
@@ -452,6 +461,21 @@ class ChatSession:
             request_id = self._by_rpc_id.get(params.get("requestId"))  # type: ignore[arg-type]
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
+
+    def _track_tool(self, update: dict[str, Any]) -> None:
+        kind = update["sessionUpdate"]
+        tool_call_id = update.get("toolCallId")
+        if kind not in ("tool_call", "tool_call_update") or not isinstance(tool_call_id, str):
+            return
+        if len(tool_call_id) > MAX_TOOL_CALL_ID:
+            return  # could not be sent as an elicitation's toolCallId anyway
+        # A tool_call without a status is pending (ACP's default); an update without one
+        # leaves it as it was.
+        status = update.get("status", "pending" if kind == "tool_call" else None)
+        if status in ("pending", "in_progress"):
+            self._running_tools.setdefault(tool_call_id, None)
+        elif status is not None:
+            self._running_tools.pop(tool_call_id, None)
 
     def _exited(self, code: int | None, detail: str) -> None:
         self.status = "exited"
@@ -471,5 +495,7 @@ class ChatSession:
             self._settle(request_id, "cancelled", by=None)
         if self.status == "exited":
             return
-        detail = "the agent stopped" if code == 0 else f"the agent exited with code {code}"
+        detail = self._end_reason or (
+            "the agent stopped" if code == 0 else f"the agent exited with code {code}"
+        )
         self._exited(code, detail)

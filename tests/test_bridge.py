@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import os
 from typing import Any
 
 import pytest
 
+from acp_notebook.agents import AgentSpec
 from acp_notebook.hub import Hub, HubConfig
-from acp_notebook.session import SessionConfig
+from acp_notebook.jsonrpc import Notification, Request
+from acp_notebook.session import ChatSession, SessionConfig
 
 from .conftest import Recorder, answered_json, open_demo
 
@@ -388,3 +391,64 @@ async def test_stream_is_coalesced_in_order(hub: Hub) -> None:
     assert seqs == sorted(seqs)
     history = hub.chats[chat_id].session.history
     assert len(history) < 20  # 5000 chunks of one message: one history entry
+
+
+async def test_question_without_tool_call_is_tied_to_the_running_tool() -> None:
+    """An MCP server's question arrives with no toolCallId (claude's wrapper forwards it
+    so): the bridge names the newest tool call still running, so the card can show it."""
+    events: list[dict[str, Any]] = []
+    # Never started: the agent's side is played by feeding the session directly.
+    session = ChatSession("c1", AgentSpec("fake", ("fake-agent",)), cwd=".", sink=events.append)
+
+    def update(**fields: Any) -> None:
+        session._on_notification(
+            Notification("session/update", {"sessionId": "s1", "update": fields})
+        )
+
+    def ask(rpc_id: int, **extra: Any) -> str | None:
+        form = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+        params = {"sessionId": "s1", "mode": "form", "message": "Sure?", "requestedSchema": form}
+        session._on_request(Request(rpc_id, "elicitation/create", {**params, **extra}))
+        asked = [e for e in events if e["kind"] == "elicitation_request"][-1]
+        tool_call_id: str | None = asked.get("toolCallId")
+        return tool_call_id
+
+    try:
+        assert ask(0) is None
+        update(sessionUpdate="tool_call", toolCallId="search", title="ToolSearch")
+        update(
+            sessionUpdate="tool_call", toolCallId="mcp", title="mcp__picker__pick", status="pending"
+        )
+        assert ask(1) == "mcp"
+        assert ask(2, toolCallId="own") == "own"  # a question naming its tool call keeps it
+        update(sessionUpdate="tool_call_update", toolCallId="mcp", rawInput={})  # no status
+        assert ask(3) == "mcp"
+        update(sessionUpdate="tool_call_update", toolCallId="mcp", status="completed")
+        assert ask(4) == "search"
+        update(sessionUpdate="tool_call_update", toolCallId="search", status="failed")
+        assert ask(5) is None
+        # A tool call left pending when its turn ends is forgotten with the turn.
+        update(sessionUpdate="tool_call", toolCallId="stuck", title="Bash", status="in_progress")
+        await session._run_turn(1, "hi")  # ends at once: no agent process
+        assert ask(6) is None
+    finally:
+        await session.close()
+
+
+async def test_refused_session_new_says_why(hub: Hub, tmp_path: Any) -> None:
+    # An agent that refuses session/new (claude does so with -32000 when not logged in).
+    agent = tmp_path / "refuse.py"
+    agent.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': {'protocolVersion': 1}}), flush=True)\n"
+        "    elif m.get('method') == 'session/new':\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32000, 'message': 'Authentication required'}}), flush=True)\n"
+    )
+    chat_id = await hub.open_chat(command=[sys.executable, str(agent)])
+    assert await hub.wait_ready(chat_id) == "exited"
+    ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
+    exited = next(e for e in ack["events"] if e.get("status") == "exited")
+    assert exited["detail"] == "the agent refused to start: Authentication required"
