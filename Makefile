@@ -13,7 +13,10 @@ demo: setup
 
 test: setup lint typecheck jstest pytest
 
-setup: $(STAMP) js/node_modules/.package-lock.json tests/claude/node_modules/.package-lock.json
+AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
+	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json
+
+setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES)
 	$(BIN)/python scripts/ensure_chromium.py
 
 $(STAMP): pyproject.toml js/package.json
@@ -26,8 +29,9 @@ js/node_modules/.package-lock.json: js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 	cd js && npm run build
 
-tests/claude/node_modules/.package-lock.json: tests/claude/package-lock.json
-	cd tests/claude && npm ci --no-audit --no-fund
+# The real agents the issue-6 tests drive, each pinned by its own lock.
+tests/%/node_modules/.package-lock.json: tests/%/package-lock.json
+	cd tests/$* && npm ci --no-audit --no-fund
 
 lint:
 	$(BIN)/ruff check acp_notebook tests
@@ -45,4 +49,4 @@ pytest:
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) js/node_modules tests/claude/node_modules acp_notebook/static
+	rm -rf $(VENV) js/node_modules tests/*/node_modules acp_notebook/static

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from acp_notebook.chat import Chat
 
 from .harness import require_wrapper, wrapper_env
 from .mock_anthropic import MockAnthropic
@@ -30,3 +34,45 @@ def claude_env(tmp_path: Path, mock_api: MockAnthropic) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     return wrapper_env(home, mock_api.url)
+
+
+# ---------------------------------------------------------------- our Chat on the wrapper
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The agent's cwd: files the tests have the model write land here."""
+    work = tmp_path / "work"
+    work.mkdir()
+    return work
+
+
+@pytest.fixture
+def claude_chat(
+    wrapper_bin: Path,
+    claude_env: dict[str, str],
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Callable[..., Chat]]:
+    """Opens ``Chat("claude-code", ...)`` in local mode: the named agent, resolved the way a
+    notebook resolves it (``claude-agent-acp`` on PATH), on the mock API. Closed at the end.
+    """
+    monkeypatch.setenv("PATH", f"{wrapper_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    # The bridge starts agents with this process's env under the chat's own: drop anything
+    # that would steer the CLI from outside the test. IS_SANDBOX=yes (set on some CI boxes)
+    # makes the wrapper, running as root, ask for --dangerously-skip-permissions, which the
+    # CLI then refuses: session/new fails.
+    for key in list(os.environ):
+        if key.startswith(("ANTHROPIC_", "CLAUDE_")) or key == "IS_SANDBOX":
+            monkeypatch.delenv(key)
+    env = {**claude_env, "PATH": os.environ["PATH"]}
+    chats: list[Chat] = []
+
+    def open_chat(**options: Any) -> Chat:
+        chat = Chat("claude-code", env=env, cwd=str(workdir), transport="local", **options)
+        chats.append(chat)
+        return chat
+
+    yield open_chat
+    for chat in chats:
+        chat.close()

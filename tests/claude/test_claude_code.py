@@ -1,0 +1,351 @@
+"""``Chat("claude-code")`` through our bridge and Python API, on the real wrapper.
+
+The named agent resolves to the pinned claude-agent-acp (tests/claude/node_modules/.bin
+on PATH) and runs its bundled Claude Code CLI against the mock Messages API; only the
+model is scripted. Each case checks what the model was sent back (the tool_result the
+next request carries) or what landed on disk, not just what the stream said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_notebook.chat import Chat
+
+from ..chat_waits import EventLog, ask, finish, next_pending, ready
+from .mock_anthropic import (
+    ApiError,
+    MessagesRequest,
+    MockAnthropic,
+    Question,
+    Reply,
+    ask_user_question,
+    task_create,
+    task_update,
+    text,
+    tool_search,
+    tool_use,
+)
+
+pytestmark = pytest.mark.usefixtures("wrapper_bin")
+
+OpenChat = Callable[..., Chat]
+
+COLOR = Question("Which color do you prefer?", "Color", ["Red", "Blue"])
+SIZE = Question("Which size?", "Size", ["Small", "Large"])
+TOPPINGS = Question("Which toppings?", "Toppings", ["Cheese", "Ham", "Olives"], multi_select=True)
+
+
+def field_names(request: dict[str, Any]) -> list[str]:
+    return [f["name"] for f in request["fields"]]
+
+
+async def answer_question(
+    chat: Chat, mock: MockAnthropic, prompt: str, reply: Reply, respond: Callable[[str], None]
+) -> tuple[dict[str, Any], Any]:
+    """Run a turn in which the model asks ``reply``; ``respond(requestId)`` answers it."""
+    mock.on_user(prompt, reply)
+    mock.on_tool_result("AskUserQuestion", text("Noted"))
+    task = asyncio.create_task(chat.ask(prompt))
+    request = await next_pending(chat, "elicitation")
+    respond(request["requestId"])
+    return request, await finish(task)
+
+
+async def test_ask_user_question_accepted(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
+    chat = claude_chat()
+    await ready(chat)
+    agent = chat.state["agent"]
+    assert agent["info"]["name"] == "@agentclientprotocol/claude-agent-acp"
+    assert agent["info"]["version"] == "0.101.0"
+    # agents.py sets `default` for claude-code: the wrapper would start in `auto`.
+    assert chat.state["modes"]["currentModeId"] == "default"
+
+    request, turn = await answer_question(
+        chat,
+        mock_api,
+        "Pick a color",
+        ask_user_question(COLOR),
+        lambda rid: chat.answer(rid, {"question_0": "Red"}),
+    )
+
+    assert request["message"] == "Which color do you prefer?"
+    assert field_names(request) == ["question_0", "question_0_custom"]
+    assert [o["value"] for o in request["fields"][0]["options"]] == ["Red", "Blue"]
+    assert request["fields"][1]["customOf"] == "question_0"
+    # The card belongs to the AskUserQuestion tool call announced just before it.
+    tool = chat.state["toolCalls"][request["toolCallId"]]
+    assert tool["title"] == "Which color do you prefer?"
+    assert turn.ok and turn.text == "Noted"
+    assert chat.state["elicitations"][request["requestId"]]["outcome"] == "accepted"
+    [result] = mock_api.tool_results("AskUserQuestion")
+    assert result.tool_use_id == request["toolCallId"]
+    assert '"Which color do you prefer?"="Red"' in result.text and not result.is_error
+    assert mock_api.unmatched == []
+
+
+@pytest.mark.parametrize(
+    ("action", "outcome", "model_sees", "is_error"),
+    [
+        ("decline", "declined", "The user did not answer the questions.", False),
+        ("cancel", "cancelled", "Tool use aborted", True),
+    ],
+)
+async def test_ask_user_question_declined_or_cancelled(
+    claude_chat: OpenChat,
+    mock_api: MockAnthropic,
+    action: str,
+    outcome: str,
+    model_sees: str,
+    is_error: bool,
+) -> None:
+    chat = claude_chat()
+    respond = chat.decline if action == "decline" else chat.dismiss
+    request, turn = await answer_question(
+        chat, mock_api, "Pick a color", ask_user_question(COLOR), respond
+    )
+
+    assert turn.stop_reason == "end_turn" and turn.error is None
+    assert chat.state["elicitations"][request["requestId"]]["outcome"] == outcome
+    [result] = mock_api.tool_results("AskUserQuestion")
+    assert model_sees in result.text and result.is_error is is_error
+    assert "Red" not in result.text
+
+
+async def test_multi_select_question(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
+    chat = claude_chat()
+    request, turn = await answer_question(
+        chat,
+        mock_api,
+        "Choose toppings",
+        ask_user_question(TOPPINGS),
+        lambda rid: chat.answer(rid, {"question_0": ["Cheese", "Olives"]}),
+    )
+
+    question = request["fields"][0]
+    assert question["type"] == "multi"
+    assert [o["value"] for o in question["options"]] == ["Cheese", "Ham", "Olives"]
+    assert turn.ok
+    [result] = mock_api.tool_results("AskUserQuestion")
+    assert '"Which toppings?"="Cheese, Olives"' in result.text
+
+
+async def test_two_questions_in_one_form(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
+    chat = claude_chat()
+    request, turn = await answer_question(
+        chat,
+        mock_api,
+        "Pick color and size",
+        ask_user_question(COLOR, SIZE),
+        lambda rid: chat.answer(rid, {"question_0": "Blue", "question_1": "Large"}),
+    )
+
+    assert request["message"] == "Please answer the following questions."
+    assert field_names(request) == [
+        "question_0",
+        "question_0_custom",
+        "question_1",
+        "question_1_custom",
+    ]
+    # With several questions each field's description holds its question.
+    assert request["fields"][2]["description"] == "Which size?"
+    assert turn.ok
+    [result] = mock_api.tool_results("AskUserQuestion")
+    assert '"Which color do you prefer?"="Blue"' in result.text
+    assert '"Which size?"="Large"' in result.text
+
+
+async def test_other_free_text_answer(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
+    chat = claude_chat()
+    _, turn = await answer_question(
+        chat,
+        mock_api,
+        "Pick a color",
+        ask_user_question(COLOR),
+        lambda rid: chat.answer(rid, {"question_0_custom": "Teal, please"}),
+    )
+
+    assert turn.ok
+    [result] = mock_api.tool_results("AskUserQuestion")
+    assert '"Which color do you prefer?"="Teal, please"' in result.text
+
+
+async def test_cancel_while_the_form_is_open(
+    claude_chat: OpenChat, mock_api: MockAnthropic
+) -> None:
+    chat = claude_chat()
+    mock_api.on_user("Pick a color", ask_user_question(COLOR))
+    # The next prompt may arrive with the interrupted tool use's result in front of it,
+    # so it is matched among `prompt_texts` (`prompt_text` is empty next to tool results).
+    mock_api.on(lambda r: "Hello again" in r.prompt_texts, text("Still here"))
+    # session/cancel and our cancel answer race inside the CLI: sometimes it reports the
+    # aborted tool use to the model before the interrupt lands.
+    mock_api.on_tool_result("AskUserQuestion", text("Stopping"))
+    log = await EventLog(chat).start()
+    try:
+        task = asyncio.create_task(chat.ask("Pick a color"))
+        request = await next_pending(chat, "elicitation")
+        chat.cancel()
+        turn = await finish(task)
+
+        assert turn.stop_reason == "cancelled"
+        assert chat.pending == []
+        # The card closed exactly once, although the wrapper also withdraws the question
+        # ($/cancel_request) after session/cancel.
+        resolved = log.of("elicitation_resolved")
+        assert [(e["requestId"], e["outcome"]) for e in resolved] == [
+            (request["requestId"], "cancelled")
+        ]
+        assert chat.state["toolCalls"][request["toolCallId"]]["status"] == "failed"
+
+        again = await ask(chat, "Hello again")
+
+        assert again.ok and again.text == "Still here"
+        assert len(log.of("elicitation_resolved")) == 1
+        # The model learns the question ended without an answer (when the race above
+        # went the other way, the same result is sent again with the next prompt).
+        results = mock_api.tool_results("AskUserQuestion")
+        assert results and {r.tool_use_id for r in results} == {request["toolCallId"]}
+        for result in results:
+            assert result.is_error, result
+            assert "doesn't want to proceed" in result.text or "Tool use aborted" in result.text
+        assert mock_api.unmatched == []
+    finally:
+        await log.stop()
+
+
+def plan_step(req: MessagesRequest) -> Reply:
+    """The model's plan work, one tool call per request, chosen from what it already did."""
+    steps = [
+        task_create("Write the tests"),
+        task_create("Run the suite"),
+        task_update("1", "completed"),
+        task_update("2", "completed"),
+    ]
+    done = sum(
+        1
+        for m in req.messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_use" and str(b.get("name")).startswith("Task")
+    )
+    return steps[done] if done < len(steps) else text("All done")
+
+
+async def test_plan_after_tasks_are_created_and_completed(
+    claude_chat: OpenChat, mock_api: MockAnthropic
+) -> None:
+    chat = claude_chat()
+    mock_api.on_user("Plan the work", tool_search("TaskCreate", "TaskUpdate"))
+    mock_api.on(
+        lambda r: any(
+            t.tool_name in ("ToolSearch", "TaskCreate", "TaskUpdate") for t in r.tool_results
+        ),
+        plan_step,
+    )
+    log = await EventLog(chat).start()
+    try:
+        turn = await ask(chat, "Plan the work")
+    finally:
+        await log.stop()
+
+    assert turn.ok and turn.text == "All done"
+    final = [(e["content"], e["status"]) for e in turn.plan]
+    assert final == [("Write the tests", "completed"), ("Run the suite", "completed")]
+    assert chat.state["plan"] == turn.plan
+    # The panel went through the intermediate states too.
+    states = [
+        [(e["content"], e["status"]) for e in ev["update"]["entries"]]
+        for ev in log.of("update")
+        if ev["update"]["sessionUpdate"] == "plan"
+    ]
+    assert [("Write the tests", "pending"), ("Run the suite", "pending")] in states
+    assert [("Write the tests", "completed"), ("Run the suite", "pending")] in states
+    # Task tools show up only as plan updates, never as tool calls.
+    assert [t["title"] for t in turn.tool_calls] == ["ToolSearch"]
+    assert mock_api.unmatched == []
+
+
+@pytest.mark.parametrize("decision", ["allow", "reject"])
+async def test_permission_in_default_mode(
+    claude_chat: OpenChat, mock_api: MockAnthropic, workdir: Path, decision: str
+) -> None:
+    chat = claude_chat()
+    target = workdir / "hello.txt"
+    mock_api.on_user(
+        "Write the file", tool_use("Write", {"file_path": str(target), "content": "hello\n"})
+    )
+    mock_api.on_tool_result("Write", text("Done writing"))
+    task = asyncio.create_task(chat.ask("Write the file"))
+    request = await next_pending(chat, "permission")
+
+    assert request["toolCall"]["kind"] == "edit"
+    kinds = {o["optionId"]: o["kind"] for o in request["options"]}
+    assert kinds == {
+        "allow-once": "allow_once",
+        "allow-with-updates": "allow_always",
+        "reject": "reject_once",
+    }
+    assert not target.exists()
+    (chat.allow if decision == "allow" else chat.reject)(request["requestId"])
+    turn = await finish(task)
+
+    assert turn.ok and turn.text == "Done writing"
+    [result] = mock_api.tool_results("Write")
+    if decision == "allow":
+        assert target.read_text() == "hello\n"
+        assert not result.is_error
+        assert chat.state["permissions"][request["requestId"]]["optionId"] == "allow-once"
+    else:
+        assert not target.exists()
+        assert result.is_error
+        assert chat.state["permissions"][request["requestId"]]["optionId"] == "reject"
+
+
+async def test_mode_selector_switches_modes(
+    claude_chat: OpenChat, mock_api: MockAnthropic, workdir: Path
+) -> None:
+    chat = claude_chat()
+    await ready(chat)
+    available = [m["id"] for m in chat.state["modes"]["availableModes"]]
+    assert {"default", "acceptEdits", "plan"} <= set(available)
+
+    chat.set_mode("acceptEdits")
+
+    assert chat.state["modes"]["currentModeId"] == "acceptEdits"
+    # The switch is real: an edit now runs without asking.
+    target = workdir / "auto.txt"
+    mock_api.on_user("Write it", tool_use("Write", {"file_path": str(target), "content": "x\n"}))
+    mock_api.on_tool_result("Write", text("Written"))
+    log = await EventLog(chat).start()
+    try:
+        turn = await ask(chat, "Write it")
+    finally:
+        await log.stop()
+    assert turn.ok and target.read_text() == "x\n"
+    assert log.of("permission_request") == []
+    mode_option = next(o for o in chat.state["configOptions"] if o["id"] == "mode")
+    assert mode_option["currentValue"] == "acceptEdits"
+
+
+async def test_api_error_is_a_turn_error_and_the_chat_goes_on(
+    claude_chat: OpenChat, mock_api: MockAnthropic
+) -> None:
+    chat = claude_chat()
+    mock_api.on_user("boom", ApiError(400, "the mock refuses this request"))
+    mock_api.on_user("again", text("Back to normal"))
+
+    turn = await ask(chat, "boom")
+
+    assert turn.error is not None and not turn.ok
+    assert "API Error: 400" in turn.error and "the mock refuses this request" in turn.error
+    assert chat.state["turn"]["error"] == turn.error
+    assert {"type": "error", "text": turn.error} in chat.state["items"]
+    again = await ask(chat, "again")
+    assert again.ok and again.text == "Back to normal"
+    assert mock_api.main_requests[-1].prompt_text == "again"
