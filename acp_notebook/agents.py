@@ -24,13 +24,14 @@ class UnknownAgent(ValueError):
     pass
 
 
-def _npx(package: str, *args: str) -> tuple[str, ...]:
-    return ("npx", "-y", package, *args)
+def _installed_or_npx(command: str, package: str) -> tuple[str, ...]:
+    """The installed adapter if it is on PATH, else npx (which may download it once)."""
+    installed = shutil.which(command)
+    return (installed,) if installed else ("npx", "-y", package)
 
 
 def _claude_code() -> AgentSpec:
-    installed = shutil.which("claude-agent-acp")
-    argv = (installed,) if installed else _npx("@agentclientprotocol/claude-agent-acp")
+    argv = _installed_or_npx("claude-agent-acp", "@agentclientprotocol/claude-agent-acp")
     # Plans only appear with the task tools on (reference/acp-protocol.md §7).
     return AgentSpec("claude-code", argv, {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}, mode="default")
 
@@ -39,7 +40,9 @@ def builtin_agents() -> dict[str, AgentSpec]:
     return {
         "demo": AgentSpec("demo", (sys.executable, "-m", "acp_notebook.demo_agent")),
         "claude-code": _claude_code(),
-        "codex": AgentSpec("codex", _npx("@agentclientprotocol/codex-acp")),
+        "codex": AgentSpec(
+            "codex", _installed_or_npx("codex-acp", "@agentclientprotocol/codex-acp")
+        ),
         "opencode": AgentSpec("opencode", ("opencode", "acp")),
         "deepseek": AgentSpec("deepseek", ("dsh-acp",)),
     }

@@ -1,0 +1,58 @@
+"""Agents by name resolve to the command line and environment each needs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from acp_notebook.agents import UnknownAgent, resolve_agent
+
+
+def test_claude_code_prefers_an_installed_adapter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    spec = resolve_agent("claude-code")
+    assert spec.argv == ("npx", "-y", "@agentclientprotocol/claude-agent-acp")
+    assert spec.env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] == "1" and spec.mode == "default"
+    for name in ("claude-agent-acp", "codex-acp"):
+        binary = tmp_path / name
+        binary.write_text("#!/bin/sh\n")
+        binary.chmod(0o755)
+    assert resolve_agent("claude-code").argv == (str(tmp_path / "claude-agent-acp"),)
+    assert resolve_agent("codex").argv == (str(tmp_path / "codex-acp"),)
+
+
+def test_overrides_and_commands() -> None:
+    spec = resolve_agent(
+        "claude-code", mode="plan", env={"X": "1"}, commands={"claude-code": ["/opt/c"]}
+    )
+    assert spec.argv == ("/opt/c",) and spec.mode == "plan"
+    assert spec.env == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "X": "1"}
+    custom = resolve_agent(command=["my-agent", "--acp"], env={"K": "v"})
+    assert (
+        custom.name == "my-agent"
+        and custom.argv == ("my-agent", "--acp")
+        and custom.env == {"K": "v"}
+    )
+    assert resolve_agent("opencode").argv == ("opencode", "acp")
+    assert resolve_agent().name == "demo" and resolve_agent().argv[1:] == (
+        "-m",
+        "acp_notebook.demo_agent",
+    )
+
+
+@pytest.mark.parametrize(
+    "bad", [{"agent": "nope"}, {"command": []}, {"agent": "x", "commands": {"x": []}}]
+)
+def test_bad_agents_are_clear_errors(bad: dict[str, object]) -> None:
+    with pytest.raises(UnknownAgent):
+        resolve_agent(**bad)  # type: ignore[arg-type]
+
+
+def test_unused_environment_is_not_mutated() -> None:
+    before = dict(os.environ)
+    resolve_agent("claude-code", env={"Y": "2"})
+    assert dict(os.environ) == before
