@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
@@ -65,7 +66,7 @@ def resolve_agent(
         argv = tuple(str(part) for part in command)
         if not argv:
             raise UnknownAgent("command must not be empty")
-        return AgentSpec(agent or argv[0], argv, extra, mode)
+        return AgentSpec(agent or os.path.basename(argv[0]), argv, extra, mode)
     name = agent or "demo"
     known = builtin_agents()
     if commands and name in commands:

@@ -12,6 +12,7 @@ import contextlib
 import enum
 import functools
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -119,7 +120,7 @@ class Chat(anywidget.AnyWidget):
         locale: str = "",
     ) -> None:
         super().__init__(locale=locale)
-        self.agent = agent or (command[0] if command else "demo")
+        self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         self._client: Client = connect(transport)
         self._lock = threading.RLock()
         self._state = folding.initial_state()

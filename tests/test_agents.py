@@ -31,10 +31,10 @@ def test_overrides_and_commands() -> None:
     )
     assert spec.argv == ("/opt/c",) and spec.mode == "plan"
     assert spec.env == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "X": "1"}
-    custom = resolve_agent(command=["my-agent", "--acp"], env={"K": "v"})
+    custom = resolve_agent(command=["/usr/bin/my-agent", "--acp"], env={"K": "v"})
     assert (
         custom.name == "my-agent"
-        and custom.argv == ("my-agent", "--acp")
+        and custom.argv == ("/usr/bin/my-agent", "--acp")
         and custom.env == {"K": "v"}
     )
     assert resolve_agent("opencode").argv == ("opencode", "acp")

@@ -1,0 +1,111 @@
+"""Fixtures for the browser tests: one Jupyter server and one Chromium per session.
+
+Debian's chromium is driven through Playwright's ``executable_path``; Playwright's own
+browser download is never used (``scripts/ensure_chromium.py`` installs chromium).
+A failing test leaves a full-page screenshot in ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+
+from .lab import REPO, JupyterServer, start_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = REPO / "test-artifacts"
+
+expect.set_options(timeout=30_000)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    lab = start_server(tmp_path_factory.mktemp("jupyter"))
+    try:
+        # Enabled by installing the package (its jupyter_server_config.d file), not by us.
+        assert "acp_notebook | extension was successfully loaded" in lab.log_text(), (
+            "the acp_notebook server extension is not loaded: `pip install -e .` enables it\n"
+            + lab.log_text()
+        )
+        # The browser socket is routed (a plain GET is refused for not being a WebSocket).
+        assert lab.status("acp-notebook/ws/browser") == 400
+        yield lab
+    finally:
+        lab.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure_chromium.py", pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class PageLog:
+    """What a page did besides rendering: dialogs it opened, errors it logged."""
+
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def page_log() -> PageLog:
+    return PageLog()
+
+
+@pytest.fixture
+def page(browser: Browser, page_log: PageLog, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    tab = context.new_page()
+
+    def on_dialog(dialog: Dialog) -> None:
+        page_log.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            page_log.errors.append(message.text)
+
+    tab.on("dialog", on_dialog)
+    tab.on("console", on_console)
+    tab.on("pageerror", lambda error: page_log.errors.append(f"page error: {error}"))
+    yield tab
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", request.node.name)
+        with contextlib.suppress(PlaywrightError):  # a crashed page has nothing to show
+            tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    # Keeps the call phase's report on the item, for the screenshot-on-failure above.
+    report = yield
+    if report.when == "call":
+        item.rep_call = report  # type: ignore[attr-defined]
+    return report

@@ -1,0 +1,249 @@
+"""A real Jupyter server for the browser tests, and helpers to drive notebooks in it.
+
+One server per test session (JupyterLab and Notebook 7 both serve from it), with its own
+config, runtime, data, settings and workspace directories, so nothing of the machine's
+Jupyter setup leaks in and a restored layout can't get in the way. The acp_notebook
+extension is not enabled here: installing the package enables it, and the fixture checks
+that it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from playwright.sync_api import Locator, Page, expect
+
+from tests.user_env import user_env
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "acp-e2e-token"
+START_TIMEOUT = 60.0
+THEMES_SETTINGS = "@jupyterlab/apputils-extension/themes.jupyterlab-settings"
+# The demo agent (started by the server in server mode) answers without pacing.
+SERVER_ENV = {"ACP_DEMO_DELAY": "0"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class JupyterServer:
+    """A running ``jupyter lab`` process; ``url(path)`` adds the token."""
+
+    root: Path
+    settings: Path
+    port: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def url(self, path: str) -> str:
+        sep = "&" if "?" in path else "?"
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}{sep}token={TOKEN}"
+
+    def status(self, path: str) -> int:
+        try:
+            with urllib.request.urlopen(self.url(path), timeout=5) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def get_json(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url(path), timeout=5) as response:
+            return json.load(response)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def set_theme(self, theme: str | None) -> None:
+        """JupyterLab's theme for pages loaded from now on (None: the default, light)."""
+        path = self.settings / THEMES_SETTINGS
+        if theme is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"theme": theme}))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            # SIGTERM lets the server shut its kernels (and their agents) down cleanly.
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+
+
+def start_server(base: Path) -> JupyterServer:
+    root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
+    dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
+    for path in (root, settings, workspaces, *dirs.values()):
+        path.mkdir(parents=True)
+    # No news toast, no update check: they would cover the notebook.
+    notification = settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # Questions stay open long enough for the slow cases (a blocked kernel, a reload).
+    (dirs["config"] / "jupyter_server_config.json").write_text(
+        json.dumps({"AcpNotebookApp": {"answer_timeout": 180}})
+    )
+    env = user_env("JUPYTER")  # this machine's Jupyter paths and settings stay out too
+    env.update(SERVER_ENV)
+    env.update(
+        HOME=str(dirs["home"]),
+        JUPYTER_CONFIG_DIR=str(dirs["config"]),
+        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
+        JUPYTER_DATA_DIR=str(dirs["data"]),
+        IPYTHONDIR=str(dirs["ipython"]),
+    )
+    port = free_port()
+    log = base / "server.log"
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={workspaces}",
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            argv, env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = JupyterServer(root, settings, port, proc, log)
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited ({proc.returncode}):\n{server.log_text()}")
+        with contextlib.suppress(OSError):
+            if server.status("api/status") == 200:
+                return server
+        if time.monotonic() > deadline:
+            server.stop()
+            raise RuntimeError(f"jupyter lab did not answer in {START_TIMEOUT} s")
+        time.sleep(0.2)
+
+
+# ---------------------------------------------------------------- notebooks
+
+
+def write_notebook(server: JupyterServer, name: str, cells: Sequence[str]) -> str:
+    """A notebook of code cells in the server's root; returns its file name."""
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    filename = f"{name}.ipynb"
+    nbformat.write(nb, server.root / filename)
+    return filename
+
+
+def open_notebook(page: Page, server: JupyterServer, filename: str, app: str = "lab") -> None:
+    """Open a notebook in JupyterLab (``lab``) or Notebook 7 (``notebook``), kernel ready.
+
+    JupyterLab opens it in a reset workspace, so no notebook of an earlier test comes back.
+    """
+    path = f"lab/tree/{filename}?reset" if app == "lab" else f"notebooks/{filename}"
+    page.goto(server.url(path))
+    expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=60_000)
+    wait_for_kernel(page, server, filename)
+
+
+def wait_for_kernel(page: Page, server: JupyterServer, filename: str) -> None:
+    """Until the page is connected to an idle kernel: a cell run before that is dropped.
+
+    The page's indicator says "idle" once before the kernel even starts, so the server's
+    view (the kernel has a connection) comes first.
+    """
+    deadline = time.monotonic() + START_TIMEOUT
+    while not any(
+        session["path"] == filename
+        and session["kernel"]["execution_state"] == "idle"
+        and session["kernel"]["connections"] > 0
+        for session in server.get_json("api/sessions")
+    ):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no kernel connected to {filename} in {START_TIMEOUT} s")
+        time.sleep(0.1)
+    indicator = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    expect(indicator.first).to_be_attached(timeout=60_000)
+
+
+def cell(page: Page, index: int) -> Locator:
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def run_cell(page: Page, index: int, wait: bool = True) -> Locator:
+    """Run one cell the way a person does (click its editor, Shift+Enter); returns the cell."""
+    target = cell(page, index)
+    # Click the editor every time: a click in a widget moves the focus out of the notebook.
+    target.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    if wait:
+        finished = re.compile(r"\[\d+\]")
+        expect(target.locator(".jp-InputPrompt")).to_have_text(finished, timeout=60_000)
+    return target
+
+
+def save(page: Page) -> None:
+    """Save the notebook (Ctrl+S from command mode) so a reload keeps its outputs."""
+    cell(page, 0).locator(".jp-InputPrompt").click()  # focus the notebook, not a widget
+    page.keyboard.press("Control+s")
+    # The dirty marker on the tab (JupyterLab) or title (Notebook 7) goes away once saved.
+    expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=30_000)
+
+
+# ---------------------------------------------------------------- the chat widget
+
+
+def chat(page: Page) -> Locator:
+    """The chat widget of the page (tests display one chat per notebook)."""
+    return page.locator(".acpnb-root").last
+
+
+def question_card(page: Page) -> Locator:
+    return chat(page).locator(".acpnb-card-elicitation")
+
+
+def permission_card(page: Page) -> Locator:
+    return chat(page).locator(".acpnb-card-permission")
+
+
+def agent_text(page: Page) -> Locator:
+    return chat(page).locator(".acpnb-agent").last
+
+
+def send(page: Page, prompt: str) -> None:
+    """Type a prompt in the chat's composer and press Enter."""
+    box = chat(page).locator("textarea.acpnb-composer-input")
+    box.click()
+    box.fill(prompt)
+    box.press("Enter")
