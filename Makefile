@@ -9,7 +9,7 @@ STAMP   := $(VENV)/.installed
 .PHONY: demo test setup lint typecheck pytest jstest clean
 
 demo: setup
-	$(BIN)/python -m acp_notebook.demo
+	$(BIN)/jupyter lab notebooks/quickstart.ipynb
 
 test: setup lint typecheck jstest pytest
 

@@ -293,6 +293,16 @@ class Chat(anywidget.AnyWidget):
                 return status
             await asyncio.sleep(0.02)
 
+    async def next_request(self, timeout: float | None = 30.0) -> dict[str, Any]:
+        """The oldest question or permission the agent waits on, waiting for one to arrive."""
+
+        async def first() -> dict[str, Any]:
+            while not (pending := self.pending):
+                await asyncio.sleep(0.02)
+            return pending[0]
+
+        return await asyncio.wait_for(first(), timeout)
+
     async def ask(self, text: str, timeout: float | None = None) -> Turn:
         """Send a prompt and wait for the end of its turn."""
         await self.ready()

@@ -150,3 +150,14 @@ async def test_crash_ends_the_turn_with_an_error(chat: Chat) -> None:
 async def test_unknown_agent_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         Chat("nope", transport="local")
+
+
+async def test_next_request_waits_for_the_agent(chat: Chat) -> None:
+    await chat.ready()
+    with pytest.raises(TimeoutError):
+        await chat.next_request(timeout=0.1)
+    number = chat.send_prompt("permission")
+    request = await chat.next_request()
+    assert request["type"] == "permission" and request["toolCall"]["title"]
+    chat.allow(request["requestId"])
+    assert "permission: allow-once" in (await asyncio.to_thread(chat.wait, number, 10)).text
