@@ -115,13 +115,14 @@ class Subscription:
         return {"chatId": self.chat_id, "events": events}
 
     async def next_frame(self) -> Frame | None:
-        """Wait for events; None once the subscription is closed."""
-        while not self.closed:
+        """Wait for events; None once the subscription is closed and drained."""
+        while True:
             frame = self.pending_frame()
             if frame is not None:
                 return frame
+            if self.closed:
+                return None
             await self._wakeup.wait()
-        return None
 
     def close(self) -> None:
         if not self.closed:

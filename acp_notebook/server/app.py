@@ -1,0 +1,163 @@
+"""The Jupyter server extension: the hubs of this server's kernels and their sockets.
+
+Configured with traitlets, e.g. in ``jupyter_server_config.py``::
+
+    c.AcpNotebookApp.answer_timeout = 120
+    c.AcpNotebookApp.allowed_agents = ["claude-code"]
+    c.AcpNotebookApp.allow_commands = False
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from typing import Any
+
+from jupyter_events.logger import EventLogger
+from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.serverapp import ServerApp
+from tornado.ioloop import PeriodicCallback
+from traitlets import Bool, Dict, Float, Int, List, Unicode
+
+from ..hub import HubConfig
+from ..kernel_auth import SECRET_ENV, URL_ENV
+from ..session import SessionConfig
+from .handlers import BrowserSocket, KernelSocket
+from .kernels import KernelHubs
+
+KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
+
+
+def loopback_url(serverapp: ServerApp) -> str | None:
+    """How a kernel on this machine reaches the server (base_url included); None over a unix socket."""
+    if serverapp.sock:
+        return None
+    ip = serverapp.ip
+    if ip in ("", "localhost", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif ip == "::":
+        host = "[::1]"
+    else:
+        host = f"[{ip}]" if ":" in ip else ip
+    scheme = "https" if serverapp.certfile else "http"
+    return f"{scheme}://{host}:{serverapp.port}{serverapp.base_url}"
+
+
+class AcpNotebookApp(ExtensionApp):
+    name = "acp_notebook"
+
+    answer_timeout = Float(
+        60.0,
+        help="Seconds a permission or a question waits for an answer before it is cancelled.",
+    ).tag(config=True)
+    default_agent = Unicode("demo", help="The agent of Chat() without a name.").tag(config=True)
+    agent_commands = Dict(
+        key_trait=Unicode(),
+        value_trait=List(Unicode()),
+        help="Command lines that replace the built-in ones, by agent name.",
+    ).tag(config=True)
+    allowed_agents = List(
+        Unicode(),
+        default_value=None,
+        allow_none=True,
+        help="The agent names a chat may start; None allows every known name.",
+    ).tag(config=True)
+    allow_commands = Bool(
+        True, help="Whether Chat(command=[...]) may start an arbitrary program."
+    ).tag(config=True)
+    history_events = Int(5000, help="Events a chat keeps for a reattaching client.").tag(
+        config=True
+    )
+    history_bytes = Int(
+        8 * 1024 * 1024, help="Bytes of events a chat keeps for a reattaching client."
+    ).tag(config=True)
+    reconcile_interval = Float(
+        10.0, help="Seconds between checks for kernels that are gone without a shutdown event."
+    ).tag(config=True)
+
+    @property
+    def _server(self) -> ServerApp:
+        assert self.serverapp is not None  # linked before any initialize_* runs
+        return self.serverapp
+
+    @property
+    def _events(self) -> EventLogger:
+        events = self._server.event_logger
+        assert events is not None
+        return events
+
+    def _hub_config(self) -> HubConfig:
+        return HubConfig(
+            session=SessionConfig(
+                answer_timeout=self.answer_timeout,
+                history_events=self.history_events,
+                history_bytes=self.history_bytes,
+            ),
+            agent_commands={name: tuple(argv) for name, argv in self.agent_commands.items()},
+            allowed_agents=None if self.allowed_agents is None else frozenset(self.allowed_agents),
+            allow_commands=self.allow_commands,
+            default_agent=self.default_agent,
+        )
+
+    def initialize_settings(self) -> None:
+        # As the server does for tornado's: the package's loggers write through the server's.
+        package_log = logging.getLogger("acp_notebook")
+        self._log_parent = package_log.parent
+        package_log.parent = self._server.log
+        self.hubs = KernelHubs(self._hub_config(), self.log)
+        self.secret = secrets.token_urlsafe(32)
+        self._export_env()
+        self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
+        self._reconciler = PeriodicCallback(self._reconcile, self.reconcile_interval * 1000)
+        self._reconciler.start()
+
+    def initialize_handlers(self) -> None:
+        self.handlers.extend(
+            [
+                (r"acp-notebook/ws/browser", BrowserSocket, {"hubs": self.hubs}),
+                (
+                    r"acp-notebook/ws/kernel",
+                    KernelSocket,
+                    {"hubs": self.hubs, "secret": self.secret},
+                ),
+            ]
+        )
+
+    def _export_env(self) -> None:
+        # Kernels started from now on inherit both (jupyter_client copies os.environ).
+        url = loopback_url(self._server)
+        if url is None:
+            self.log.info(
+                "acp_notebook: the server listens on a unix socket; kernels use local mode"
+            )
+            return
+        os.environ[URL_ENV] = url
+        os.environ[SECRET_ENV] = self.secret
+
+    async def _start_jupyter_server_extension(self, serverapp: ServerApp) -> None:
+        # The port is final only once the server listens (port 0, port retries).
+        self._export_env()
+
+    async def _on_kernel_action(
+        self, logger: EventLogger, schema_id: str, data: dict[str, Any]
+    ) -> None:
+        # A restart keeps the chats; only a shutdown ends them.
+        if (
+            data.get("action") == "shutdown"
+            and data.get("status") == "success"
+            and data.get("kernel_id")
+        ):
+            await self.hubs.drop(data["kernel_id"], "shut down")
+
+    async def _reconcile(self) -> None:
+        await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())
+
+    async def stop_extension(self) -> None:
+        self._reconciler.stop()
+        self._events.remove_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
+        await self.hubs.close()
+        logging.getLogger("acp_notebook").parent = self._log_parent
+        if os.environ.get(SECRET_ENV) == self.secret:
+            os.environ.pop(URL_ENV, None)
+            os.environ.pop(SECRET_ENV, None)

@@ -1,0 +1,239 @@
+"""The extension's two WebSockets.
+
+``acp-notebook/ws/browser?kernel=<id>&chat=<id>``: the widget. A Jupyter login with
+``execute`` on ``kernels``, same origin (or a token). Frames of that chat down,
+requests up; the Jupyter user is who the owner gate sees.
+
+``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
+none) and no browser (any Origin header is refused): the server's secret plus an
+HMAC over the kernel's session key (``kernel_auth``). Trusted chat requests, plus
+``chat:open``, ``chat:subscribe`` and ``chat:close`` (``protocol``).
+
+Every request gets an ack on the same socket; a bad one gets ``INVALID`` and the
+socket stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from jupyter_core.utils import ensure_async
+from jupyter_server.auth.decorator import allow_unauthenticated, ws_authenticated
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.base.websocket import WebSocketMixin
+from pydantic import ValidationError
+from tornado import web
+from tornado.websocket import WebSocketClosedError, WebSocketHandler
+
+from .. import kernel_auth
+from ..agents import UnknownAgent
+from ..contracts import MAX_REQUEST_BYTES
+from ..hub import Forbidden, Frame, Hub, Subscription
+from .kernels import KernelHubs
+from .protocol import KERNEL_TYPES, OpenChat, SubscribeChat, kernel_request
+
+# Above this tornado drops the connection; up to it, an oversized request is INVALID.
+MAX_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
+# Close code for "this chat does not exist (any more)": a client must not reconnect.
+CHAT_GONE = 4404
+
+# Answers a kernel that has no chats yet: INVALID or CHAT_NOT_FOUND, as a hub would.
+_NO_CHATS = Hub(name="no chats")
+
+
+def _refusal(ack: object, code: str, detail: str) -> Frame:
+    return {"ack": ack, "error": code, "detail": detail[:500]}
+
+
+class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
+    """Frames down with backpressure, requests up, each answered with an ack."""
+
+    def initialize(self, hubs: KernelHubs) -> None:
+        self.hubs = hubs
+        self._subs: dict[str, Subscription] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def set_default_headers(self) -> None:
+        """JupyterHandler's headers (CSP and such) mean nothing on a WebSocket."""
+
+    @property
+    def max_message_size(self) -> int:
+        return MAX_FRAME_BYTES
+
+    async def handle(self, message: str | bytes) -> Frame:
+        raise NotImplementedError
+
+    def on_message(self, message: str | bytes) -> None:
+        # Concurrently: a request that waits on the agent (set_mode) holds up no other.
+        self._spawn(self._answer(message))
+
+    async def _answer(self, message: str | bytes) -> None:
+        try:
+            ack = await self.handle(message)
+        except Exception:
+            self.log.exception("acp_notebook: a request failed")
+            ack = _refusal(None, "INTERNAL", "the server failed on this request")
+        self.send(ack)
+
+    def send(self, frame: Frame) -> None:
+        if self.ws_connection is not None and not self.ws_connection.is_closing():
+            self.write_message(json.dumps(frame))
+
+    def follow(self, sub: Subscription) -> None:
+        """Forward a chat's frames on this socket (in place of an earlier subscription)."""
+        old = self._subs.pop(sub.chat_id, None)
+        if old is not None:
+            old.close()
+        self._subs[sub.chat_id] = sub
+        self._spawn(self._forward(sub))
+
+    async def _forward(self, sub: Subscription) -> None:
+        # Awaiting each write is the backpressure: meanwhile events coalesce in the
+        # subscription, and one too far behind is reset to a resync.
+        try:
+            while (frame := await sub.next_frame()) is not None:
+                await self.write_message(json.dumps(frame))
+        except WebSocketClosedError:
+            sub.close()
+            return
+        if self._subs.get(sub.chat_id) is sub:  # closed by the hub, not replaced by us
+            self._subs.pop(sub.chat_id)
+            self.chat_ended(sub.chat_id)
+
+    def chat_ended(self, chat_id: str) -> None:
+        """A chat this socket follows was closed."""
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def on_close(self) -> None:
+        subs, self._subs = self._subs, {}
+        for sub in subs.values():
+            sub.close()
+
+
+class BrowserSocket(_ChatSocket):
+    auth_resource = "kernels"
+
+    def initialize(self, hubs: KernelHubs) -> None:
+        super().initialize(hubs)
+        self.hub = _NO_CHATS
+        self.username = ""
+
+    @ws_authenticated
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        user = self.current_user
+        # Whoever drives an agent could as well run code: the same permission.
+        if not await ensure_async(self.authorizer.is_authorized(self, user, "execute", "kernels")):
+            raise web.HTTPError(403)
+        self.username = user.username
+        self.kernel_id = self.get_query_argument("kernel", "")
+        self.chat_id = self.get_query_argument("chat", "")
+        # Checks the origin (tornado calls check_origin), then upgrades.
+        await super().get(*args, **kwargs)
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        super().open(*args, **kwargs)
+        hub = self.hubs.get(self.kernel_id)
+        if hub is None or self.chat_id not in hub.chats:
+            self.send(_refusal(None, "CHAT_NOT_FOUND", "no such chat on this kernel"))
+            self.close(CHAT_GONE, "no such chat")
+            return
+        self.hub = hub
+        self.follow(hub.subscribe(self.chat_id, self.username))
+
+    async def handle(self, message: str | bytes) -> Frame:
+        return await self.hub.handle(message, user=self.username)
+
+    def chat_ended(self, chat_id: str) -> None:
+        self.close(CHAT_GONE, "the chat was closed")
+
+
+class KernelSocket(_ChatSocket):
+    def initialize(self, hubs: KernelHubs, secret: str) -> None:  # type: ignore[override]
+        super().initialize(hubs)
+        self.secret = secret
+        self.kernel_id = ""
+
+    def _session_key(self, kernel_id: str) -> bytes | None:
+        manager = self.kernel_manager
+        if kernel_id not in manager:
+            return None
+        return bytes(manager.get_kernel(kernel_id).session.key)
+
+    @allow_unauthenticated
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        # Kernels send no Origin; a browser always does, so no page can ever use this.
+        if "Origin" in self.request.headers:
+            self.log.warning(
+                "acp_notebook: refused a kernel socket that came with an Origin header"
+            )
+            raise web.HTTPError(403)
+        try:
+            self.kernel_id = kernel_auth.verify(
+                self.request.headers, self.secret, self._session_key, time.time()
+            )
+        except kernel_auth.Refused as exc:
+            self.log.warning("acp_notebook: refused a kernel socket: %s", exc)
+            raise web.HTTPError(403) from None
+        await super().get(*args, **kwargs)
+
+    async def handle(self, message: str | bytes) -> Frame:
+        if len(message) > MAX_REQUEST_BYTES:
+            return _refusal(None, "INVALID", "request too large")
+        try:
+            request = json.loads(message)
+        except ValueError as exc:
+            return _refusal(None, "INVALID", f"not JSON: {exc}")
+        if not (isinstance(request, dict) and request.get("type") in KERNEL_TYPES):
+            # The kernel runs the notebook's own code: it may act for any owner.
+            return await (self.hubs.get(self.kernel_id) or _NO_CHATS).handle(request, trusted=True)
+        ack = request.get("id") if isinstance(request.get("id"), (int, str)) else None
+        try:
+            req = kernel_request.validate_python(request)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return _refusal(ack, "INVALID", f"{where}: {first['msg']}")
+        if isinstance(req, OpenChat):
+            return await self._open_chat(req)
+        hub = self.hubs.get(self.kernel_id)
+        if hub is None or req.chatId not in hub.chats:
+            return _refusal(req.id, "CHAT_NOT_FOUND", "no such chat on this kernel")
+        if isinstance(req, SubscribeChat):
+            sub = hub.subscribe(req.chatId)
+            # Same tick as the subscription: no event is missed or sent twice.
+            self.send(
+                {"chatId": req.chatId, "events": hub.resync_events(req.chatId), "reset": True}
+            )
+            self.follow(sub)
+        else:
+            await hub.close_chat(req.chatId)
+        return {"ack": req.id, "accepted": True}
+
+    async def _open_chat(self, req: OpenChat) -> Frame:
+        try:
+            hub = self.hubs.attach(self.kernel_id)
+            chat_id = await hub.open_chat(
+                req.agent,
+                command=req.command,
+                env=req.env,
+                cwd=req.cwd,
+                mode=req.mode,
+                mcp_servers=req.mcpServers,
+                owner=req.owner,
+            )
+        except Forbidden as exc:
+            return _refusal(req.id, "FORBIDDEN", str(exc))
+        except UnknownAgent as exc:
+            return _refusal(req.id, "INVALID", str(exc))
+        except RuntimeError as exc:  # the server is stopping
+            return _refusal(req.id, "INTERNAL", str(exc))
+        self.log.info("acp_notebook: kernel %s opened chat %s", self.kernel_id, chat_id)
+        return {"ack": req.id, "accepted": True, "chatId": chat_id}

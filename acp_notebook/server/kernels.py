@@ -1,0 +1,47 @@
+"""One hub per kernel: created when the kernel opens its first chat, kept across
+restarts (the chats outlive the kernel process), ended when the kernel is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+
+from ..hub import Hub, HubConfig
+
+
+class KernelHubs:
+    def __init__(self, config: HubConfig, log: logging.Logger) -> None:
+        self.config = config
+        self.log = log
+        self._hubs: dict[str, Hub] = {}
+        self._closed = False
+
+    def get(self, kernel_id: str) -> Hub | None:
+        return self._hubs.get(kernel_id)
+
+    def attach(self, kernel_id: str) -> Hub:
+        """The kernel's hub, created on first use."""
+        if self._closed:
+            raise RuntimeError("the server is stopping")
+        hub = self._hubs.get(kernel_id)
+        if hub is None:
+            hub = self._hubs[kernel_id] = Hub(self.config, name=kernel_id)
+        return hub
+
+    async def drop(self, kernel_id: str, reason: str) -> None:
+        """End the kernel's chats: pending cards are cancelled, agent processes ended."""
+        hub = self._hubs.pop(kernel_id, None)
+        if hub is None:
+            return
+        self.log.info("acp_notebook: closing the chats of kernel %s (%s)", kernel_id, reason)
+        await hub.close()
+
+    async def reconcile(self, live: Iterable[str]) -> None:
+        """Drop the hubs of kernels that vanished without a shutdown event (died, culled)."""
+        gone = self._hubs.keys() - set(live)
+        await asyncio.gather(*(self.drop(kid, "gone") for kid in gone))
+
+    async def close(self) -> None:
+        self._closed = True
+        await asyncio.gather(*(self.drop(kid, "server stopping") for kid in list(self._hubs)))

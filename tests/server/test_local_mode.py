@@ -1,0 +1,71 @@
+"""Without a reachable extension a Chat runs its hub in the kernel (local mode)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from jupyter_client.multikernelmanager import AsyncMultiKernelManager
+
+from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+
+from .conftest import Cells
+
+
+@pytest.fixture
+async def outside_kernel() -> AsyncIterator[tuple[str, Cells]]:
+    """A kernel no Jupyter server started: no extension env."""
+    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    manager = AsyncMultiKernelManager()
+    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
+    client = manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    await client.wait_for_ready(timeout=60)
+    cells = Cells(client)
+    yield kernel_id, cells
+    await cells.stop()
+    await manager.shutdown_all(now=True)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_local_mode_without_the_extension(outside_kernel: tuple[str, Cells]) -> None:
+    kernel_id, kernel = outside_kernel
+    out = await kernel.run(
+        "import json, os, time\n"
+        "from acp_notebook.chat import Chat\n"
+        "from acp_notebook.client import connect\n"
+        "from acp_notebook import server_client\n"
+        "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
+        "print(json.dumps({'mode': chat.mode, 'connect': connect().mode, "
+        "'identity': server_client.kernel_identity()[0]}))\n"
+    )
+    seen = json.loads(out)
+    assert seen == {"mode": "local", "connect": "local", "identity": kernel_id}
+
+    # The variables of a server that is not there: local mode again, within the connect timeout.
+    out = await kernel.run(
+        f"os.environ[{URL_ENV!r}] = 'http://127.0.0.1:{closed_port()}/'\n"
+        f"os.environ[{SECRET_ENV!r}] = 'secret'\n"
+        "started = time.monotonic()\n"
+        "mode = Chat('demo', env={'ACP_DEMO_DELAY': '0'}).mode\n"
+        "took = time.monotonic() - started\n"
+        "try:\n"
+        "    Chat('demo', transport='server')\n"
+        "    refused = None\n"
+        "except RuntimeError as exc:\n"
+        "    refused = str(exc)\n"
+        "print(json.dumps({'mode': mode, 'took': took, 'refused': refused}))\n"
+    )
+    seen = json.loads(out)
+    assert seen["mode"] == "local" and seen["took"] < 5
+    assert "not reachable" in seen["refused"]

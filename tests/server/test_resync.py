@@ -1,0 +1,91 @@
+"""Reattaching, a second tab, and the kernel's own socket coming back: nothing is lost."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conftest import OPEN_CHAT
+
+
+async def test_reattach_and_second_tab_see_the_pending_card(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    chat_id = json.loads(
+        (await kernel.run(OPEN_CHAT + 'chat.send_prompt("ask-user")')).split("chat:", 1)[1]
+    )["chat"]
+
+    first = await browser(kernel_id, chat_id)
+    await first.resync(chat_id)
+    card = await first.event(chat_id, "elicitation_request")
+    first.close()
+    await first.wait_closed()
+
+    # A reload: the card is still pending, nothing was cancelled by leaving.
+    again = await browser(kernel_id, chat_id)
+    ack = await again.resync(chat_id)
+    assert [e["requestId"] for e in ack["events"] if e["kind"] == "elicitation_request"] == [
+        card["requestId"]
+    ]
+    assert not [e for e in ack["events"] if e["kind"] == "elicitation_resolved"]
+    assert [e["prompt"] for e in ack["events"] if e["kind"] == "turn_started"] == ["ask-user"]
+
+    second = await browser(kernel_id, chat_id)
+    await second.resync(chat_id)
+    assert (await second.event(chat_id, "elicitation_request"))["requestId"] == card["requestId"]
+
+    answer = {
+        "type": "chat:elicitation.respond",
+        "chatId": chat_id,
+        "requestId": card["requestId"],
+        "action": "decline",
+    }
+    assert (await second.request(answer))["accepted"]
+    for tab in (again, second):
+        resolved = await tab.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
+        assert resolved["outcome"] == "declined"
+        await tab.event(chat_id, "turn_ended", turn=1)
+    # Settled once: the other tab's late answer finds nothing to answer.
+    late = await again.request({**answer, "action": "cancel"})
+    assert late["error"] == "ELICITATION_NOT_FOUND"
+    echoed = again.text(chat_id).split("elicitation answered: ", 1)[1]
+    assert json.loads(echoed) == {"action": "decline"}
+
+
+async def test_kernel_socket_reconnects_and_catches_up(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    chat_id = json.loads((await kernel.run(OPEN_CHAT)).split("chat:", 1)[1])["chat"]
+    # Drop the kernel's socket and hold the reconnection until the test says so.
+    await kernel.run(
+        "import asyncio\n"
+        "from acp_notebook import server_client\n"
+        "client = server_client._client\n"
+        "gate = client.thread.call(asyncio.Event).result()\n"
+        "connect = client._connect\n"
+        "async def held():\n"
+        "    await gate.wait()\n"
+        "    return await connect()\n"
+        "client._connect = held\n"
+        "client.thread.submit(client._ws.close()).result(5)\n"
+    )
+    # Meanwhile a browser runs a whole turn the kernel does not see.
+    tab = await browser(kernel_id, chat_id)
+    await tab.resync(chat_id)
+    assert (await tab.request({"type": "chat:prompt", "chatId": chat_id, "text": "hello"}))[
+        "accepted"
+    ]
+    await tab.event(chat_id, "turn_ended", turn=1)
+
+    out = await kernel.run(
+        "client.thread.loop.call_soon_threadsafe(gate.set)\n"
+        "turn = chat.wait(1, timeout=10)\n"
+        "print(json.dumps({'text': turn.text, 'mode': chat.mode}))\n"
+    )
+    caught_up = json.loads(out)
+    assert caught_up["mode"] == "server"
+    assert caught_up["text"].startswith("Hello from the **demo agent**. You said: hello")
