@@ -20,7 +20,7 @@ export interface WidgetModel {
   send(content: unknown): void;
 }
 
-export type LinkStatus = "waiting" | "connecting" | "server" | "comm";
+export type LinkStatus = "waiting" | "connecting" | "server" | "comm" | "closed";
 
 export interface ClientHandlers {
   /** A batch of events; `reset` when it is a resync's full history (state starts over). */
@@ -39,6 +39,8 @@ export interface ClientOptions {
 const OPEN_TIMEOUT_MS = 5000;
 /** Reconnect delays double from 1 s up to this. */
 const MAX_BACKOFF_MS = 30_000;
+/** The server's close code for a chat that no longer exists (its kernel shut down). */
+const CHAT_GONE = 4404;
 
 /** The server extension's browser socket URL, or null when this page is not a Jupyter server's. */
 export function serverSocketUrl(kernelId: string, chatId: string): string | null {
@@ -198,11 +200,13 @@ export class ChatClient {
         // A malformed frame is dropped; the next resync repairs any gap.
       }
     };
-    socket.onclose = () => {
+    socket.onclose = (event: CloseEvent) => {
       if (this.socket !== socket) return;
       this.socket = null;
       this.failPending();
-      if (!this.everOpened) this.fallBack();
+      // Reconnecting cannot bring back a chat the server has ended.
+      if (event.code === CHAT_GONE) this.setMode("closed");
+      else if (!this.everOpened) this.fallBack();
       else this.reconnect(url);
     };
   }

@@ -13,7 +13,7 @@ class FakeSocket {
   closed = false;
   onopen: (() => void) | null = null;
   onmessage: ((event: { data: string }) => void) | null = null;
-  onclose: (() => void) | null = null;
+  onclose: ((event: { code: number }) => void) | null = null;
 
   constructor(readonly url: string) {
     FakeSocket.instances.push(this);
@@ -36,9 +36,9 @@ class FakeSocket {
     this.onmessage?.({ data: JSON.stringify(frame) });
   }
 
-  drop(): void {
+  drop(code = 1006): void {
     this.readyState = 3;
-    this.onclose?.();
+    this.onclose?.({ code });
   }
 }
 
@@ -193,6 +193,20 @@ describe("server transport", () => {
     expect(model.sent).toEqual([]);
     c.dispose();
     expect(third.closed).toBe(true);
+  });
+
+  it("stops reconnecting once the server says the chat is gone", async () => {
+    vi.useFakeTimers();
+    configData("/");
+    const { client: c, statuses } = client({ transport: "server" });
+    c.start();
+    const socket = FakeSocket.instances[0] as FakeSocket;
+    socket.open();
+    socket.drop(4404);
+    expect(statuses.at(-1)).toBe("closed");
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+    c.dispose();
   });
 
   it("falls back to the comm when the socket does not open within 5 s", async () => {
