@@ -6,12 +6,16 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: demo test setup lint typecheck pytest jstest clean
+.PHONY: demo test setup lint typecheck pytest jstest clean bench
 
 demo: setup
 	$(BIN)/jupyter lab notebooks/quickstart.ipynb
 
 test: setup lint typecheck jstest pytest
+
+# Every benchmark, one table (README "Performance"); bench/run.py --quick: smaller sizes.
+bench: setup
+	$(BIN)/python bench/run.py
 
 AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
 	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json

@@ -1,0 +1,1 @@
+"""Benchmarks: `.venv/bin/python bench/run.py` (see run.py)."""

@@ -1,0 +1,72 @@
+"""Runs every benchmark and prints one table: ``.venv/bin/python bench/run.py [--quick]``.
+
+Each figure is printed with its reference, measured in the same run, and the ratio
+between them; the exit status is 1 when any target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import (  # the repository root is importable from here on
+    browser,
+    concurrency,
+    fold_cost,
+    latency,
+    memory,
+    notebook,
+    throughput,
+)
+from bench.common import FULL, QUICK, Context, Row, print_table, workdir
+
+BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
+    "throughput": throughput.run,
+    "latency": latency.run,
+    "fold": fold_cost.run,
+    "memory": memory.run,
+    "concurrency": concurrency.run,
+    "browser": browser.run,
+    "notebook": notebook.run,
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for development")
+    parser.add_argument(
+        "only", nargs="*", metavar="NAME", help=f"only these: {', '.join(BENCHMARKS)}"
+    )
+    args = parser.parse_args()
+    unknown = set(args.only) - BENCHMARKS.keys()
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
+    sizes = QUICK if args.quick else FULL
+    rows: list[Row] = []
+    with workdir() as work:
+        ctx = Context(sizes, work)
+        try:
+            for name, bench in BENCHMARKS.items():
+                if args.only and name not in args.only:
+                    continue
+                print(f"running {name}…", file=sys.stderr, flush=True)
+                try:
+                    rows += bench(ctx)
+                except Exception as exc:
+                    traceback.print_exc()
+                    rows.append(
+                        Row(name, "error", f"{type(exc).__name__}: {exc}"[:80], "", None, "", False)
+                    )
+        finally:
+            ctx.close()
+    print_table(rows)
+    return 0 if all(r.ok for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""1. Streaming throughput: the demo agent's ``stream N``, against a bare json.loads loop.
+
+(a) server mode: chunks per second that reach a client of the browser socket of a real
+Jupyter server; (b) local mode: chunks per second folded by ``Chat`` (the hub on its
+thread, the Python fold). The limit: the same bytes from a pipe, json.loads-ed line by
+line. Runs are interleaved and each figure is the best of its runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from acp_notebook.chat import Chat
+
+from .common import DEMO_ENV, Context, Row, Server, StreamCheck, fmt, reference_rate, stream_text
+
+TARGET = 0.5
+
+
+async def _server_run(server: Server, chat_id: str, count: int) -> float:
+    peer = await server.browser_socket(chat_id)
+    try:
+        check = StreamCheck(count)
+        peer.on_frame = check.frame
+        start = time.perf_counter()
+        await peer.send({"type": "chat:prompt", "chatId": chat_id, "text": f"stream {count}"})
+        await asyncio.wait_for(check.ended.wait(), 600)
+        elapsed = time.perf_counter() - start
+    finally:
+        await peer.close()
+    assert check.verdict() is None, f"server mode: {check.verdict()}"
+    return count / elapsed
+
+
+async def _local_run(chat: Chat, count: int) -> float:
+    start = time.perf_counter()
+    turn = await chat.ask(f"stream {count}", timeout=600)
+    elapsed = time.perf_counter() - start
+    assert turn.text == stream_text(count), "local mode: chunks lost or reordered"
+    return count / elapsed
+
+
+async def _measure(ctx: Context) -> tuple[float, float, float]:
+    count = ctx.sizes.stream
+    capture = ctx.capture(count)
+    server = ctx.server()
+    chat = Chat("demo", env=DEMO_ENV, transport="local")
+    best_ref = best_server = best_local = 0.0
+    try:
+        await chat.ready()
+        async with server.chats(1, agent="demo", env=DEMO_ENV) as [chat_id]:
+            for _ in range(ctx.sizes.repeats):
+                best_ref = max(best_ref, reference_rate(capture))
+                best_server = max(best_server, await _server_run(server, chat_id, count))
+                best_local = max(best_local, await _local_run(chat, count))
+    finally:
+        chat.close()
+    return best_ref, best_server, best_local
+
+
+def run(ctx: Context) -> list[Row]:
+    limit, server, local = asyncio.run(_measure(ctx))
+    reference = f"{fmt(limit, 'lines/s')} (pipe + json.loads)"
+    name = f"1 throughput, {ctx.sizes.stream:,} chunks"
+    return [
+        Row(
+            name,
+            "server mode, browser socket",
+            fmt(server, "chunks/s"),
+            reference,
+            server / limit,
+            f"ratio >= {TARGET}, in order",
+            server / limit >= TARGET,
+        ),
+        Row(
+            name,
+            "local mode, Python fold",
+            fmt(local, "chunks/s"),
+            reference,
+            local / limit,
+            f"ratio >= {TARGET}, in order",
+            local / limit >= TARGET,
+        ),
+    ]
