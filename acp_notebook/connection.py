@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 AGENT_GONE = -32099  # our own code for "the agent process ended before answering"
 STDERR_TAIL = 4096
 READ_CHUNK = 1 << 18
+EXIT_DRAIN = 2.0  # how long output is still read after the agent exited
 
 
 class AgentConnection:
@@ -54,6 +55,7 @@ class AgentConnection:
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._exit = asyncio.Event()  # the process ended (its pipes may still be open)
         self._closed = False
         self.returncode: int | None = None
         self.exited = asyncio.Event()
@@ -62,7 +64,10 @@ class AgentConnection:
 
     async def start(self) -> None:
         """Spawn the agent; raises ``OSError`` when the command cannot run."""
-        self._proc = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        protocol = _Protocol(loop, self._exit)
+        transport, _ = await loop.subprocess_exec(
+            lambda: protocol,
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -71,9 +76,10 @@ class AgentConnection:
             cwd=self.cwd,
             start_new_session=True,
         )
+        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
         self._tasks = [
-            asyncio.create_task(self._read_stdout()),
             asyncio.create_task(self._read_stderr()),
+            asyncio.create_task(self._supervise()),
         ]
 
     @property
@@ -93,11 +99,16 @@ class AgentConnection:
             self._closed = True
             if proc.stdin and not proc.stdin.is_closing():
                 proc.stdin.close()  # a polite agent exits on EOF
-            if not await _exited_within(proc, grace):
+            if not await self._exited_within(grace):
                 _kill_group(proc.pid, signal.SIGTERM)
-                if not await _exited_within(proc, grace):
+                if not await self._exited_within(grace):
                     _kill_group(proc.pid, signal.SIGKILL)
         await self.exited.wait()
+
+    async def _exited_within(self, seconds: float) -> bool:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._exit.wait(), seconds)
+        return self._exit.is_set()
 
     # ------------------------------------------------------------ sending
 
@@ -156,8 +167,6 @@ class AgentConnection:
                 self._dispatch_line(line)
         except Exception:  # a bug in a handler must not leave requests hanging
             log.exception("agent reader failed")
-        finally:
-            await self._finish()
 
     def _dispatch_line(self, line: bytes | Oversized) -> None:
         if isinstance(line, Oversized):
@@ -195,17 +204,29 @@ class AgentConnection:
             while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
                 self._stderr_size -= len(self._stderr.popleft())
 
-    async def _finish(self) -> None:
+    async def _supervise(self) -> None:
+        """Ends the connection once, on whichever comes first: stdout closing or the exit."""
         proc = self._proc
         assert proc is not None
-        # stdout closed; an agent that closed it but lives on is ended here.
-        if not await _exited_within(proc, 2.0):
-            _kill_group(proc.pid, signal.SIGTERM)
-            if not await _exited_within(proc, 2.0):
-                _kill_group(proc.pid, signal.SIGKILL)
-                await proc.wait()
+        reader = asyncio.create_task(self._read_stdout())
+        exit_ = asyncio.create_task(self._exit.wait())
+        await asyncio.wait({reader, exit_}, return_when=asyncio.FIRST_COMPLETED)
+        if reader.done():
+            # stdout closed; an agent that closed it but lives on is ended here.
+            if not await self._exited_within(2.0):
+                _kill_group(proc.pid, signal.SIGTERM)
+                if not await self._exited_within(2.0):
+                    _kill_group(proc.pid, signal.SIGKILL)
+        else:
+            # The agent exited, but stdout is still open: children it left behind hold
+            # the pipe. End them, and read what the agent wrote before it exited.
+            _kill_group(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), EXIT_DRAIN)
+            reader.cancel()  # a process that left the group still holds it: stop waiting
+        await asyncio.gather(reader, exit_, return_exceptions=True)
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self._tasks[1]), 1.0)
+            await asyncio.wait_for(asyncio.shield(self._tasks[0]), 1.0)
         self.returncode = proc.returncode
         _kill_group(proc.pid, signal.SIGKILL)  # orphans it left behind
         gone = RpcError(AGENT_GONE, f"the agent exited (code {proc.returncode})")
@@ -216,12 +237,22 @@ class AgentConnection:
         self._on_exit(proc.returncode, self.stderr_tail)
 
 
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's protocol for a subprocess, plus an event set the moment it exits.
+
+    ``Process.wait()`` also waits for the pipes to close, which a child the agent
+    left behind (holding them) can put off forever.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, exited: asyncio.Event) -> None:
+        super().__init__(limit=1 << 16, loop=loop)
+        self._exited = exited
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self._exited.set()
+
+
 def _kill_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
-
-
-async def _exited_within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(asyncio.shield(proc.wait()), seconds)
-    return proc.returncode is not None

@@ -23,13 +23,15 @@ from .agents import AgentSpec
 from .connection import AgentConnection
 from .contracts import MAX_TOOL_CALL_ID
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
-from .events import Event, bound, chunk_key
+from .events import Event, bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
 
 log = logging.getLogger(__name__)
 
 MAX_OPTIONS = 16
+# A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
+MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
 
 
@@ -38,6 +40,7 @@ class SessionConfig:
     answer_timeout: float = 60.0  # the hub's watchdog; shown to people as a countdown
     backstop_grace: float = 15.0  # the session cancels on its own this long after that
     start_timeout: float = 180.0  # npx may download the agent on first use
+    cancel_grace: float = 10.0  # a turn the agent does not end after session/cancel is given up
     history_events: int = 5000
     history_bytes: int = 8 * 1024 * 1024
 
@@ -92,15 +95,23 @@ class ChatSession:
         self.turn = 0
         self.turn_active = False
         self._seq = 0
+        # Text chunks of one message that arrived together and are not emitted yet.
+        self._run_key: tuple[str, object] | None = None
+        self._run_update: dict[str, Any] = {}
+        self._run_texts: list[str] = []
         self._by_rpc_id: dict[jsonrpc.Id, str] = {}
         # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
         # ordered set): the likely source of a question that names no tool call.
         self._running_tools: dict[str, None] = {}
         self._turn_task: asyncio.Task[None] | None = None
+        self._give_up: asyncio.TimerHandle | None = None  # armed by the turn's first cancel
+        self._given_up = False
         self._end_reason: str | None = None
+        self._started = asyncio.Event()  # the handshake is over, however it ended
+        self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
         self.conn = AgentConnection(
             spec.argv,
-            env={**os.environ, **spec.env},
+            env={**_inherited_env(), **spec.env},
             cwd=cwd,
             on_request=self._on_request,
             on_notification=self._on_notification,
@@ -110,6 +121,8 @@ class ChatSession:
     # ------------------------------------------------------------ events
 
     def _emit(self, event: Event) -> None:
+        if self._run_texts:
+            self._flush_chunks()  # they came first
         self._seq += 1
         event["seq"] = self._seq
         event["ts"] = _now_ms()
@@ -131,6 +144,12 @@ class ChatSession:
 
     async def start(self) -> None:
         """Start the agent and open a session; failures end in ``agent_status exited``."""
+        try:
+            await self._start()
+        finally:
+            self._started.set()
+
+    async def _start(self) -> None:
         self._emit({"kind": "agent_status", "status": "starting", "agent": self.spec.name})
         try:
             await self.conn.start()
@@ -186,23 +205,11 @@ class ChatSession:
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/new returned no sessionId")
         self.session_id = new["sessionId"]
-        if self.spec.mode:
-            modes = new.get("modes")
-            available = (
-                {
-                    m.get("id")
-                    for m in (modes or {}).get("availableModes", [])
-                    if isinstance(m, dict)
-                }
-                if isinstance(modes, dict)
-                else set()
+        if self.spec.mode and _offers_mode(new.get("modes"), self.spec.mode):
+            await self.conn.request(
+                "session/set_mode", {"sessionId": self.session_id, "modeId": self.spec.mode}
             )
-            if self.spec.mode in available or not available:
-                await self.conn.request(
-                    "session/set_mode", {"sessionId": self.session_id, "modeId": self.spec.mode}
-                )
-                if isinstance(modes, dict):
-                    new["modes"] = {**modes, "currentModeId": self.spec.mode}
+            _show_mode(new, self.spec.mode)
         return init, new
 
     async def close(self) -> None:
@@ -218,9 +225,12 @@ class ChatSession:
     # ------------------------------------------------------------ turns
 
     def prompt(self, text: str, by: str | None = None) -> int:
-        """Start a turn; returns its number. The turn runs until the agent answers."""
-        if self.status != "ready":
-            raise AgentExited(f"the agent is {self.status}")
+        """Start a turn; returns its number. The turn runs until the agent answers.
+
+        A prompt sent while the agent is still starting waits for the handshake.
+        """
+        if self.status == "exited":
+            raise AgentExited("the agent has exited")
         if self.turn_active:
             raise Busy("a turn is already running; cancel it or wait for it to end")
         self.turn += 1
@@ -235,6 +245,11 @@ class ChatSession:
     async def _run_turn(self, turn: int, text: str) -> None:
         ended: Event = {"kind": "turn_ended", "turn": turn}
         try:
+            if not await self._wait_started():
+                ended["stopReason"] = "cancelled"
+                return
+            if self.status != "ready":
+                raise RpcError(jsonrpc.INTERNAL_ERROR, "the agent did not start")
             result = await self.conn.request(
                 "session/prompt",
                 {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]},
@@ -243,20 +258,57 @@ class ChatSession:
             ended["stopReason"] = reason if isinstance(reason, str) else "end_turn"
         except RpcError as exc:
             ended["error"] = exc.message[:2048]
+        except asyncio.CancelledError:
+            ended["stopReason"] = "cancelled"
+            if self._given_up:
+                ended["error"] = (
+                    f"the agent did not end the turn within {self.config.cancel_grace:g} s "
+                    "of the cancel"
+                )
+            raise
         finally:
+            if self._give_up is not None:
+                self._give_up.cancel()
+            self._give_up, self._given_up = None, False
             self.turn_active = False
             self._running_tools.clear()
             self._emit(ended)
 
+    async def _wait_started(self) -> bool:
+        """Wait for the handshake; False when the turn was cancelled first."""
+        if self._started.is_set():
+            return True
+        waits = [asyncio.ensure_future(e.wait()) for e in (self._started, self._cancel_queued)]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for waiting in waits:
+            waiting.cancel()
+        if self._cancel_queued.is_set():
+            self._cancel_queued.clear()
+            return False
+        return True
+
     def cancel(self) -> None:
         """``session/cancel``: every pending request of the turn is cancelled too."""
+        if self.status == "starting":
+            self._cancel_queued.set()  # a prompt still waiting for the handshake
+            return
         if self.status != "ready":
             return
         # session/cancel first, so the agent reads the cancelled answers as part of it.
-        if self.turn_active:
+        # Once per turn: a burst of Stop clicks is one cancel to the agent.
+        if self.turn_active and self._give_up is None:
             self.conn.notify("session/cancel", {"sessionId": self.session_id})
+            self._give_up = asyncio.get_running_loop().call_later(
+                self.config.cancel_grace, self._give_up_turn
+            )
         for request_id in list(self.pending):
             self._settle(request_id, "cancelled", by=None)
+
+    def _give_up_turn(self) -> None:
+        """The agent ignored session/cancel (it is stuck): stop waiting, so the chat goes on."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._given_up = True
+            self._turn_task.cancel()
 
     async def set_mode(self, mode_id: str) -> None:
         await self.conn.request(
@@ -451,16 +503,42 @@ class ChatSession:
             params = note.params
             update = params.get("update") if isinstance(params, dict) else None
             if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
+                key = update_chunk_key(update)
+                if key is not None and len(update["content"]["text"]) <= MAX_CHUNK:
+                    self._chunk(key, update)
+                    return
                 self._track_tool(update)
-                event: Event = {"kind": "update", "update": update}
-                if chunk_key(event) is None or len(update["content"]["text"]) > 65536:
-                    event["update"] = bound(update)
-                self._emit(event)
+                self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
             request_id = self._by_rpc_id.get(params.get("requestId"))  # type: ignore[arg-type]
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
+
+    def _chunk(self, key: tuple[str, object], update: dict[str, Any]) -> None:
+        """Consecutive text chunks of one message read in one go become one event.
+
+        A fast agent writes thousands of chunks per pipe read: they are emitted once the
+        reader yields to the loop (or before any other event), so each costs a list
+        append here instead of an event through the history, the hub and every client.
+        """
+        text: str = update["content"]["text"]
+        if key == self._run_key:
+            self._run_texts.append(text)
+            return
+        self._flush_chunks()
+        self._run_key, self._run_update, self._run_texts = key, update, [text]
+        asyncio.get_running_loop().call_soon(self._flush_chunks)
+
+    def _flush_chunks(self) -> None:
+        texts = self._run_texts
+        if not texts:
+            return
+        update = self._run_update
+        if len(texts) > 1:
+            update = {**update, "content": {"type": "text", "text": "".join(texts)}}
+        self._run_key, self._run_update, self._run_texts = None, {}, []
+        self._emit({"kind": "update", "update": update})
 
     def _track_tool(self, update: dict[str, Any]) -> None:
         kind = update["sessionUpdate"]
@@ -499,3 +577,30 @@ class ChatSession:
             "the agent stopped" if code == 0 else f"the agent exited with code {code}"
         )
         self._exited(code, detail)
+
+
+def _offers_mode(modes: Any, mode_id: str) -> bool:
+    """Whether to ask for ``mode_id``: the agent lists it, or lists no modes (let it say no)."""
+    if not isinstance(modes, dict):
+        return True
+    ids = {m.get("id") for m in modes.get("availableModes") or [] if isinstance(m, dict)}
+    return not ids or mode_id in ids
+
+
+def _show_mode(new: dict[str, Any], mode_id: str) -> None:
+    """Make session/new's result say the mode we set, in ``modes`` and the mode option."""
+    if isinstance(new.get("modes"), dict):
+        new["modes"] = {**new["modes"], "currentModeId": mode_id}
+    options = new.get("configOptions")
+    if isinstance(options, list):
+        new["configOptions"] = [
+            {**o, "currentValue": mode_id}
+            if isinstance(o, dict) and "mode" in (o.get("category"), o.get("id"))
+            else o
+            for o in options
+        ]
+
+
+def _inherited_env() -> dict[str, str]:
+    """This process's environment, less the extension's secret: an agent is not a kernel."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_")}

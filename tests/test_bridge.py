@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import os
+import sys
 from typing import Any
 
 import pytest
@@ -429,7 +429,8 @@ async def test_question_without_tool_call_is_tied_to_the_running_tool() -> None:
         assert ask(5) is None
         # A tool call left pending when its turn ends is forgotten with the turn.
         update(sessionUpdate="tool_call", toolCallId="stuck", title="Bash", status="in_progress")
-        await session._run_turn(1, "hi")  # ends at once: no agent process
+        session._started.set()  # as if the handshake had failed: the turn ends at once
+        await session._run_turn(1, "hi")
         assert ask(6) is None
     finally:
         await session.close()
@@ -452,3 +453,57 @@ async def test_refused_session_new_says_why(hub: Hub, tmp_path: Any) -> None:
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
     exited = next(e for e in ack["events"] if e.get("status") == "exited")
     assert exited["detail"] == "the agent refused to start: Authentication required"
+
+
+async def test_prompt_while_starting_waits_for_the_handshake(hub: Hub) -> None:
+    chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
+    rec = Recorder(hub.subscribe(chat_id))
+    await prompt(hub, chat_id, "hello")  # no wait_ready: the agent is still starting
+    ended = await rec.kind("turn_ended")
+    assert ended["stopReason"] == "end_turn" and "demo agent" in rec.text()
+    order = [
+        e.get("status", e["kind"])
+        for e in rec.events
+        if e["kind"] in ("agent_status", "turn_started")
+    ]
+    assert order.index("turn_started") < order.index("ready")
+
+
+async def test_cancel_while_starting_ends_the_queued_turn(hub: Hub) -> None:
+    chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
+    rec = Recorder(hub.subscribe(chat_id))
+    await prompt(hub, chat_id, "hello")
+    assert (await hub.handle({"type": "chat:cancel", "chatId": chat_id}))["accepted"]
+    assert (await rec.kind("turn_ended"))["stopReason"] == "cancelled"
+    await hub.wait_ready(chat_id)
+    await prompt(hub, chat_id, "hello")
+    assert (await rec.kind("turn_ended", turn=2))["stopReason"] == "end_turn"
+
+
+async def test_closing_a_chat_delivers_its_last_events(hub: Hub) -> None:
+    chat_id, rec = await open_demo(hub)
+    await hub.close_chat(chat_id)
+    exited = await rec.kind("agent_status", status="exited")
+    assert exited["detail"]
+    assert await rec.sub.next_frame() is None
+
+
+async def test_mode_set_at_start_shows_in_modes_and_config_options(hub: Hub) -> None:
+    _, rec = await open_demo(hub, mode="plan")
+    ready = await rec.kind("agent_status", status="ready")
+    assert ready["modes"]["currentModeId"] == "plan"
+    assert [o["currentValue"] for o in ready["configOptions"] if o["id"] == "mode"] == ["plan"]
+
+
+async def test_agents_do_not_inherit_the_extension_secret(
+    hub: Hub, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACP_NOTEBOOK_SECRET", "s3cret")
+    monkeypatch.setenv("ACP_KEEP_ME", "yes")
+    seen = tmp_path / "env.json"
+    agent = tmp_path / "env_agent.py"
+    agent.write_text(f"import json, os\njson.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n")
+    chat_id = await hub.open_chat(command=[sys.executable, str(agent)])
+    assert await hub.wait_ready(chat_id) == "exited"
+    env = json.loads(seen.read_text())
+    assert env["ACP_KEEP_ME"] == "yes" and "ACP_NOTEBOOK_SECRET" not in env
