@@ -178,6 +178,10 @@ FieldValue = Union[
 
 
 class _Request(_Model):
+    # Untrusted input: a value of the wrong type is INVALID, never coerced ("yes" is
+    # not `cancel: true`, 1 is not a boolean config value).
+    model_config = ConfigDict(strict=True)
+
     # `chatId`; `sessionId` is accepted too (the seed's name for it).
     chatId: Id = Field(validation_alias=AliasChoices("chatId", "sessionId"))
     # Echoed in the ack so a client can match answers to requests.

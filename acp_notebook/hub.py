@@ -88,6 +88,17 @@ class Subscription:
         self._bytes += event_size(event)
         self._check()
 
+    def seal(self) -> None:
+        """Later chunks start a new queued event instead of merging into the last one.
+
+        A resync's history ends at some seq; a queued run of chunks that began before
+        it and grew after would carry text the client already has, under a newer seq.
+        Sealed, the run's seq is within the history (the client drops it as seen) and
+        what follows is new.
+        """
+        if self._items and isinstance(self._items[-1], ChunkRun):
+            self._items[-1] = self._items[-1].event()
+
     def _check(self) -> None:
         config = self.hub.config
         if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
@@ -314,6 +325,8 @@ class Hub:
         if req.type == "chat:resync":
             if req.since is not None and req.since == session.last_seq:
                 return {"ack": ack, "accepted": True, "events": [], "reset": False}
+            for sub in chat.subscribers:  # the asker's among them; harmless to the others
+                sub.seal()
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner is None or user == chat.owner):
             return _error(ack, "FORBIDDEN", "only the chat's owner may do that")

@@ -91,39 +91,45 @@ def _esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _text(value: object) -> str:
+    """Chat text, escaped and isolated: a right-to-left override in it (agents send
+    them) cannot reorder what follows."""
+    return f"<bdi>{_esc(value)}</bdi>"
+
+
 def render_html(snap: dict[str, Any]) -> str:
     """A static, script-free transcript; every agent string is escaped."""
     rows: list[str] = []
     for item in snap["items"]:
         kind = item["type"]
         if kind == "user":
-            rows.append(f'<div class="acpnb-static-user"><b>You:</b> {_esc(item["text"])}</div>')
+            rows.append(f'<div class="acpnb-static-user"><b>You:</b> {_text(item["text"])}</div>')
         elif kind == "agent":
             rows.append(
-                f'<div class="acpnb-static-agent" style="white-space:pre-wrap">{_esc(item["text"])}</div>'
+                f'<div class="acpnb-static-agent" style="white-space:pre-wrap">{_text(item["text"])}</div>'
             )
         elif kind == "thought":
             rows.append(
-                f"<details><summary>Thought</summary><pre>{_esc(item['text'])}</pre></details>"
+                f"<details><summary>Thought</summary><pre>{_text(item['text'])}</pre></details>"
             )
         elif kind == "tool":
             tool = snap["toolCalls"].get(item["toolCallId"], {})
             rows.append(
-                f"<div>🔧 {_esc(tool.get('title') or item['toolCallId'])} — {_esc(tool.get('status') or '')}</div>"
+                f"<div>🔧 {_text(tool.get('title') or item['toolCallId'])} — {_text(tool.get('status') or '')}</div>"
             )
         elif kind == "permission":
             p = snap["permissions"].get(item["requestId"], {})
             title = (p.get("toolCall") or {}).get("title") or "permission"
             rows.append(
-                f"<div>🔒 {_esc(title)}: {_esc(p.get('optionId') or p.get('outcome') or 'pending')}</div>"
+                f"<div>🔒 {_text(title)}: {_text(p.get('optionId') or p.get('outcome') or 'pending')}</div>"
             )
         elif kind == "elicitation":
             e = snap["elicitations"].get(item["requestId"], {})
             rows.append(
-                f"<div>❓ {_esc(e.get('message') or '')} — {_esc(e.get('outcome') or 'pending')}</div>"
+                f"<div>❓ {_text(e.get('message') or '')} — {_text(e.get('outcome') or 'pending')}</div>"
             )
         elif kind == "error":
-            rows.append(f'<div style="color:#b00">{_esc(item["text"])}</div>')
+            rows.append(f'<div style="color:#b00">{_text(item["text"])}</div>')
     agent = snap["agent"]
     head = f"<div><b>{_esc(agent.get('name') or 'agent')}</b> · {_esc(agent.get('status'))}</div>"
     return f'<div class="acpnb-static">{head}{"".join(rows)}</div>'
