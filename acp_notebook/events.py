@@ -2,8 +2,8 @@
 
 A long answer arrives as thousands of ``agent_message_chunk`` updates. Where
 events wait (the history ring, a slow client's queue) consecutive chunks of one
-message are merged into one event. ``ChunkRun`` collects their texts in a list
-and joins once, so merging n chunks costs O(n), not O(n^2).
+message are merged into one event. ``ChunkRun`` collects their texts and joins
+them once, so merging n chunks costs O(n), not O(n^2).
 """
 
 from __future__ import annotations
@@ -21,46 +21,71 @@ def chunk_key(event: Event) -> tuple[str, object] | None:
     if event.get("kind") != "update":
         return None
     update = event.get("update")
-    if not isinstance(update, dict):
-        return None
+    return update_chunk_key(update) if isinstance(update, dict) else None
+
+
+def update_chunk_key(update: dict[str, Any]) -> tuple[str, object] | None:
+    """``chunk_key`` of a session/update ``update`` object."""
     kind = update.get("sessionUpdate")
     if kind not in CHUNK_KINDS:
         return None
     content = update.get("content")
-    if not isinstance(content, dict) or content.get("type") != "text":
+    # Exactly {type: text, text: str}: annotations or other extras keep it whole.
+    if (
+        not isinstance(content, dict)
+        or len(content) != 2
+        or content.get("type") != "text"
+        or not isinstance(content.get("text"), str)
+    ):
         return None
-    if not isinstance(content.get("text"), str) or set(content) - {"type", "text"}:
-        return None  # annotations or other extras: keep it whole
     return kind, update.get("messageId")
 
 
 class ChunkRun:
-    """Consecutive text chunks of one message, joined into one event on demand."""
+    """Consecutive text chunks of one message, joined into one event on demand.
 
-    __slots__ = ("_first", "_parts", "key", "seq", "size")
+    The texts are kept as pieces; every ``BLOCK`` chunks are joined into one string,
+    so a run of a million chunks holds a few thousand strings, not a million (each
+    small string costs some 50 bytes on top of its text).
+    """
+
+    BLOCK = 256
+
+    __slots__ = ("_head", "_merged", "_pieces", "_small", "key", "seq", "size")
 
     def __init__(self, event: Event, key: tuple[str, object]) -> None:
-        self._first = event
-        self._parts: list[str] = [event["update"]["content"]["text"]]
+        self._head = event  # its fields (and ts: a thought's start) are the merged event's
+        self._merged: Event | None = event  # None once a chunk was added since
+        text: str = event["update"]["content"]["text"]
+        self._pieces = [text]
+        self._small = 1  # pieces at the end that are single chunks, not blocks
         self.key = key
         self.seq: int = event["seq"]
-        self.size = len(self._parts[0])
+        self.size = len(text)
 
     def add(self, event: Event) -> None:
         text: str = event["update"]["content"]["text"]
-        self._parts.append(text)
+        pieces = self._pieces
+        pieces.append(text)
+        self._small += 1
+        if self._small == self.BLOCK:
+            pieces[-self.BLOCK :] = ["".join(pieces[-self.BLOCK :])]
+            self._small = 0
+        self._merged = None
         self.seq = event["seq"]
         self.size += len(text)
 
     def event(self) -> Event:
-        if len(self._parts) == 1:
-            return self._first
-        text = "".join(self._parts)
-        self._parts = [text]  # join once, even if asked again
-        merged = dict(self._first)
-        merged["seq"] = self.seq  # ts stays the first chunk's: a thought's start
-        merged["update"] = {**self._first["update"], "content": {"type": "text", "text": text}}
-        self._first = merged
+        if self._merged is None:
+            text = "".join(self._pieces)
+            self._pieces, self._small = [text], 0  # join once, even if asked again
+            self._merged = self._with_text(text)
+        return self._merged
+
+    def _with_text(self, text: str) -> Event:
+        merged = dict(self._head)
+        merged["seq"] = self.seq
+        merged["update"] = {**self._head["update"], "content": {"type": "text", "text": text}}
         return merged
 
     def keep_tail(self, limit: int) -> None:
@@ -68,11 +93,8 @@ class ChunkRun:
         text = self.event()["update"]["content"]["text"]
         if len(text) > limit:
             text = "…" + text[len(text) - limit + 1 :]
-            self._first = {
-                **self._first,
-                "update": {**self._first["update"], "content": {"type": "text", "text": text}},
-            }
-            self._parts = [text]
+            self._pieces = [text]
+            self._merged = self._with_text(text)
             self.size = len(text)
 
 

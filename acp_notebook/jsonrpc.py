@@ -8,6 +8,7 @@ of the protocol's edge cases are testable without a process (as in h11).
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass
 from typing import Any, Union
@@ -123,7 +124,9 @@ def parse(line: bytes) -> Message | None:
     if not line.strip():
         return None
     try:
-        obj = json.loads(line)
+        # ACP speaks UTF-8: decoding here spares json.loads its encoding sniffing, a
+        # fifth of the cost of a small line. A leading BOM is tolerated, as json does.
+        obj = json.loads(line.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogatepass"))
     except (ValueError, UnicodeDecodeError) as exc:
         return Invalid(f"not JSON: {exc}", line[:200])
     return parse_object(obj, line)
