@@ -57,6 +57,12 @@ def answered_json(text: str) -> Any:
     return json.loads(text.split("elicitation answered: ", 1)[1])
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Chromium tests last: Playwright's sync API keeps an event loop running in the
+    # main thread until the session ends, so no async test can start after the first.
+    items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+
+
 @pytest.fixture
 async def hub() -> AsyncIterator[Hub]:
     h = Hub(HubConfig(session=SessionConfig(answer_timeout=30, backstop_grace=15)))

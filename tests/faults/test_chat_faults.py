@@ -1,0 +1,108 @@
+"""Agent faults as the Python API sees them (local mode, the hub on its own thread)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_notebook import client as client_module
+from acp_notebook.chat import Chat, ChatError
+from acp_notebook.client import LocalClient
+from acp_notebook.hub import HubConfig
+from acp_notebook.session import SessionConfig
+
+from .conftest import all_gone, fault_argv
+
+
+@pytest.fixture
+def local(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalClient]:
+    """A local hub of this test's own, with short timeouts for hung agents."""
+    session = SessionConfig(answer_timeout=30, start_timeout=2, cancel_grace=1)
+    hub_client = LocalClient(HubConfig(session=session))
+    monkeypatch.setattr(client_module, "_local", hub_client)
+    yield hub_client
+    hub_client.shutdown()
+
+
+async def open_chat(fault: str, point: str, log: Path) -> tuple[Chat, int]:
+    chat = Chat(command=fault_argv(fault, point, log), transport="local")
+    conn = client_module.local_client().hub.chats[chat.chat_id].session.conn
+    async with asyncio.timeout(20):
+        while conn.pid is None:  # spawned on the hub's thread
+            await asyncio.sleep(0.01)
+    return chat, conn.pid
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [e["recv"] for e in map(json.loads, lines) if "recv" in e]
+
+
+async def wait_pending(chat: Chat) -> dict[str, Any]:
+    async with asyncio.timeout(20):
+        while not chat.pending:
+            await asyncio.sleep(0.02)
+    return chat.pending[0]
+
+
+@pytest.mark.fault("{fault} with a {point} pending, seen from Python")
+@pytest.mark.parametrize("point", ["question", "permission"])
+@pytest.mark.parametrize("fault", ["crash", "orphan"])
+async def test_agent_dies_with_a_card_pending(
+    local: LocalClient, tmp_path: Path, fault: str, point: str
+) -> None:
+    log = tmp_path / "agent.jsonl"
+    chat, pid = await open_chat(fault, point, log)
+    try:
+        turn = await chat.ask("go", timeout=30)
+        assert turn.error and not turn.ok
+        assert chat.status == "exited" and not chat.pending
+        state = chat.state
+        cards = {**state["permissions"], **state["elicitations"]}
+        assert [c["outcome"] for c in cards.values()] == ["cancelled"]  # never approved
+        assert state["agent"]["detail"]
+        with pytest.raises(ChatError) as err:
+            await chat.ask("hello")
+        assert err.value.code == "AGENT_EXITED"
+        assert not [m for m in received(log) if "method" not in m]
+        await all_gone([pid], pid)
+    finally:
+        chat.close()
+
+
+@pytest.mark.fault("hang with a question pending, Stop from Python")
+async def test_stop_a_hung_agent_from_python(local: LocalClient, tmp_path: Path) -> None:
+    log = tmp_path / "agent.jsonl"
+    chat, pid = await open_chat("hang", "question", log)
+    try:
+        task = asyncio.create_task(chat.ask("go", timeout=30))
+        request = await wait_pending(chat)
+        await asyncio.to_thread(chat.cancel)
+        turn = await task
+        assert turn.stop_reason == "cancelled" and "did not end the turn" in (turn.error or "")
+        assert not chat.pending
+        assert chat.state["elicitations"][request["requestId"]]["outcome"] == "cancelled"
+        answers = [m["result"] for m in received(log) if "method" not in m]
+        assert answers == [{"action": "cancel"}]
+    finally:
+        await asyncio.to_thread(chat.close)
+    await all_gone([pid], pid)
+
+
+@pytest.mark.fault("hang before initialize answers, seen from Python")
+async def test_agent_that_never_starts(local: LocalClient, tmp_path: Path) -> None:
+    chat, pid = await open_chat("hang", "initialize", tmp_path / "agent.jsonl")
+    try:
+        assert await asyncio.wait_for(chat.ready(), 20) == "exited"
+        assert "did not start within 2 s" in chat.state["agent"]["detail"]
+        with pytest.raises(ChatError) as err:
+            await chat.ask("hello")
+        assert err.value.code == "AGENT_EXITED"
+        await all_gone([pid], pid)
+    finally:
+        chat.close()
