@@ -2,7 +2,7 @@
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
 import type { ElicitationField, FieldValue } from "./contracts";
-import { countdown, el, setText, str, uid } from "./dom";
+import { clip, countdown, el, setText, str, uid } from "./dom";
 import type { ElicitationView, PermissionView } from "./fold";
 import { describeError, type Translate } from "./i18n";
 import { renderToolContent } from "./tools";
@@ -92,7 +92,9 @@ export class PermissionCard extends Card {
     super(ctx, "permission", ctx.t("permissionHeading", { agent: ctx.agentName() }));
     this.state = state;
     const call = state.toolCall ?? {};
-    this.el.append(el("div", "acpnb-card-title", str(call.title) ?? str(call.toolCallId) ?? ""));
+    this.el.append(
+      el("div", "acpnb-card-title", clip(str(call.title) ?? str(call.toolCallId) ?? "")),
+    );
     const content = renderToolContent(call.content, ctx.t);
     if (content.childElementCount > 0) {
       const body = el("div", "acpnb-tool-body");
@@ -237,7 +239,7 @@ export class ElicitationCard extends Card {
     const { t } = ctx;
     // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
     const form = el("div", "acpnb-form");
-    if (state.title) form.append(el("div", "acpnb-card-title", state.title));
+    if (state.title) form.append(el("div", "acpnb-card-title", clip(state.title)));
     if (state.message) form.append(el("div", "acpnb-card-message", state.message));
 
     const byName = new Map(state.fields.map((f) => [f.name, f]));

@@ -24,6 +24,14 @@ export function uid(): string {
   return `acpnb-${nextId}`;
 }
 
+/**
+ * A one-line label cut to `max` characters. The bridge bounds strings to 256 KiB, but
+ * laying out a quarter-megabyte "word" with overflow-wrap freezes the page for seconds.
+ */
+export function clip(text: string, max = 500): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** A string field of an agent-sent object, or null when absent or not a string. */
 export function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;

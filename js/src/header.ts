@@ -1,6 +1,6 @@
 // The status line: agent name and status, turn status, usage, mode/config selectors, Stop.
 
-import { el, isRecord, setText, str } from "./dom";
+import { clip, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
 import { describeError, type StringKey, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
@@ -89,7 +89,7 @@ export class Header {
   update(state: HeaderState, connected: boolean): void {
     const { t } = this;
     setText(this.name, agentName(state, t));
-    const title = state.title ?? "";
+    const title = clip(state.title ?? "");
     if (this.name.title !== title) this.name.title = title;
     if (this.status.dataset.status !== state.agent.status) {
       this.status.dataset.status = state.agent.status;

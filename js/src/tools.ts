@@ -2,7 +2,7 @@
 // raw output collapsed. Every agent string goes in as text.
 
 import { unifiedDiff } from "./diff";
-import { el, isRecord, str } from "./dom";
+import { clip, el, isRecord, str } from "./dom";
 import type { ToolCallView } from "./fold";
 import { hasKey, type StringKey, type Translate } from "./i18n";
 
@@ -78,13 +78,13 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
     ),
   );
   if (call.kind !== null) head.append(el("span", "acpnb-tool-kind", label("kind_", call.kind, t)));
-  head.append(el("span", "acpnb-tool-title", call.title ?? call.toolCallId));
+  head.append(el("span", "acpnb-tool-title", clip(call.title ?? call.toolCallId)));
   const parts: HTMLElement[] = [head];
   if (call.locations.length > 0) {
     const list = el("ul", "acpnb-tool-locations");
     for (const loc of call.locations) {
       const line = typeof loc.line === "number" ? `:${loc.line}` : "";
-      list.append(el("li", undefined, `${str(loc.path) ?? ""}${line}`));
+      list.append(el("li", undefined, clip(`${str(loc.path) ?? ""}${line}`)));
     }
     parts.push(list);
   }

@@ -444,3 +444,14 @@ describe("permission card", () => {
     expect(card.el.textContent).toBe("已允许：Yes");
   });
 });
+
+describe("long agent titles", () => {
+  it("are cut for display so layout stays cheap", async () => {
+    const { clip } = await import("../src/dom");
+    expect(clip("short")).toBe("short");
+    const long = "x".repeat(300_000);
+    const cut = clip(long);
+    expect(cut.length).toBe(500);
+    expect(cut.endsWith("…")).toBe(true);
+  });
+});
