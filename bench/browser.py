@@ -19,7 +19,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.fixtures import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
 
 from .common import Context, Row, fmt, stream_text

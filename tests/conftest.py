@@ -12,6 +12,9 @@ from acp_notebook.session import SessionConfig
 
 Event = dict[str, Any]
 
+# The browser fixtures (server, browser, page) are shared by tests/browser and tests/faults.
+pytest_plugins = ["tests.browser.fixtures"]
+
 
 class Recorder:
     """Collects one subscription's events and waits for the ones a test expects."""

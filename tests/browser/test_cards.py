@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from . import hostile_agent as hostile
-from .conftest import ARTIFACTS, PageLog
+from .fixtures import ARTIFACTS, PageLog
 from .lab import (
     REPO,
     JupyterServer,

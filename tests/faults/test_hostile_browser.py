@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from acp_notebook import fold as folding
 from acp_notebook import transcript
-from tests.browser.conftest import PageLog, browser, page, page_log, server  # noqa: F401
+from tests.browser.fixtures import PageLog
 from tests.browser.lab import (
     JupyterServer,
     chat,
@@ -87,9 +87,9 @@ def check_inert(root: Any) -> int:
     "hostile content in the widget (thoughts, diffs, plan, titles, RTL), in Chromium"
 )
 def test_hostile_content_in_the_widget(
-    page: Page,  # noqa: F811
-    server: JupyterServer,  # noqa: F811
-    page_log: PageLog,  # noqa: F811
+    page: Page,
+    server: JupyterServer,
+    page_log: PageLog,
     tmp_path: Path,
 ) -> None:
     fetched: list[str] = []
@@ -132,7 +132,7 @@ def test_hostile_content_in_the_widget(
 
 
 @pytest.mark.fault("hostile content in the static transcript, in Chromium")
-def test_static_transcript_in_chromium(page: Page, page_log: PageLog) -> None:  # noqa: F811
+def test_static_transcript_in_chromium(page: Page, page_log: PageLog) -> None:
     events: list[dict[str, Any]] = [
         {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": HOSTILE},
         *(

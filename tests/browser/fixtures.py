@@ -1,5 +1,8 @@
 """Fixtures for the browser tests: one Jupyter server and one Chromium per session.
 
+A plugin loaded once by tests/conftest.py, not a conftest: the fault suite's Chromium
+cases share this one browser, since a second sync Playwright in the same run fails.
+
 Debian's chromium is driven through Playwright's ``executable_path``; Playwright's own
 browser download is never used (``scripts/ensure_chromium.py`` installs chromium).
 A failing test leaves a full-page screenshot in ``test-artifacts/``.
