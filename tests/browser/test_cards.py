@@ -93,6 +93,21 @@ def demo_notebook(server: JupyterServer, name: str, *extra: str, chat_args: str 
     return write_notebook(server, unique(name), [first, *extra])
 
 
+def test_question_round_trip_through_the_comm(page: Page, server: JupyterServer) -> None:
+    # Local mode: the kernel hosts the bridge and the widget talks to it over the comm,
+    # as where no extension is reachable (VS Code, Colab). The UI is the same.
+    filename = demo_notebook(server, "comm", chat_args=', transport="local"')
+    open_notebook(page, server, filename)
+    expect(run_cell(page, 0).locator(".jp-OutputArea-output").first).to_have_text("local")
+    send(page, "ask-user")
+    card = question_card(page)
+    expect(card).to_be_visible()
+    card.get_by_role("radio", name="Green").check()
+    card.get_by_role("button", name="Answer").click()
+    expect(card).to_have_count(0)
+    expect(agent_text(page)).to_contain_text('"question_0":"green"')
+
+
 def test_answer_while_another_cell_blocks_the_kernel(page: Page, server: JupyterServer) -> None:
     filename = demo_notebook(
         server,

@@ -49,3 +49,16 @@ def test_pip_install_enables_the_server_extension(tmp_path: Path) -> None:
     # Enabled by the data file pip put into the venv, and importable from there.
     assert f"Config dir: {venv}/etc/jupyter\n    acp_notebook enabled" in output, output
     assert "acp_notebook 0.1.0 OK" in output, output
+    # The wheel carries the widget the package build made (the browser tests render it).
+    static = subprocess.run(
+        [str(python), "-c", "import acp_notebook.chat as c; print(c._STATIC)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
+    assert static.startswith(str(venv)), static
+    bundle = Path(static) / "widget.js"
+    assert bundle.stat().st_size > 50_000 and b"export" in bundle.read_bytes()
+    assert (Path(static) / "widget.css").stat().st_size > 1_000
