@@ -11,6 +11,8 @@ import type { RequestBody, RequestResult } from "./transport";
 export interface CardContext {
   t: Translate;
   agentName(): string;
+  /** The title of a tool call the chat knows, to say where a question comes from. */
+  toolTitle(toolCallId: string): string | null;
   request(body: RequestBody): Promise<RequestResult>;
 }
 
@@ -240,6 +242,9 @@ export class ElicitationCard extends Card {
     // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
     const form = el("div", "acpnb-form");
     if (state.title) form.append(el("div", "acpnb-card-title", clip(state.title)));
+    // An MCP server's question names no tool; the bridge ties it to the running one.
+    const tool = state.toolCallId ? ctx.toolTitle(state.toolCallId) : null;
+    if (tool) form.append(el("div", "acpnb-card-source", clip(t("askedFrom", { tool }))));
     if (state.message) form.append(el("div", "acpnb-card-message", state.message));
 
     const byName = new Map(state.fields.map((f) => [f.name, f]));

@@ -98,6 +98,7 @@ export class ChatView {
     this.ctx = {
       t: this.t,
       agentName: () => agentName(this.state, this.t),
+      toolTitle: (id) => this.state.toolCalls.get(id)?.title ?? null,
       request: options.request,
     };
     this.el = el("div", "acpnb-root");

@@ -14,6 +14,7 @@ function context(locale: Locale = "en") {
   const ctx: CardContext = {
     t: translator(locale),
     agentName: () => "Claude",
+    toolTitle: (id: string) => (id === "mcp-1" ? "mcp__picker__pick" : null),
     request: rec.request,
   };
   return { ctx, ...rec };
@@ -453,5 +454,18 @@ describe("long agent titles", () => {
     const cut = clip(long);
     expect(cut.length).toBe(500);
     expect(cut.endsWith("…")).toBe(true);
+  });
+});
+
+describe("where a question comes from", () => {
+  it("names the running tool the bridge tied it to, and nothing for an unknown id", () => {
+    const { ctx } = context();
+    const field: ElicitationField = { name: "ok", type: "boolean" };
+    const tied = new ElicitationCard(question([field], { toolCallId: "mcp-1" }), ctx);
+    expect(tied.el.querySelector(".acpnb-card-source")?.textContent).toBe("From mcp__picker__pick");
+    const loose = new ElicitationCard(question([field], { toolCallId: "other" }), ctx);
+    expect(loose.el.querySelector(".acpnb-card-source")).toBeNull();
+    const zh = new ElicitationCard(question([field], { toolCallId: "mcp-1" }), context("zh").ctx);
+    expect(zh.el.querySelector(".acpnb-card-source")?.textContent).toBe("来自 mcp__picker__pick");
   });
 });
