@@ -2,13 +2,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_notebook.hub import Hub, HubConfig, Subscription
 from acp_notebook.session import SessionConfig
+
+from .mock_openai import MockOpenAI
 
 Event = dict[str, Any]
 
@@ -64,6 +67,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Chromium tests last: Playwright's sync API keeps an event loop running in the
     # main thread until the session ends, so no async test can start after the first.
     items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A real agent's cwd: files the tests have the model write land here."""
+    work = tmp_path / "work"
+    work.mkdir()
+    return work
+
+
+@pytest.fixture
+def mock_openai() -> Iterator[MockOpenAI]:
+    """The OpenAI APIs (Responses, Chat Completions) that codex and opencode call, mocked."""
+    with MockOpenAI() as mock:
+        yield mock
 
 
 @pytest.fixture

@@ -40,14 +40,6 @@ def claude_env(tmp_path: Path, mock_api: MockAnthropic) -> dict[str, str]:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The agent's cwd: files the tests have the model write land here."""
-    work = tmp_path / "work"
-    work.mkdir()
-    return work
-
-
-@pytest.fixture
 def claude_chat(
     wrapper_bin: Path,
     claude_env: dict[str, str],

@@ -30,19 +30,6 @@ def codex_bin() -> Path:
 
 
 @pytest.fixture
-def mock_openai() -> Iterator[MockOpenAI]:
-    with MockOpenAI() as mock:
-        yield mock
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    work = tmp_path / "work"
-    work.mkdir()
-    return work
-
-
-@pytest.fixture
 def codex_chat(
     codex_bin: Path,
     mock_openai: MockOpenAI,

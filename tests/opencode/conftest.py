@@ -34,19 +34,6 @@ def opencode_bin() -> Path:
 
 
 @pytest.fixture
-def mock_openai() -> Iterator[MockOpenAI]:
-    with MockOpenAI() as mock:
-        yield mock
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    work = tmp_path / "work"
-    work.mkdir()
-    return work
-
-
-@pytest.fixture
 def opencode_chat(
     opencode_bin: Path,
     mock_openai: MockOpenAI,
