@@ -8,8 +8,9 @@ STAMP   := $(VENV)/.installed
 
 .PHONY: demo test setup lint typecheck pytest jstest clean bench
 
+# JupyterLab refuses root without --allow-root (containers often run as root).
 demo: setup
-	$(BIN)/jupyter lab notebooks/quickstart.ipynb
+	$(BIN)/jupyter lab notebooks/quickstart.ipynb $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 test: setup lint typecheck jstest pytest
 
