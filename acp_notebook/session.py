@@ -290,7 +290,8 @@ class ChatSession:
     def cancel(self) -> None:
         """``session/cancel``: every pending request of the turn is cancelled too."""
         if self.status == "starting":
-            self._cancel_queued.set()  # a prompt still waiting for the handshake
+            if self.turn_active:
+                self._cancel_queued.set()  # a prompt still waiting for the handshake
             return
         if self.status != "ready":
             return

@@ -507,3 +507,11 @@ async def test_agents_do_not_inherit_the_extension_secret(
     assert await hub.wait_ready(chat_id) == "exited"
     env = json.loads(seen.read_text())
     assert env["ACP_KEEP_ME"] == "yes" and "ACP_NOTEBOOK_SECRET" not in env
+
+
+async def test_cancel_while_starting_without_a_turn_cancels_nothing_later(hub: Hub) -> None:
+    chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
+    rec = Recorder(hub.subscribe(chat_id))
+    assert (await hub.handle({"type": "chat:cancel", "chatId": chat_id}))["accepted"]
+    await prompt(hub, chat_id, "hello")
+    assert (await rec.kind("turn_ended"))["stopReason"] == "end_turn"
