@@ -94,7 +94,7 @@ class AgentProcess:
     def session(self, *, form: bool = True) -> str:
         caps = {"elicitation": {"form": {}}} if form else {}
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
-        response, _ = self.call("session/new", {"cwd": "/work/demo", "mcpServers": []})
+        response, _ = self.call("session/new", {"cwd": "/srv/project", "mcpServers": []})
         session_id: str = response["result"]["sessionId"]
         return session_id
 
@@ -152,7 +152,7 @@ def test_initialize_and_new_session(agent: AgentProcess) -> None:
 
     missing, _ = agent.call("session/new", {"mcpServers": []})
     assert missing["error"]["code"] == -32602
-    response, _ = agent.call("session/new", {"cwd": "/work/demo", "mcpServers": []})
+    response, _ = agent.call("session/new", {"cwd": "/srv/project", "mcpServers": []})
     session = response["result"]
     assert session["sessionId"] == "demo-1"
     assert session["modes"]["currentModeId"] == "default"
