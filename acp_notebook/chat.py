@@ -132,6 +132,7 @@ class Chat(anywidget.AnyWidget):
         self._turn_number = 0
         self._closed = False
         self._displays: list[Any] = []
+        self._comm_used = False  # a view fell back to the comm: events go there too
         options: dict[str, Any] = {
             "agent": agent,
             "command": list(command) if command is not None else None,
@@ -219,7 +220,7 @@ class Chat(anywidget.AnyWidget):
                 for p in folding.pending_requests(self._state)
                 if p["requestId"] not in self._policy_done
             ]
-        if self.transport == "comm":
+        if self.transport == "comm" or self._comm_used:
             self.send(frame)
         if ended:
             self._save_snapshot()
@@ -278,9 +279,12 @@ class Chat(anywidget.AnyWidget):
         return ack
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Local mode: the widget's requests arrive over the comm; ack them back."""
+        """The widget's requests over the comm (local mode, or a page whose WebSocket
+        to the extension failed): forward them, ack them back, and from then on send
+        this chat's events over the comm too."""
         if not isinstance(content, dict):
             return
+        self._comm_used = True
         message = {**content, "chatId": self.chat_id}
         future = self._client.request(message)
         future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)

@@ -161,3 +161,19 @@ async def test_next_request_waits_for_the_agent(chat: Chat) -> None:
     assert request["type"] == "permission" and request["toolCall"]["title"]
     chat.allow(request["requestId"])
     assert "permission: allow-once" in (await asyncio.to_thread(chat.wait, number, 10)).text
+
+
+async def test_a_view_that_falls_back_to_the_comm_gets_events_there(chat: Chat) -> None:
+    # As in server mode when the page's WebSocket to the extension fails.
+    chat.transport = "server"
+    sent: list[dict[str, Any]] = []
+    chat.send = sent.append  # type: ignore[method-assign]
+    await chat.ask("hello")
+    assert sent == []  # the widget has its own socket
+    chat._on_widget_msg(chat, {"type": "chat:resync", "id": "v1"}, [])
+    await chat.ask("hello again")
+    await asyncio.sleep(0.1)
+    acks = [m for m in sent if m.get("ack") == "v1"]
+    assert len(acks) == 1 and acks[0]["reset"] and acks[0]["events"]
+    frames = [m for m in sent if "events" in m and "ack" not in m]
+    assert any(e["kind"] == "turn_ended" and e["turn"] == 2 for f in frames for e in f["events"])
