@@ -19,6 +19,8 @@ class AgentSpec:
     # Mode to set after session/new (claude's wrapper otherwise starts in `auto`
     # and asks no permission at all).
     mode: str | None = None
+    # Variables of our own environment the agent must not inherit (``env`` still wins).
+    drop: frozenset[str] = frozenset()
 
 
 class UnknownAgent(ValueError):
@@ -33,8 +35,16 @@ def _installed_or_npx(command: str, package: str) -> tuple[str, ...]:
 
 def _claude_code() -> AgentSpec:
     argv = _installed_or_npx("claude-agent-acp", "@agentclientprotocol/claude-agent-acp")
-    # Plans only appear with the task tools on (reference/acp-protocol.md §7).
-    return AgentSpec("claude-code", argv, {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}, mode="default")
+    # Plans only appear with the task tools on (reference/acp-protocol.md §7). As root
+    # with IS_SANDBOX set (containers), the wrapper asks the CLI to skip permissions and
+    # the CLI refuses to start; without it, the session just asks permission as usual.
+    return AgentSpec(
+        "claude-code",
+        argv,
+        {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"},
+        mode="default",
+        drop=frozenset({"IS_SANDBOX"}),
+    )
 
 
 def builtin_agents() -> dict[str, AgentSpec]:
@@ -74,11 +84,11 @@ def resolve_agent(
         argv = tuple(str(part) for part in commands[name])
         if not argv:
             raise UnknownAgent(f"the command configured for {name!r} is empty")
-        spec = AgentSpec(name, argv, base.env, base.mode)
+        spec = AgentSpec(name, argv, base.env, base.mode, base.drop)
     elif name in known:
         spec = known[name]
     else:
         raise UnknownAgent(
             f"unknown agent {name!r}; use one of {', '.join(sorted(known))} or command=[...]"
         )
-    return AgentSpec(spec.name, spec.argv, {**spec.env, **extra}, mode or spec.mode)
+    return AgentSpec(spec.name, spec.argv, {**spec.env, **extra}, mode or spec.mode, spec.drop)

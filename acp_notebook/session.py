@@ -111,7 +111,7 @@ class ChatSession:
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
         self.conn = AgentConnection(
             spec.argv,
-            env={**_inherited_env(), **spec.env},
+            env={**_inherited_env(spec.drop), **spec.env},
             cwd=cwd,
             on_request=self._on_request,
             on_notification=self._on_notification,
@@ -602,6 +602,9 @@ def _show_mode(new: dict[str, Any], mode_id: str) -> None:
         ]
 
 
-def _inherited_env() -> dict[str, str]:
-    """This process's environment, less the extension's secret: an agent is not a kernel."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_")}
+def _inherited_env(drop: frozenset[str]) -> dict[str, str]:
+    """This process's environment, less the extension's secret (an agent is not a
+    kernel) and what the agent's spec drops."""
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_") and k not in drop
+    }

@@ -17,6 +17,7 @@ def test_claude_code_prefers_an_installed_adapter(
     spec = resolve_agent("claude-code")
     assert spec.argv == ("npx", "-y", "@agentclientprotocol/claude-agent-acp")
     assert spec.env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] == "1" and spec.mode == "default"
+    assert spec.drop == {"IS_SANDBOX"}
     for name in ("claude-agent-acp", "codex-acp"):
         binary = tmp_path / name
         binary.write_text("#!/bin/sh\n")

@@ -515,3 +515,25 @@ async def test_cancel_while_starting_without_a_turn_cancels_nothing_later(hub: H
     assert (await hub.handle({"type": "chat:cancel", "chatId": chat_id}))["accepted"]
     await prompt(hub, chat_id, "hello")
     assert (await rec.kind("turn_ended"))["stopReason"] == "end_turn"
+
+
+async def test_claude_code_does_not_inherit_is_sandbox(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root with IS_SANDBOX set, claude's wrapper asks the CLI to skip permissions and
+    # the CLI refuses to start; the claude-code spec drops it (Chat(env=...) still wins).
+    monkeypatch.setenv("IS_SANDBOX", "yes")
+    seen = tmp_path / "env.json"
+    agent = tmp_path / "env_agent.py"
+    agent.write_text(f"import json, os\njson.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n")
+    hub = Hub(HubConfig(agent_commands={"claude-code": [sys.executable, str(agent)]}))
+    try:
+        chat_id = await hub.open_chat("claude-code")
+        await hub.wait_ready(chat_id)
+        env = json.loads(seen.read_text())
+        assert "IS_SANDBOX" not in env and env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] == "1"
+        chat_id = await hub.open_chat("claude-code", env={"IS_SANDBOX": "1"})
+        await hub.wait_ready(chat_id)
+        assert json.loads(seen.read_text())["IS_SANDBOX"] == "1"
+    finally:
+        await hub.close()

@@ -51,11 +51,10 @@ def claude_chat(
     """
     monkeypatch.setenv("PATH", f"{wrapper_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     # The bridge starts agents with this process's env under the chat's own: drop anything
-    # that would steer the CLI from outside the test. IS_SANDBOX=yes (set on some CI boxes)
-    # makes the wrapper, running as root, ask for --dangerously-skip-permissions, which the
-    # CLI then refuses: session/new fails.
+    # that would steer the CLI from outside the test. (IS_SANDBOX, set on some CI boxes,
+    # is dropped by the claude-code agent spec itself: the tests keep it to prove that.)
     for key in list(os.environ):
-        if key.startswith(("ANTHROPIC_", "CLAUDE_")) or key == "IS_SANDBOX":
+        if key.startswith(("ANTHROPIC_", "CLAUDE_")):
             monkeypatch.delenv(key)
     env = {**claude_env, "PATH": os.environ["PATH"]}
     chats: list[Chat] = []
