@@ -83,8 +83,7 @@ async def fault_chat(cells: Any, kernel_id: str, log: Path, then: str = "") -> s
 
 async def tab_with_card(browser: Any, kernel_id: str, chat_id: str, kind: str) -> tuple[Peer, Any]:
     tab: Peer = await browser(kernel_id, chat_id)
-    await tab.resync(chat_id)
-    return tab, await tab.event(chat_id, kind)
+    return tab, await tab.card(chat_id, kind)
 
 
 def masked_frame(text: str) -> bytes:

@@ -128,6 +128,11 @@ class Peer:
             lambda: self.refusals.pop(0) if self.refusals else None, self._changed, timeout
         )
 
+    async def card(self, chat_id: str, kind: str = "elicitation_request") -> Event:
+        """Catch up on the chat (as a page that just opened) and wait for a pending card."""
+        await self.resync(chat_id)
+        return await self.event(chat_id, kind)
+
     async def event(self, chat_id: str, kind: str, timeout: float = 15, **match: Any) -> Event:
         def find() -> Event | None:
             for event in self.events.get(chat_id, []):

@@ -26,8 +26,7 @@ async def test_answer_reaches_agent_while_a_cell_blocks(
     assert await kernel.line(blocking, "turn:") == 1
 
     tab = await browser(kernel_id, chat_id)
-    await tab.resync(chat_id)
-    card = await tab.event(chat_id, "elicitation_request")
+    card = await tab.card(chat_id)
     assert [f["name"] for f in card["fields"]][:1] == ["question_0"]
 
     answered_at = time.monotonic()

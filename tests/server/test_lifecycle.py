@@ -38,8 +38,7 @@ async def test_shutdown_mid_question_cancels_the_card_and_ends_the_agent(
     kernel_id = await start_kernel()
     chat_id = await open_chat(cells, kernel_id, 'chat.send_prompt("ask-user")')
     tab = await browser(kernel_id, chat_id)
-    await tab.resync(chat_id)
-    card = await tab.event(chat_id, "elicitation_request")
+    card = await tab.card(chat_id)
     pid = agent_pid(extension, kernel_id, chat_id)
 
     await jp_fetch("api", "kernels", kernel_id, method="DELETE")
@@ -81,8 +80,7 @@ async def test_a_dead_kernel_is_reconciled_away(
     kernel_id = await start_kernel()
     chat_id = await open_chat(cells, kernel_id, 'chat.send_prompt("ask-user")')
     tab = await browser(kernel_id, chat_id)
-    await tab.resync(chat_id)
-    card = await tab.event(chat_id, "elicitation_request")
+    card = await tab.card(chat_id)
     pid = agent_pid(extension, kernel_id, chat_id)
 
     # Killed, and not restarted: the kernel manager forgets it without a shutdown event.

@@ -18,8 +18,7 @@ async def test_reattach_and_second_tab_see_the_pending_card(
     )["chat"]
 
     first = await browser(kernel_id, chat_id)
-    await first.resync(chat_id)
-    card = await first.event(chat_id, "elicitation_request")
+    card = await first.card(chat_id)
     first.close()
     await first.wait_closed()
 
@@ -33,8 +32,7 @@ async def test_reattach_and_second_tab_see_the_pending_card(
     assert [e["prompt"] for e in ack["events"] if e["kind"] == "turn_started"] == ["ask-user"]
 
     second = await browser(kernel_id, chat_id)
-    await second.resync(chat_id)
-    assert (await second.event(chat_id, "elicitation_request"))["requestId"] == card["requestId"]
+    assert (await second.card(chat_id))["requestId"] == card["requestId"]
 
     answer = {
         "type": "chat:elicitation.respond",
