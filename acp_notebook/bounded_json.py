@@ -1,0 +1,73 @@
+"""``json.loads`` for untrusted input, with its size, depth and object count bounded first.
+
+Everything the agent, a browser, a kernel or an MCP caller sends is parsed here.
+``json.loads`` itself recurses per nesting level (a 2 KB line nested 1,000 deep
+raises ``RecursionError``) and allocates an object per ``{}`` or ``[]`` (50 MB of
+``[{},{},...]`` costs over a gigabyte), so both are checked on the raw bytes, in C
+speed passes, before any object is built. Every refusal is a ``Rejected``, a
+``ValueError``: callers treat it like any other malformed input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 64
+MAX_CONTAINERS = 200_000
+
+# A JSON string, escapes included (unrolled, so long strings scan fast).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
+class Rejected(ValueError):
+    """Input that is not JSON, or that is too large, too deep or has too many objects."""
+
+
+def check_shape(
+    data: bytes, max_depth: int = MAX_DEPTH, max_containers: int = MAX_CONTAINERS
+) -> None:
+    """Raise ``Rejected`` when ``data`` nests deeper or holds more arrays/objects than allowed."""
+    brackets = data
+    if b'"' in brackets:
+        brackets = _STRING.sub(b"", brackets)
+    brackets = brackets.translate(None, _NOT_BRACKETS)
+    if len(brackets) > 2 * max_containers:
+        raise Rejected(f"more than {max_containers:,} arrays and objects")
+    # Each pass removes the innermost pairs; what is left after max_depth passes
+    # nests deeper than that (or is not balanced, which json.loads refuses anyway).
+    for _ in range(max_depth):
+        if not brackets:
+            return
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+    if brackets:
+        raise Rejected(f"nested deeper than {max_depth} levels")
+
+
+def loads(
+    data: str | bytes,
+    *,
+    max_bytes: int,
+    max_depth: int = MAX_DEPTH,
+    max_containers: int = MAX_CONTAINERS,
+) -> Any:
+    """Parse untrusted JSON text; raises ``Rejected`` (a ``ValueError``)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) > max_bytes:
+        raise Rejected(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit")
+    check_shape(raw, max_depth, max_containers)
+    try:
+        # Decoding here spares json.loads its encoding sniffing; a BOM is tolerated.
+        text = (
+            data
+            if isinstance(data, str)
+            else raw.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogatepass")
+        )
+        return json.loads(text)
+    except RecursionError:  # only reachable with a max_depth above the interpreter's limit
+        raise Rejected(f"nested deeper than {max_depth} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Rejected(f"not JSON: {exc}") from None

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acp_notebook import bounded_json
+from acp_notebook.bounded_json import Rejected, loads
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(json_values)
+def test_parses_what_json_parses(value: object) -> None:
+    text = json.dumps(value)
+    assert loads(text, max_bytes=1 << 20) == value
+    assert loads(text.encode(), max_bytes=1 << 20) == value
+
+
+@pytest.mark.parametrize("depth", [1_000, 1_500, 100_000])
+def test_deep_nesting_is_rejected_not_a_recursion_error(depth: int) -> None:
+    with pytest.raises(Rejected, match="deeper"):
+        loads("[" * depth + "]" * depth, max_bytes=1 << 20)
+
+
+def test_depth_limit_is_exact() -> None:
+    ok = "[" * bounded_json.MAX_DEPTH + "]" * bounded_json.MAX_DEPTH
+    assert loads(ok, max_bytes=1 << 20) is not None
+    deeper = "[" + ok + "]"
+    with pytest.raises(Rejected):
+        loads(deeper, max_bytes=1 << 20)
+
+
+def test_brackets_inside_strings_do_not_count() -> None:
+    text = json.dumps({"a": "[[[[[[" * 100, "b": 'q"\\[{'})
+    assert loads(text, max_bytes=1 << 20)["b"] == 'q"\\[{'
+
+
+def test_too_many_objects_is_rejected_before_parsing() -> None:
+    line = b"[" + b"{}," * 300_000 + b"{}]"
+    with pytest.raises(Rejected, match="arrays and objects"):
+        loads(line, max_bytes=1 << 30)
+
+
+def test_size_limit() -> None:
+    with pytest.raises(Rejected, match="limit"):
+        loads(b'"' + b"x" * 100 + b'"', max_bytes=50)
+
+
+@pytest.mark.parametrize("bad", [b"{", b"nope", b"\xff\xfe", b"[}", b'{"a": 1]'])
+def test_malformed_is_rejected(bad: bytes) -> None:
+    with pytest.raises(Rejected):
+        loads(bad, max_bytes=1 << 20)
+
+
+def test_rejected_is_a_value_error() -> None:
+    assert issubclass(Rejected, ValueError)
