@@ -108,6 +108,11 @@ class AgentStatusEvent(_Event):
     detail: str | None = None
     agent: str | None = None
     agentInfo: dict[str, Any] | None = None
+    # The initialize result's agentCapabilities (loadSession, promptCapabilities,
+    # mcpCapabilities, sessionCapabilities), bounded: what the chat may offer.
+    agentCapabilities: dict[str, Any] | None = None
+    # The agent's own ACP session id: what a later session/load or session/resume names.
+    sessionId: str | None = None
     modes: dict[str, Any] | None = None
     configOptions: list[dict[str, Any]] | None = None
     exitCode: int | None = None

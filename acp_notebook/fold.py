@@ -61,6 +61,8 @@ class ChatState:
             "detail": None,
             "name": None,
             "info": None,
+            "capabilities": None,
+            "sessionId": None,
             "exitCode": None,
             "stderrTail": None,
         }
@@ -318,6 +320,10 @@ def _agent_status(state: ChatState, event: Mapping[str, Json]) -> None:
         agent["name"] = _str(event.get("agent"))
     if isinstance(event.get("agentInfo"), dict):
         agent["info"] = event["agentInfo"]
+    if isinstance(event.get("agentCapabilities"), dict):
+        agent["capabilities"] = event["agentCapabilities"]
+    if isinstance(event.get("sessionId"), str):
+        agent["sessionId"] = event["sessionId"]
     modes = event.get("modes")
     if isinstance(modes, dict):
         state.modes = {

@@ -175,6 +175,10 @@ class ChatSession:
                 "status": "ready",
                 "agent": self.spec.name,
                 "agentInfo": bound(init.get("agentInfo")) if isinstance(init, dict) else None,
+                "agentCapabilities": (
+                    bound(init.get("agentCapabilities")) if isinstance(init, dict) else None
+                ),
+                "sessionId": self.session_id,
                 "modes": bound(new.get("modes")),
                 "configOptions": bound(new.get("configOptions")),
             }

@@ -84,6 +84,8 @@ export interface AgentStatusEvent {
   detail?: string | null;
   agent?: string | null;
   agentInfo?: Record<string, unknown> | null;
+  agentCapabilities?: Record<string, unknown> | null;
+  sessionId?: string | null;
   modes?: Record<string, unknown> | null;
   configOptions?: Record<string, unknown>[] | null;
   exitCode?: number | null;

@@ -63,6 +63,8 @@ export interface AgentView {
   detail: string | null;
   name: string | null;
   info: JsonObject | null;
+  capabilities: JsonObject | null;
+  sessionId: string | null;
   exitCode: number | null;
   stderrTail: string | null;
 }
@@ -175,6 +177,8 @@ export function initialState(): ChatState {
       detail: null,
       name: null,
       info: null,
+      capabilities: null,
+      sessionId: null,
       exitCode: null,
       stderrTail: null,
     },
@@ -399,6 +403,8 @@ function agentStatus(state: ChatState, ev: JsonObject): void {
   // The agent's identity outlives one status; only a new value replaces it.
   if (ev.agent !== undefined && ev.agent !== null) agent.name = str(ev.agent);
   if (isObject(ev.agentInfo)) agent.info = ev.agentInfo;
+  if (isObject(ev.agentCapabilities)) agent.capabilities = ev.agentCapabilities;
+  if (typeof ev.sessionId === "string") agent.sessionId = ev.sessionId;
   if (isObject(ev.modes)) {
     state.modes = {
       currentModeId: str(ev.modes.currentModeId),
