@@ -5,14 +5,28 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["CANCEL", "DECLINE", "Chat", "ChatError", "NeedsAnswer", "Turn"]
+__all__ = [
+    "CANCEL",
+    "DECLINE",
+    "Chat",
+    "ChatError",
+    "NeedsAnswer",
+    "SessionInfo",
+    "Turn",
+    "sessions",
+]
 
 if TYPE_CHECKING:
     from .chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
+    from .session_list import SessionInfo, sessions
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: the server extension imports this package and must not load ipywidgets.
+    if name in ("sessions", "SessionInfo"):
+        from . import session_list
+
+        return getattr(session_list, name)
     if name in __all__:
         from . import chat
 

@@ -118,9 +118,15 @@ class Chat(anywidget.AnyWidget):
         mcp_servers: Sequence[Mapping[str, Any]] = (),
         transport: str = "auto",
         locale: str = "",
+        load_session_id: str | None = None,
     ) -> None:
+        """``load_session_id`` continues an earlier ACP session (see ``Chat.resume``)."""
         super().__init__(locale=locale)
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
+        # What the saved output needs to continue the chat elsewhere (no command, no env).
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        self._mode = mode
+        self._named = command is None
         self._client: Client = connect(transport)
         self._lock = threading.RLock()
         self._state = folding.initial_state()
@@ -137,9 +143,10 @@ class Chat(anywidget.AnyWidget):
             "agent": agent,
             "command": list(command) if command is not None else None,
             "env": dict(env) if env else None,
-            "cwd": cwd,
+            "cwd": self.cwd,
             "mode": mode,
             "mcp_servers": [dict(s) for s in mcp_servers],
+            "load_session_id": load_session_id,
         }
         chat_id = self._client.open_chat(options).result(ACK_TIMEOUT)
         self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
@@ -147,6 +154,24 @@ class Chat(anywidget.AnyWidget):
         self.kernel_id = self._client.kernel_id
         self.transport = "server" if self._client.mode == "server" else "comm"
         self.on_msg(self._on_widget_msg)
+
+    @classmethod
+    def resume(
+        cls,
+        session_id: str,
+        agent: str | None = None,
+        *,
+        cwd: str | None = None,
+        **options: Any,
+    ) -> Chat:
+        """Continue an earlier session of ``agent`` (``acp_notebook.sessions`` lists them).
+
+        The agent loads it (``session/load``: the conversation is shown again) or resumes
+        it (``session/resume``: it remembers, nothing is shown); an agent that can do
+        neither ends the chat with a message saying so (``await chat.ready()`` is
+        ``"exited"``). ``options`` are those of ``Chat``.
+        """
+        return cls(agent, cwd=cwd, load_session_id=session_id, **options)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -169,7 +194,18 @@ class Chat(anywidget.AnyWidget):
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
             # Shown where the widget cannot be: nbconvert, a viewer, a notebook without kernel.
-            data["text/html"] = transcript.render_html(self.state)
+            snap = self.state
+            data["text/html"] = transcript.render_html(snap)
+            # What a notebook reopened without this kernel shows, and continues from.
+            data[transcript.SAVED_MIME] = transcript.saved_chat(
+                transcript.compact(snap),
+                chat_id=self.chat_id,
+                kernel_id=self.kernel_id,
+                agent=self.agent,
+                named=self._named,
+                cwd=self.cwd,
+                mode=self._mode,
+            )
         return bundle
 
     def __repr__(self) -> str:

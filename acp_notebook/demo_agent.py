@@ -4,6 +4,9 @@ Run it with ``python -m acp_notebook.demo_agent``. It speaks JSON-RPC 2.0 as one
 per line on stdin/stdout and logs to stderr. A keyword in the prompt picks the behaviour (see
 ``BEHAVIOURS``); anything else gets a short Markdown greeting. ``ACP_DEMO_DELAY`` (seconds,
 default 0.02) paces the chunked replies so a person can watch them stream.
+
+Sessions are kept on disk (``demo_store``), so another agent process can list them
+(``session/list``) and load one (``session/load`` replays its conversation first).
 """
 
 from __future__ import annotations
@@ -14,15 +17,22 @@ import os
 import re
 import sys
 import threading
+import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from . import demo_store
+from .demo_store import Record
 
 Json = dict[str, Any]
 
 PROTOCOL_VERSION = 1
 CONTEXT_SIZE = 200_000
 STREAM_BATCH = 4096
+# What a stored session keeps of one streamed answer (the benchmarks stream megabytes).
+MAX_STORED_STREAM = 65536
+LIST_PAGE = 100
 MODES = (("default", "Default"), ("acceptEdits", "Accept edits"), ("plan", "Plan"))
 PERMISSION_OPTIONS = [
     {"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
@@ -170,10 +180,20 @@ WITHDRAW_SCHEMA: Json = {
 
 @dataclass
 class Session:
-    id: str
-    cwd: str
-    mode: str = "default"
+    record: Record
     turn: asyncio.Task[str] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.record.session_id
+
+    @property
+    def cwd(self) -> str:
+        return self.record.cwd
+
+    @property
+    def mode(self) -> str:
+        return self.record.mode
 
 
 class DemoAgent:
@@ -193,6 +213,9 @@ class DemoAgent:
         self._requests: dict[str, Callable[[Json], Awaitable[Json]]] = {
             "initialize": self._initialize,
             "session/new": self._new_session,
+            "session/load": self._load_session,
+            "session/resume": self._resume_session,
+            "session/list": self._list_sessions,
             "session/set_mode": self._set_mode,
             "session/set_config_option": self._set_config_option,
             "session/prompt": self._prompt,
@@ -313,8 +336,9 @@ class DemoAgent:
         return {
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {
-                "loadSession": False,
+                "loadSession": True,
                 "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+                "sessionCapabilities": {"list": {}, "resume": {}},
             },
             "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
             "authMethods": [],
@@ -324,13 +348,46 @@ class DemoAgent:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             raise RpcError(-32602, "session/new needs cwd (an absolute path)")
-        session = Session(f"demo-{len(self._sessions) + 1}", cwd)
+        session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd))
         self._sessions[session.id] = session
+        demo_store.save(session.record)
         return {
             "sessionId": session.id,
             "modes": mode_state(session.mode),
             "configOptions": config_options(session.mode),
         }
+
+    def _stored(self, params: Json) -> Session:
+        session_id, cwd = params.get("sessionId"), params.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            raise RpcError(-32602, "needs cwd (an absolute path)")
+        record = demo_store.load(session_id) if isinstance(session_id, str) else None
+        if record is None:
+            raise RpcError(-32002, f"no stored session {session_id!r}")
+        record.cwd = cwd
+        session = Session(record)
+        self._sessions[session.id] = session
+        return session
+
+    async def _load_session(self, params: Json) -> Json:
+        session = self._stored(params)
+        # The whole conversation first, as ACP asks: the client rebuilds its history from it.
+        for update in session.record.updates:
+            self.notify("session/update", {"sessionId": session.id, "update": update})
+        return {"modes": mode_state(session.mode), "configOptions": config_options(session.mode)}
+
+    async def _resume_session(self, params: Json) -> Json:
+        session = self._stored(params)
+        return {"modes": mode_state(session.mode), "configOptions": config_options(session.mode)}
+
+    async def _list_sessions(self, params: Json) -> Json:
+        cwd, cursor = params.get("cwd"), params.get("cursor")
+        start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
+        records = demo_store.listing(cwd if isinstance(cwd, str) else None)
+        result: Json = {"sessions": [r.info() for r in records[start : start + LIST_PAGE]]}
+        if start + LIST_PAGE < len(records):
+            result["nextCursor"] = str(start + LIST_PAGE)
+        return result
 
     def _find_session(self, params: Json) -> Session | None:
         session_id = params.get("sessionId")
@@ -345,7 +402,7 @@ class DemoAgent:
     def _change_mode(self, session: Session, mode: Any) -> None:
         if mode not in {mode_id for mode_id, _ in MODES}:
             raise RpcError(-32602, f"unknown mode: {mode!r}")
-        session.mode = mode
+        session.record.mode = mode
         for update in (
             {"sessionUpdate": "current_mode_update", "currentModeId": mode},
             {"sessionUpdate": "config_option_update", "configOptions": config_options(mode)},
@@ -371,7 +428,13 @@ class DemoAgent:
         if session.turn is not None:
             raise RpcError(-32602, f"session {session.id} already has a turn running")
         self.turns += 1
-        turn = Turn(self, session, self.turns, prompt_text(blocks))
+        text = prompt_text(blocks)
+        if not session.record.title:
+            session.record.title = demo_store.title_of(text)
+        session.record.add(
+            {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
+        )
+        turn = Turn(self, session, self.turns, text)
         task = asyncio.ensure_future(turn.run())
         session.turn = task
         try:
@@ -383,6 +446,7 @@ class DemoAgent:
         finally:
             session.turn = None
             turn.usage()
+            demo_store.save(session.record)
         return {"stopReason": stop_reason}
 
 
@@ -411,6 +475,7 @@ class Turn:
         return f"msg-{self.number}-{self._messages}"
 
     def update(self, update: Json) -> None:
+        self.session.record.add(update)
         self.agent.notify("session/update", {"sessionId": self.session.id, "update": update})
 
     async def pace(self) -> None:
@@ -503,10 +568,11 @@ async def error(turn: Turn, _match: re.Match[str]) -> None:
 async def stream(turn: Turn, match: re.Match[str]) -> None:
     count = int(match.group(1) or 1000)
     # Benchmarks send 200,000+ chunks: every line is one preformatted string, written in batches.
+    message_id = turn.message_id()
     head = (
         '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
         f'{json.dumps(turn.session.id)},"update":{{"sessionUpdate":"agent_message_chunk",'
-        f'"messageId":{json.dumps(turn.message_id())},"content":{{"type":"text","text":"'
+        f'"messageId":{json.dumps(message_id)},"content":{{"type":"text","text":"'
     )
     tail = ' "}}}}\n'
     for start in range(0, count, STREAM_BATCH):
@@ -515,6 +581,11 @@ async def stream(turn: Turn, match: re.Match[str]) -> None:
         )
         turn.agent.write(batch.encode())
         await asyncio.sleep(0)  # let session/cancel and responses in between batches
+    # Stored as one chunk, its start only.
+    text = "".join(f"{i} " for i in range(min(count, MAX_STORED_STREAM // 8)))
+    content = {"type": "text", "text": text[:MAX_STORED_STREAM]}
+    update = {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
+    turn.session.record.add(update)
 
 
 async def slow(turn: Turn, _match: re.Match[str]) -> None:

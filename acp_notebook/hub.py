@@ -212,6 +212,7 @@ class Hub:
         mcp_servers: Sequence[Mapping[str, Any]] = (),
         owner: str | None = None,
         chat_id: str | None = None,
+        load_session_id: str | None = None,
     ) -> str:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake."""
         if self._closed:
@@ -233,6 +234,7 @@ class Hub:
             mcp_servers=mcp_servers,
             config=self.config.session,
             sink=sink,
+            load_session_id=load_session_id,
         )
         chat = _Chat(session, owner)
         self.chats[chat_id] = chat

@@ -257,6 +257,7 @@ class ServerClient:
             "mode": options.get("mode"),
             "mcpServers": list(options.get("mcp_servers") or ()),
             "owner": options.get("owner") or chat_owner(),
+            "loadSessionId": options.get("load_session_id"),
         }
 
         async def run() -> str:

@@ -26,6 +26,7 @@ from .elicitation import AnswerError, take_elicitation_view, validate_answer
 from .events import Event, bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
+from .resume import cannot_continue, continue_method
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,12 @@ class ChatSession:
         mcp_servers: Sequence[Mapping[str, Any]] = (),
         config: SessionConfig = SessionConfig(),
         sink: Callable[[Event], None] = lambda event: None,
+        load_session_id: str | None = None,
     ) -> None:
         self.chat_id = chat_id
+        # An earlier ACP session to continue (session/load or session/resume) instead of
+        # session/new; a load's replayed updates become the chat's history.
+        self.load_session_id = load_session_id
         self.spec = spec
         self.cwd = cwd
         self.mcp_servers = [dict(s) for s in mcp_servers]
@@ -111,7 +116,7 @@ class ChatSession:
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
         self.conn = AgentConnection(
             spec.argv,
-            env={**_inherited_env(spec.drop), **spec.env},
+            env={**inherited_env(spec.drop), **spec.env},
             cwd=cwd,
             on_request=self._on_request,
             on_notification=self._on_notification,
@@ -185,27 +190,15 @@ class ChatSession:
         )
 
     async def _handshake(self) -> tuple[Any, dict[str, Any]]:
-        init = await self.conn.request(
-            "initialize",
-            {
-                "protocolVersion": 1,
-                "clientCapabilities": {
-                    "fs": {"readTextFile": False, "writeTextFile": False},
-                    "terminal": False,
-                    "elicitation": {"form": {}},
-                },
-                "clientInfo": {
-                    "name": "acp_notebook",
-                    "title": "Jupyter ACP",
-                    "version": __version__,
-                },
-            },
-        )
+        init = await self.conn.request("initialize", initialize_params())
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
-        new = await self.conn.request(
-            "session/new", {"cwd": self.cwd, "mcpServers": self.mcp_servers}
-        )
+        if self.load_session_id is not None:
+            new = await self._continue(init)
+        else:
+            new = await self.conn.request(
+                "session/new", {"cwd": self.cwd, "mcpServers": self.mcp_servers}
+            )
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/new returned no sessionId")
         self.session_id = new["sessionId"]
@@ -215,6 +208,19 @@ class ChatSession:
             )
             _show_mode(new, self.spec.mode)
         return init, new
+
+    async def _continue(self, init: Any) -> dict[str, Any]:
+        """session/load or session/resume of ``load_session_id``; session/new's result shape."""
+        assert self.load_session_id is not None
+        caps = init.get("agentCapabilities") if isinstance(init, dict) else None
+        method = continue_method(caps)
+        if method is None:
+            raise RpcError(jsonrpc.INVALID_REQUEST, cannot_continue(self.spec.name))
+        result = await self.conn.request(
+            method,
+            {"sessionId": self.load_session_id, "cwd": self.cwd, "mcpServers": self.mcp_servers},
+        )
+        return {**(result if isinstance(result, dict) else {}), "sessionId": self.load_session_id}
 
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
@@ -584,6 +590,19 @@ class ChatSession:
         self._exited(code, detail)
 
 
+def initialize_params() -> dict[str, Any]:
+    """Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal."""
+    return {
+        "protocolVersion": 1,
+        "clientCapabilities": {
+            "fs": {"readTextFile": False, "writeTextFile": False},
+            "terminal": False,
+            "elicitation": {"form": {}},
+        },
+        "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": __version__},
+    }
+
+
 def _offers_mode(modes: Any, mode_id: str) -> bool:
     """Whether to ask for ``mode_id``: the agent lists it, or lists no modes (let it say no)."""
     if not isinstance(modes, dict):
@@ -606,7 +625,7 @@ def _show_mode(new: dict[str, Any], mode_id: str) -> None:
         ]
 
 
-def _inherited_env(drop: frozenset[str]) -> dict[str, str]:
+def inherited_env(drop: frozenset[str]) -> dict[str, str]:
     """This process's environment, less the extension's secret (an agent is not a
     kernel) and what the agent's spec drops."""
     return {

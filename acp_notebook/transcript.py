@@ -2,13 +2,19 @@
 
 Widget state is saved into the ``.ipynb``, so it holds a bounded summary of the
 fold rather than the event stream; the HTML transcript lets a notebook opened
-without a kernel (or rendered by nbconvert) still show the conversation.
+without a kernel (or rendered by nbconvert) still show the conversation. The
+``SAVED_MIME`` output carries the snapshot with what continuing the chat takes
+(agent name, cwd, mode, ACP session id): never a command line or an environment.
 """
 
 from __future__ import annotations
 
 import html
 from typing import Any
+
+from .resume import continue_method
+
+SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
@@ -133,3 +139,35 @@ def render_html(snap: dict[str, Any]) -> str:
     agent = snap["agent"]
     head = f"<div><b>{_esc(agent.get('name') or 'agent')}</b> · {_esc(agent.get('status'))}</div>"
     return f'<div class="acpnb-static">{head}{"".join(rows)}</div>'
+
+
+def saved_chat(
+    compact_snapshot: dict[str, Any],
+    *,
+    chat_id: str,
+    kernel_id: str,
+    agent: str,
+    named: bool,
+    cwd: str,
+    mode: str | None,
+) -> dict[str, Any]:
+    """The ``SAVED_MIME`` data: the transcript, and whether "Continue" can reopen it.
+
+    Only a named agent can be reopened (the server starts no command from a notebook),
+    and only one that advertised session/load or session/resume.
+    """
+    agent_state = compact_snapshot["agent"]
+    session_id = agent_state.get("sessionId")
+    return {
+        "version": 1,
+        "chatId": chat_id,
+        "kernelId": kernel_id,
+        "agent": agent,
+        "cwd": cwd,
+        "mode": mode,
+        "sessionId": session_id,
+        "canLoad": named
+        and isinstance(session_id, str)
+        and continue_method(agent_state.get("capabilities")) is not None,
+        "snapshot": compact_snapshot,
+    }

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,20 @@ Event = dict[str, Any]
 
 # The browser fixtures (server, browser, page) are shared by tests/browser and tests/faults.
 pytest_plugins = ["tests.browser.fixtures"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def demo_sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every demo agent of the run (servers and kernels inherit it) stores its sessions
+    here, not in the user's data directory."""
+    path = tmp_path_factory.mktemp("demo-sessions")
+    saved = os.environ.get("ACP_DEMO_SESSIONS")
+    os.environ["ACP_DEMO_SESSIONS"] = str(path)
+    yield path
+    if saved is None:
+        del os.environ["ACP_DEMO_SESSIONS"]
+    else:
+        os.environ["ACP_DEMO_SESSIONS"] = saved
 
 
 class Recorder:

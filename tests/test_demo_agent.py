@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -22,8 +23,10 @@ Answer = Callable[[Json], "Json | None"]
 class AgentProcess:
     """A tiny line-level client: enough to script conversations in tests."""
 
-    def __init__(self) -> None:
+    def __init__(self, sessions: Path | None = None) -> None:
         env = {**os.environ, "ACP_DEMO_DELAY": "0", "PYTHONPATH": str(ROOT)}
+        if sessions is not None:
+            env["ACP_DEMO_SESSIONS"] = str(sessions)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "acp_notebook.demo_agent"],
             stdin=subprocess.PIPE,
@@ -146,7 +149,8 @@ def test_initialize_and_new_session(agent: AgentProcess) -> None:
     result = response["result"]
     assert result["protocolVersion"] == 1
     assert result["agentInfo"]["name"] == "acp-notebook-demo"
-    assert result["agentCapabilities"]["loadSession"] is False
+    assert result["agentCapabilities"]["loadSession"] is True
+    assert set(result["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume"}
     assert result["authMethods"] == []
     agent.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
@@ -154,7 +158,7 @@ def test_initialize_and_new_session(agent: AgentProcess) -> None:
     assert missing["error"]["code"] == -32602
     response, _ = agent.call("session/new", {"cwd": "/srv/project", "mcpServers": []})
     session = response["result"]
-    assert session["sessionId"] == "demo-1"
+    assert re.fullmatch(r"demo-[0-9a-f]{32}", session["sessionId"])
     assert session["modes"]["currentModeId"] == "default"
     assert [m["id"] for m in session["modes"]["availableModes"]] == [
         "default",
@@ -336,7 +340,7 @@ def test_unknown_method_and_bad_input(agent: AgentProcess) -> None:
     response, _ = agent.call("vendor/unknown", {})
     assert response["error"]["code"] == -32601
     sid = agent.session()
-    assert sid == "demo-1"
+    assert sid.startswith("demo-")
     assert agent.close() == 0
     assert "not JSON" in agent.stderr()
 
@@ -353,3 +357,57 @@ def test_keyword_order(agent: AgentProcess) -> None:
     _, seen = agent.prompt(sid, "Think about the tool")
     assert len(updates(seen, "agent_thought_chunk")) == 3
     assert updates(seen, "tool_call") == []
+
+
+def test_sessions_outlive_the_process(tmp_path: Path) -> None:
+    """A second agent process lists the first one's session and replays it on load."""
+    first = AgentProcess(sessions=tmp_path)
+    sid = first.session()
+    first.prompt(sid, "think")
+    _, greeting = first.prompt(sid, "hello there")
+    assert first.close() == 0
+    spoken = updates(greeting)
+
+    second = AgentProcess(sessions=tmp_path)
+    second.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    listed, _ = second.call("session/list", {"cwd": "/srv/project"})
+    [info] = listed["result"]["sessions"]
+    assert (info["sessionId"], info["cwd"], info["title"]) == (sid, "/srv/project", "think")
+    assert info["updatedAt"].endswith("+00:00")
+    other, _ = second.call("session/list", {"cwd": "/elsewhere"})
+    assert other["result"] == {"sessions": []}
+
+    loaded, replay = second.call(
+        "session/load", {"sessionId": sid, "cwd": "/srv/project", "mcpServers": []}
+    )
+    assert loaded["result"]["modes"]["currentModeId"] == "default"
+    replayed = updates(replay)
+    # The conversation comes back before the answer: both prompts, then what was said.
+    assert [
+        u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"
+    ] == [
+        "think",
+        "hello there",
+    ]
+    assert replayed[-len(spoken) :] == spoken
+    # The loaded session goes on: a new turn is stored after the old ones.
+    response, _ = second.prompt(sid, "plan")
+    assert response["result"]["stopReason"] == "end_turn"
+    assert second.close() == 0
+
+    third = AgentProcess(sessions=tmp_path)
+    third.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    resumed, replay = third.call(
+        "session/resume", {"sessionId": sid, "cwd": "/srv/project", "mcpServers": []}
+    )
+    assert "result" in resumed and updates(replay) == []  # resume replays nothing
+    missing, _ = third.call(
+        "session/load", {"sessionId": "demo-" + "0" * 32, "cwd": "/srv/project", "mcpServers": []}
+    )
+    assert missing["error"]["code"] == -32002
+    # An id that is not ours never becomes a path.
+    escape, _ = third.call(
+        "session/load", {"sessionId": "../../etc/passwd", "cwd": "/srv/project", "mcpServers": []}
+    )
+    assert escape["error"]["code"] == -32002
+    assert third.close() == 0

@@ -234,6 +234,7 @@ class KernelSocket(_ChatSocket):
                 mode=req.mode,
                 mcp_servers=req.mcpServers,
                 owner=req.owner,
+                load_session_id=req.loadSessionId,
             )
         except Forbidden as exc:
             return _refusal(req.id, "FORBIDDEN", str(exc))

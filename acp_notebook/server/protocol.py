@@ -32,6 +32,8 @@ class OpenChat(_Request):
     mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
     mcpServers: Annotated[list[dict[str, Any]], Field(max_length=64)] = []
     owner: Annotated[str, Field(max_length=MAX_ID)] | None = None
+    # An earlier ACP session of this agent to continue (session/load or session/resume).
+    loadSessionId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)] | None = None
 
 
 class SubscribeChat(_Request):

@@ -1,0 +1,36 @@
+"""Which ACP method continues a stored session, read from the agent's capabilities.
+
+``session/load`` when the agent advertises ``loadSession`` (it replays the
+conversation first, so the chat shows it again); else ``session/resume`` when it
+advertises ``sessionCapabilities.resume`` (the agent remembers, nothing is
+replayed); else the agent cannot continue a session and the chat says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+Method = Literal["session/load", "session/resume"]
+
+
+def continue_method(capabilities: Any) -> Method | None:
+    if not isinstance(capabilities, dict):
+        return None
+    if capabilities.get("loadSession") is True:
+        return "session/load"
+    sessions = capabilities.get("sessionCapabilities")
+    if isinstance(sessions, dict) and isinstance(sessions.get("resume"), dict):
+        return "session/resume"
+    return None
+
+
+def can_list(capabilities: Any) -> bool:
+    sessions = capabilities.get("sessionCapabilities") if isinstance(capabilities, dict) else None
+    return isinstance(sessions, dict) and isinstance(sessions.get("list"), dict)
+
+
+def cannot_continue(agent: str) -> str:
+    return (
+        f"{agent} cannot continue an earlier session: it advertises neither "
+        "loadSession nor sessionCapabilities.resume"
+    )

@@ -1,0 +1,133 @@
+"""``acp_notebook.sessions(agent, cwd)``: an agent's past sessions, to continue one.
+
+Starts the agent, ``initialize``, pages through ``session/list`` and ends the agent.
+It runs the agent in this process (the kernel), as ``Chat(..., transport="local")``
+would: the sessions an agent keeps on disk belong to the user, not to a server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .agents import resolve_agent
+from .connection import AgentConnection
+from .jsonrpc import RpcError
+from .resume import can_list
+from .session import inherited_env, initialize_params
+
+MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
+MAX_PAGES = 50
+MAX_TEXT = 1024
+
+
+class SessionsUnavailable(RuntimeError):
+    """The agent does not list its sessions, or failed to."""
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One past session, as ``session/list`` reported it; continue it with
+    ``Chat.resume(info.session_id, agent=..., cwd=info.cwd)``."""
+
+    session_id: str
+    cwd: str
+    title: str | None
+    updated_at: datetime | None
+
+
+def _when(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value[:64].replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def parse_page(result: Any) -> tuple[list[SessionInfo], str | None]:
+    """A ``session/list`` result: its sessions (malformed entries skipped), its next cursor."""
+    if not isinstance(result, dict) or not isinstance(result.get("sessions"), list):
+        raise SessionsUnavailable("session/list returned no sessions list")
+    found = []
+    for entry in result["sessions"]:
+        if not isinstance(entry, dict):
+            continue
+        session_id, cwd, title = entry.get("sessionId"), entry.get("cwd"), entry.get("title")
+        if not (isinstance(session_id, str) and isinstance(cwd, str)):
+            continue
+        found.append(
+            SessionInfo(
+                session_id[:MAX_TEXT],
+                cwd[:MAX_TEXT],
+                title[:MAX_TEXT] if isinstance(title, str) else None,
+                _when(entry.get("updatedAt")),
+            )
+        )
+    cursor = result.get("nextCursor")
+    return found, cursor[:MAX_TEXT] if isinstance(cursor, str) and cursor else None
+
+
+async def _pages(conn: AgentConnection, cwd: str) -> list[SessionInfo]:
+    init = await conn.request("initialize", initialize_params())
+    caps = init.get("agentCapabilities") if isinstance(init, dict) else None
+    if not can_list(caps):
+        raise SessionsUnavailable("the agent does not list its sessions (session/list)")
+    found: list[SessionInfo] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        params: dict[str, Any] = {"cwd": cwd}
+        if cursor is not None:
+            params["cursor"] = cursor
+        page, cursor = parse_page(await conn.request("session/list", params))
+        found.extend(page)
+        if cursor is None or len(found) >= MAX_SESSIONS:
+            break
+    return found[:MAX_SESSIONS]
+
+
+async def list_sessions(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str, timeout: float
+) -> list[SessionInfo]:
+    conn = AgentConnection(
+        argv,
+        env=env,
+        cwd=cwd if os.path.isdir(cwd) else None,  # a listing may name a folder that is gone
+        on_request=lambda req: conn.respond_error(req.id, -32601, "not supported here"),
+        on_notification=lambda note: None,
+        on_exit=lambda code, tail: None,
+    )
+    try:
+        await conn.start()
+    except OSError as exc:
+        raise SessionsUnavailable(f"could not start {argv[0]!r}: {exc}") from None
+    try:
+        return await asyncio.wait_for(_pages(conn, cwd), timeout)
+    except RpcError as exc:
+        raise SessionsUnavailable(f"the agent refused: {exc.message}") from None
+    except asyncio.TimeoutError:
+        raise SessionsUnavailable(f"the agent did not answer within {timeout:g} s") from None
+    finally:
+        await conn.close()
+
+
+def sessions(
+    agent: str = "demo",
+    cwd: str | None = None,
+    *,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> list[SessionInfo]:
+    """The past sessions of ``agent`` in ``cwd`` (default: the current directory)."""
+    spec = resolve_agent(agent, command=command, env=env)
+    where = os.path.abspath(cwd or os.getcwd())
+    run = list_sessions(spec.argv, {**inherited_env(spec.drop), **spec.env}, where, timeout)
+    # Its own loop on its own thread: a notebook cell already runs inside a loop.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run).result()

@@ -1,0 +1,44 @@
+"""Continuing a chat through the extension: ``chat:open`` with ``loadSessionId``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import DEMO
+
+
+async def test_kernel_opens_a_chat_on_an_earlier_session(
+    start_kernel: Any, kernel_socket: Any, tmp_path: Any
+) -> None:
+    kernel_id = await start_kernel()
+    kernel = await kernel_socket(kernel_id)
+    opened = await kernel.request(
+        {"type": "chat:open", "agent": "demo", "env": DEMO, "cwd": str(tmp_path)}
+    )
+    first = opened["chatId"]
+    assert (await kernel.request({"type": "chat:subscribe", "chatId": first}))["accepted"]
+    session_id = (await kernel.event(first, "agent_status", status="ready"))["sessionId"]
+    await kernel.request({"type": "chat:prompt", "chatId": first, "text": "hello there"})
+    await kernel.event(first, "turn_ended")
+    said = kernel.text(first)
+    await kernel.request({"type": "chat:close", "chatId": first})
+
+    reopened = await kernel.request(
+        {
+            "type": "chat:open",
+            "agent": "demo",
+            "env": DEMO,
+            "cwd": str(tmp_path),
+            "loadSessionId": session_id,
+        }
+    )
+    second = reopened["chatId"]
+    assert second != first
+    await kernel.request({"type": "chat:subscribe", "chatId": second})
+    ready = await kernel.event(second, "agent_status", status="ready")
+    assert ready["sessionId"] == session_id
+    assert kernel.text(second) == said  # replayed by session/load
+
+    bad = await kernel.request({"type": "chat:open", "agent": "demo", "loadSessionId": ""})
+    assert bad["error"] == "INVALID"
+    kernel.close()
