@@ -23,6 +23,7 @@ from traitlets import Bool, Dict, Float, Int, List, Unicode
 from ..hub import HubConfig
 from ..kernel_auth import SECRET_ENV, URL_ENV
 from ..session import SessionConfig
+from .api import AgentsHandler, ChatsHandler
 from .handlers import BrowserSocket, KernelSocket
 from .kernels import KernelHubs
 
@@ -121,6 +122,8 @@ class AcpNotebookApp(ExtensionApp):
                     KernelSocket,
                     {"hubs": self.hubs, "secret": self.secret},
                 ),
+                (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),
+                (r"acp-notebook/api/chats", ChatsHandler, {"hubs": self.hubs}),
             ]
         )
 

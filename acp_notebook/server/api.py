@@ -1,0 +1,154 @@
+"""The extension's REST endpoints, for the JupyterLab extension's Agent panel.
+
+``GET  acp-notebook/api/agents``: the agent names a chat may start here, and the default.
+``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel.
+``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
+opens a chat on the kernel's hub, owned by the logged-in user; ``{"chatId"}``.
+
+Named agents only: a browser never chooses a command line or an environment. The
+same permission as the browser socket (``execute`` on ``kernels``); POSTs are
+XSRF-checked by the server as for every API handler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Annotated, Any
+
+from jupyter_core.utils import ensure_async
+from jupyter_server.base.handlers import APIHandler
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from tornado import web
+
+from .. import bounded_json
+from ..agents import UnknownAgent, builtin_agents
+from ..contracts import MAX_ID
+from ..hub import Forbidden, Hub, HubConfig
+from .kernels import KernelHubs
+
+# A chat request body is a few short strings; anything larger is not one.
+MAX_BODY_BYTES = 16 * 1024
+MAX_TITLE = 120
+Name = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class OpenChatBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kernel: Name
+    agent: Name
+    cwd: Annotated[str, Field(max_length=4096)] | None = None
+    mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
+    loadSessionId: Annotated[str, Field(min_length=1, max_length=MAX_ID)] | None = None
+
+
+def allowed_agents(config: HubConfig) -> list[str]:
+    """The names ``Hub.resolve`` accepts without a command, sorted."""
+    if config.allowed_agents is not None:
+        return sorted(config.allowed_agents)
+    return sorted(builtin_agents().keys() | config.agent_commands.keys())
+
+
+def chat_title(hub: Hub, chat_id: str) -> str | None:
+    """The chat's first prompt, first line, cut short (the history may have dropped it)."""
+    for event in hub.resync_events(chat_id):
+        if event["kind"] == "turn_started":
+            line = str(event.get("prompt", "")).strip().split("\n", 1)[0]
+            return line[:MAX_TITLE] or None
+    return None
+
+
+def list_chats(hub: Hub | None) -> list[dict[str, Any]]:
+    if hub is None:
+        return []
+    return [
+        {
+            "chatId": chat_id,
+            "agent": chat.session.spec.name,
+            "owner": chat.owner,
+            "status": chat.session.status,
+            "title": chat_title(hub, chat_id),
+            "sessionId": chat.session.session_id,
+        }
+        for chat_id, chat in hub.chats.items()
+    ]
+
+
+class _ApiHandler(APIHandler):
+    auth_resource = "kernels"
+
+    def initialize(self, hubs: KernelHubs) -> None:
+        self.hubs = hubs
+
+    async def _authorize(self) -> None:
+        # Whoever drives an agent could as well run code: the same permission.
+        user = self.current_user
+        if not await ensure_async(self.authorizer.is_authorized(self, user, "execute", "kernels")):
+            raise web.HTTPError(403, "needs the permission to execute on kernels")
+
+    def _kernel(self, kernel_id: str) -> str:
+        if kernel_id not in self.kernel_manager:
+            raise web.HTTPError(404, f"no kernel {kernel_id!r}")
+        return kernel_id
+
+
+class AgentsHandler(_ApiHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self._authorize()
+        config = self.hubs.config
+        self.finish({"agents": allowed_agents(config), "default": config.default_agent})
+
+
+class ChatsHandler(_ApiHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        await self._authorize()
+        kernel_id = self._kernel(self.get_query_argument("kernel", ""))
+        self.finish({"chats": list_chats(self.hubs.get(kernel_id))})
+
+    @web.authenticated
+    async def post(self) -> None:
+        await self._authorize()
+        try:
+            body = OpenChatBody.model_validate(
+                bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise web.HTTPError(
+                400, f"{where}: {first['msg']}" if where else first["msg"]
+            ) from None
+        except ValueError as exc:  # bounded_json.Rejected among them
+            raise web.HTTPError(400, f"not a JSON object: {exc}") from None
+        if body.loadSessionId is not None:
+            raise web.HTTPError(400, "loadSessionId: loading a saved session is not supported yet")
+        kernel_id = self._kernel(body.kernel)
+        cwd = await self._cwd(kernel_id, body.cwd)
+        try:
+            hub = self.hubs.attach(kernel_id)
+            chat_id = await hub.open_chat(
+                body.agent, cwd=cwd, mode=body.mode, owner=self.current_user.username
+            )
+        except Forbidden as exc:
+            raise web.HTTPError(403, str(exc)) from None
+        except UnknownAgent as exc:
+            raise web.HTTPError(400, str(exc)) from None
+        except RuntimeError as exc:  # the server is stopping
+            raise web.HTTPError(503, str(exc)) from None
+        self.log.info("acp_notebook: %s opened chat %s", self.current_user.username, chat_id)
+        self.set_status(201)
+        self.finish(json.dumps({"chatId": chat_id}))
+
+    async def _cwd(self, kernel_id: str, cwd: str | None) -> str:
+        """``cwd`` (a path relative to the server's root), else the notebook's directory."""
+        root = os.path.realpath(self.contents_manager.root_dir)
+        if cwd is None:
+            sessions = await self.session_manager.list_sessions()  # type: ignore[no-untyped-call]
+            paths = [s["path"] for s in sessions if s.get("kernel", {}).get("id") == kernel_id]
+            cwd = os.path.dirname(paths[0]) if paths else ""
+        path = os.path.realpath(os.path.join(root, cwd.lstrip("/")))
+        if os.path.commonpath([root, path]) != root or not os.path.isdir(path):
+            raise web.HTTPError(400, f"cwd: {cwd!r} is not a directory under the server's root")
+        return path
