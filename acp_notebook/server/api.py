@@ -3,7 +3,8 @@
 ``GET  acp-notebook/api/agents``: the agent names a chat may start here, and the default.
 ``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel.
 ``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
-opens a chat on the kernel's hub, owned by the logged-in user; ``{"chatId"}``.
+opens a chat on the kernel's hub, owned by the logged-in user, continuing the ACP session
+``loadSessionId`` if given; ``{"chatId"}``.
 
 Named agents only: a browser never chooses a command line or an environment. The
 same permission as the browser socket (``execute`` on ``kernels``); POSTs are
@@ -122,14 +123,16 @@ class ChatsHandler(_ApiHandler):
             ) from None
         except ValueError as exc:  # bounded_json.Rejected among them
             raise web.HTTPError(400, f"not a JSON object: {exc}") from None
-        if body.loadSessionId is not None:
-            raise web.HTTPError(400, "loadSessionId: loading a saved session is not supported yet")
         kernel_id = self._kernel(body.kernel)
         cwd = await self._cwd(kernel_id, body.cwd)
         try:
             hub = self.hubs.attach(kernel_id)
             chat_id = await hub.open_chat(
-                body.agent, cwd=cwd, mode=body.mode, owner=self.current_user.username
+                body.agent,
+                cwd=cwd,
+                mode=body.mode,
+                owner=self.current_user.username,
+                load_session_id=body.loadSessionId,
             )
         except Forbidden as exc:
             raise web.HTTPError(403, str(exc)) from None

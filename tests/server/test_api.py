@@ -82,6 +82,19 @@ async def test_open_a_chat_list_it_and_talk_to_it(
     assert entry["owner"] == me["username"]
     assert entry["status"] == "ready" and entry["title"] == "hello there"
     assert isinstance(entry["sessionId"], str) and entry["sessionId"]
+    said = tab.text(chat_id)
+    tab.close()
+
+    # Continuing that ACP session in a new chat replays the conversation.
+    again = await post_chat(
+        jp_fetch, {"kernel": kernel_id, "agent": "demo", "loadSessionId": entry["sessionId"]}
+    )
+    second = json.loads(again.body)["chatId"]
+    tab = await browser(kernel_id, second)
+    await tab.resync(second)
+    ready = await tab.event(second, "agent_status", status="ready")
+    assert ready["sessionId"] == entry["sessionId"]
+    assert tab.text(second) == said
     tab.close()
 
 
@@ -143,7 +156,7 @@ async def test_agents_outside_the_allow_list_are_forbidden(
         ({"kernel": "K", "agent": "demo", "command": ["sh"]}, "command"),
         ({"kernel": "K", "agent": "demo", "env": {"A": "1"}}, "env"),
         ({"kernel": "K", "agent": "nonesuch"}, "unknown agent"),
-        ({"kernel": "K", "agent": "demo", "loadSessionId": "s1"}, "loadSessionId"),
+        ({"kernel": "K", "agent": "demo", "loadSessionId": ""}, "loadSessionId"),
     ],
 )
 async def test_bad_bodies_are_refused_with_a_reason(
