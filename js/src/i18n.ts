@@ -64,6 +64,14 @@ const en = {
   err_AGENT_EXITED: "the agent has exited",
   err_INTERNAL: "internal error",
   err_DISCONNECTED: "not connected",
+  chatGone:
+    "this chat ended with its Jupyter server or kernel; questions still open were cancelled",
+  continueChat: "Continue",
+  continueHint: "Start {agent} again on this notebook's kernel and load this conversation",
+  continueUnavailable: "{agent} cannot continue an earlier session",
+  continueNoKernel: "start this notebook's kernel to continue",
+  continuing: "starting {agent}…",
+  savedTranscript: "saved conversation",
 };
 
 export type StringKey = keyof typeof en;
@@ -133,6 +141,13 @@ const zh: Strings = {
   err_AGENT_EXITED: "智能体已退出",
   err_INTERNAL: "内部错误",
   err_DISCONNECTED: "未连接",
+  chatGone: "该会话已随其 Jupyter 服务器或内核结束；未回答的问题已取消",
+  continueChat: "继续",
+  continueHint: "在此笔记本的内核上重新启动 {agent} 并载入这段对话",
+  continueUnavailable: "{agent} 无法继续之前的会话",
+  continueNoKernel: "请先启动此笔记本的内核再继续",
+  continuing: "正在启动 {agent}…",
+  savedTranscript: "已保存的对话",
 };
 
 export type Locale = "en" | "zh";

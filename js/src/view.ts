@@ -136,6 +136,34 @@ export class ChatView {
     this.requestFrame();
   }
 
+  /**
+   * The chat is gone from the server (CHAT_GONE: its kernel or server ended). Questions
+   * still open here can never be answered: they are shown cancelled, and the chat exited.
+   */
+  endedWithServer(): void {
+    let seq = this.state.seq;
+    const events: StreamEvent[] = [];
+    for (const [requestId, p] of this.state.permissions) {
+      if (p.outcome === null) {
+        events.push({ kind: "permission_resolved", seq: ++seq, requestId, outcome: "cancelled" });
+      }
+    }
+    for (const [requestId, e] of this.state.elicitations) {
+      if (e.outcome === null) {
+        events.push({ kind: "elicitation_resolved", seq: ++seq, requestId, outcome: "cancelled" });
+      }
+    }
+    if (this.state.agent.status !== "exited") {
+      events.push({
+        kind: "agent_status",
+        seq: ++seq,
+        status: "exited",
+        detail: this.t("chatGone"),
+      });
+    }
+    this.apply(events, false);
+  }
+
   /** Shows a failure of the link itself (not of one request) in the header. */
   showError(text: string): void {
     this.header.showError(text);

@@ -492,3 +492,35 @@ describe("saved snapshot", () => {
     expect(q(view, ".acpnb-user").textContent).toBe("saved q");
   });
 });
+
+describe("endedWithServer", () => {
+  it("shows open questions as cancelled and the chat as exited, never silently lost", () => {
+    const view = new ChatView({
+      t: translator("en"),
+      request: recorder().request,
+      schedule: () => () => {},
+    });
+    view.apply(
+      [
+        { kind: "agent_status", seq: 1, status: "ready", agent: "demo" },
+        { kind: "turn_started", seq: 2, turn: 1, prompt: "ask-user" },
+        { kind: "elicitation_request", seq: 3, requestId: "r1", message: "Pick", fields: [] },
+        {
+          kind: "permission_request",
+          seq: 4,
+          requestId: "p1",
+          toolCall: { title: "ls" },
+          options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+        },
+      ] as StreamEvent[],
+      false,
+    );
+    view.flush();
+    expect(view.el.querySelectorAll(".acpnb-card-elicitation")).toHaveLength(1);
+    view.endedWithServer();
+    view.flush();
+    expect(view.el.querySelectorAll(".acpnb-card-elicitation")).toHaveLength(0);
+    expect(view.el.textContent).toContain("questions still open were cancelled");
+    expect(view.el.querySelector("textarea")?.disabled).toBe(true);
+  });
+});

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 // The anywidget entry, end to end over a fake comm model.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { StreamEvent } from "../src/contracts";
 import { fold, initialState, snapshot } from "../src/fold";
+import { PARK_MS } from "../src/live";
 import widget from "../src/widget";
 import { FakeModel } from "./helpers";
 
@@ -52,9 +53,65 @@ describe("render", () => {
       requestId: "r1",
       action: "decline",
     });
+    vi.useFakeTimers();
     cleanup();
     expect(el.childElementCount).toBe(0);
+    expect(model.listeners("msg:custom")).toBe(1); // parked for a re-render
+    vi.advanceTimersByTime(PARK_MS);
+    vi.useRealTimers();
     expect(model.listeners("msg:custom")).toBe(0);
     expect(model.listeners("change:snapshot")).toBe(0);
+  });
+});
+
+describe("re-render", () => {
+  it("adopts the live view of an output that was re-rendered: no new link, no resync", async () => {
+    const model = new FakeModel({ chat_id: "c2", kernel_id: "k1", transport: "comm" });
+    const output = document.createElement("div");
+    output.className = "jp-OutputArea-output";
+    document.body.append(output);
+    const first = document.createElement("div");
+    output.append(first);
+    const release1 = widget.render({ model, el: first });
+    expect(model.sent.filter((m) => m.type === "chat:resync")).toHaveLength(1);
+    const root = first.firstElementChild;
+    // What JupyterLab's widget renderer does on update_display_data: the old view's node
+    // is dropped from the output (never disposed), then a new view renders.
+    output.textContent = "Loading widget...";
+    const second = document.createElement("div");
+    output.replaceChildren(second);
+    const release2 = widget.render({ model, el: second });
+    expect(second.firstElementChild).toBe(root);
+    expect(model.sent.filter((m) => m.type === "chat:resync")).toHaveLength(1);
+    expect(model.listeners("msg:custom")).toBe(1);
+
+    // The same chat shown in a second output at once gets a view of its own.
+    const other = document.createElement("div");
+    document.body.append(other);
+    const release3 = widget.render({ model, el: other });
+    expect(other.firstElementChild).not.toBe(root);
+    expect(model.listeners("msg:custom")).toBe(2);
+
+    release1();
+    expect(second.firstElementChild).toBe(root); // still held by the second render
+
+    // JupyterLab may instead dispose the old output first and render the new one later.
+    vi.useFakeTimers();
+    release2();
+    expect(root?.isConnected).toBe(false);
+    const third = document.createElement("div");
+    output.replaceChildren(third);
+    const release4 = widget.render({ model, el: third });
+    expect(third.firstElementChild).toBe(root);
+    vi.advanceTimersByTime(PARK_MS);
+    expect(model.sent.filter((m) => m.type === "chat:resync")).toHaveLength(2); // 1 + other's
+    release4();
+    release3();
+    vi.advanceTimersByTime(PARK_MS);
+    vi.useRealTimers();
+    expect(model.listeners("msg:custom")).toBe(0);
+    expect(model.listeners("change:snapshot")).toBe(0);
+    output.remove();
+    other.remove();
   });
 });

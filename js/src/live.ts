@@ -1,0 +1,64 @@
+// A chat's live view outlives one render of its output. Jupyter re-renders an output on
+// every update_display_data (each turn end refreshes the saved transcript in it): the
+// old view is disposed (or just dropped from the page) and a new one renders a moment
+// later. A new view per render would open one more socket and fetch the whole history
+// again; instead the new render adopts the live view the old one let go of.
+
+/** How long a live view no render holds waits for the next render of its output. */
+export const PARK_MS = 3000;
+
+export interface Live {
+  readonly el: HTMLElement;
+  dispose(): void;
+}
+
+interface Entry {
+  live: Live;
+  /** Renders holding the view; when the last one lets go it is parked, then disposed. */
+  users: number;
+  parked: ReturnType<typeof setTimeout> | undefined;
+}
+
+const entries = new Map<string, Entry[]>();
+
+/**
+ * Whether `el` was taken out of its output by a re-render (its output node is gone from
+ * its ancestors), rather than being shown elsewhere or scrolled out with its cell.
+ */
+function orphaned(el: HTMLElement): boolean {
+  return !el.isConnected && el.closest(".jp-OutputArea-output") === null;
+}
+
+/**
+ * The live view of `key` (one chat) that no output shows any more, or a new one from
+ * `create`. `release` is the render's cleanup. The key is the chat's ids, not the model
+ * object: anywidget hands each render a model proxy of its own.
+ */
+export function acquire(key: string, create: () => Live): { live: Live; release(): void } {
+  const list = entries.get(key) ?? [];
+  entries.set(key, list);
+  let entry = list.find((e) => e.users === 0) ?? list.find((e) => orphaned(e.live.el));
+  if (entry === undefined) {
+    entry = { live: create(), users: 0, parked: undefined };
+    list.push(entry);
+  }
+  clearTimeout(entry.parked);
+  entry.users += 1;
+  const held = entry;
+  let released = false;
+  return {
+    live: held.live,
+    release(): void {
+      if (released) return;
+      released = true;
+      held.users -= 1;
+      if (held.users > 0) return;
+      held.live.el.remove();
+      held.parked = setTimeout(() => {
+        list.splice(list.indexOf(held), 1);
+        if (list.length === 0) entries.delete(key);
+        held.live.dispose();
+      }, PARK_MS);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+"""A chat's saved output in a real JupyterLab: kept current at every turn end without
+re-rendering the live chat (no new socket, no resent history)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import nbformat
+from playwright.sync_api import Page, WebSocket, expect
+
+from acp_notebook.transcript import SAVED_MIME
+
+from .lab import (
+    JupyterServer,
+    agent_text,
+    chat,
+    open_notebook,
+    run_cell,
+    save,
+    send,
+    write_notebook,
+)
+
+TURNS = 10
+
+
+def test_turn_ends_refresh_the_saved_output_without_reconnecting(
+    page: Page, server: JupyterServer
+) -> None:
+    sockets: list[str] = []
+    resent: list[int] = []  # events carried by each resync ack, per socket message
+
+    def on_socket(ws: WebSocket) -> None:
+        if "acp-notebook/ws/browser" not in ws.url:
+            return
+        sockets.append(ws.url)
+
+        def on_frame(payload: str | bytes) -> None:
+            frame = json.loads(payload)
+            if "ack" in frame and isinstance(frame.get("events"), list):
+                resent.append(len(frame["events"]))
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+    name = f"churn-{uuid.uuid4().hex[:6]}"
+    filename = write_notebook(
+        server,
+        name,
+        ['from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nchat'],
+    )
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    expect(chat(page).locator(".acpnb-status")).to_have_text("idle")
+    assert len(sockets) == 1 and len(resent) == 1
+
+    for n in range(1, TURNS + 1):
+        send(page, f"turn {n}")
+        expect(agent_text(page)).to_contain_text(f"You said: turn {n}")
+        expect(chat(page).locator(".acpnb-status")).to_have_text("idle")
+    # Flat: the one socket and the one resync of the first render, whatever the turns.
+    assert len(sockets) == 1, sockets
+    assert len(resent) == 1, resent
+    expect(page.locator(".acpnb-root")).to_have_count(1)
+
+    # And the saved output is current: it holds the last turn.
+    save(page)
+    nb = nbformat.read(server.root / filename, as_version=4)
+    [output] = [o for o in nb.cells[0].outputs if SAVED_MIME in o.get("data", {})]
+    saved = output["data"][SAVED_MIME]
+    prompts = [i["text"] for i in saved["snapshot"]["items"] if i["type"] == "user"]
+    assert prompts == [f"turn {n}" for n in range(1, TURNS + 1)]
+    assert f"turn {TURNS}" in output["data"]["text/html"]
+    assert saved["canLoad"] is True and saved["sessionId"].startswith("demo-")
+
+
+def test_an_adopted_view_keeps_talking_over_the_comm(page: Page, server: JupyterServer) -> None:
+    # Local mode: the live view adopted across re-renders still sends and receives on
+    # the widget's comm after the render it came from is gone.
+    filename = write_notebook(
+        server,
+        f"comm-{uuid.uuid4().hex[:6]}",
+        [
+            'from acp_notebook import Chat\nchat = Chat("demo", transport="local")\nawait chat.ready()\nchat'
+        ],
+    )
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    for n in range(1, 4):
+        send(page, f"turn {n}")
+        expect(agent_text(page)).to_contain_text(f"You said: turn {n}")
+        expect(chat(page).locator(".acpnb-status")).to_have_text("idle")
+    expect(page.locator(".acpnb-root")).to_have_count(1)
+    expect(chat(page).locator(".acpnb-user")).to_have_count(3)
