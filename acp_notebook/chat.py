@@ -25,9 +25,11 @@ import traitlets
 
 from . import fold as folding
 from . import transcript
-from .client import Client, connect
+from .client import Client
+from .contracts import TRUSTED_TYPES, Frame, error_ack
+from .errors import ChatError, error_for
 from .events import Event
-from .hub import Frame
+from .server_client import chat_owner, connect
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +46,10 @@ class Action(str, enum.Enum):
 
 DECLINE = Action.DECLINE
 CANCEL = Action.CANCEL
+__all__ = ["CANCEL", "DECLINE", "Action", "Chat", "ChatError", "NeedsAnswer", "Turn"]
 
 ElicitationPolicy = Callable[[dict[str, Any]], "Mapping[str, Any] | Action | None"]
 PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
-
-
-class ChatError(RuntimeError):
-    """The hub refused a request; ``code`` is the ack's error code."""
-
-    def __init__(self, code: str, detail: str | None = None) -> None:
-        super().__init__(f"{code}: {detail}" if detail else code)
-        self.code = code
-        self.detail = detail
 
 
 class NeedsAnswer(RuntimeError):
@@ -124,6 +118,7 @@ class Chat(anywidget.AnyWidget):
         super().__init__(locale=locale)
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         # What the saved output needs to continue the chat elsewhere (no command, no env).
+        # Resolved here: in server mode the agent runs in the server's process.
         self.cwd = os.path.abspath(cwd or os.getcwd())
         self._mode = mode
         self._named = command is None
@@ -140,15 +135,17 @@ class Chat(anywidget.AnyWidget):
         self._displays: list[Any] = []
         self._comm_used = False  # a view fell back to the comm: events go there too
         options: dict[str, Any] = {
+            "type": "chat:open",
             "agent": agent,
             "command": list(command) if command is not None else None,
             "env": dict(env) if env else None,
             "cwd": self.cwd,
             "mode": mode,
-            "mcp_servers": [dict(s) for s in mcp_servers],
-            "load_session_id": load_session_id,
+            "mcpServers": [dict(s) for s in mcp_servers],
+            "owner": chat_owner(),
+            "loadSessionId": load_session_id,
         }
-        chat_id = self._client.open_chat(options).result(ACK_TIMEOUT)
+        chat_id = str(self._request(options)["chatId"])
         self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
         self.chat_id = chat_id
         self.kernel_id = self._client.kernel_id
@@ -301,17 +298,18 @@ class Chat(anywidget.AnyWidget):
     # ------------------------------------------------------------ requests out
 
     def _request(self, message: dict[str, Any]) -> Frame:
-        message.setdefault("chatId", self.chat_id)
+        if message["type"] != "chat:open":
+            message.setdefault("chatId", self.chat_id)
         ack = self._client.request(message).result(ACK_TIMEOUT)
         if ack.get("error"):
-            raise ChatError(ack["error"], ack.get("detail"))
+            raise error_for(ack)
         return ack
 
     async def _arequest(self, message: dict[str, Any]) -> Frame:
         message.setdefault("chatId", self.chat_id)
         ack = await asyncio.wrap_future(self._client.request(message))
         if ack.get("error"):
-            raise ChatError(ack["error"], ack.get("detail"))
+            raise error_for(ack)
         return ack
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -321,6 +319,9 @@ class Chat(anywidget.AnyWidget):
         if not isinstance(content, dict):
             return
         self._comm_used = True
+        if content.get("type") in TRUSTED_TYPES:  # the kernel's own requests, not a page's
+            self.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
+            return
         message = {**content, "chatId": self.chat_id}
         future = self._client.request(message)
         future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)

@@ -2,7 +2,9 @@
 
 Both run on a background thread with its own asyncio loop, so the kernel's main
 thread can block in a cell while the agent keeps streaming and answers keep
-flowing. ``LocalClient`` hosts the hub itself; ``ServerClient``
+flowing. Both transports share one request path (``Client``): ``request()``
+sends a request and waits for its ack, ``on_frame()`` takes every frame the hub
+sends back. ``LocalClient`` hosts the hub itself; ``ServerClient``
 (``server_client.py``) talks to the Jupyter server extension's kernel socket.
 """
 
@@ -11,12 +13,18 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import itertools
+import logging
 import threading
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
-from .hub import Frame, Hub, HubConfig, Subscription
+from .contracts import Frame, error_ack
+from .errors import error_for
+from .hub import Hub, HubConfig, Subscription
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 FrameHandler = Callable[[Frame], None]
@@ -48,55 +56,121 @@ class LoopThread:
         return threading.current_thread() is self._thread
 
 
-class Client(Protocol):
-    """What ``Chat`` needs from a hub, whatever the transport."""
-
-    mode: Literal["local", "server"]
-    kernel_id: str
-    thread: LoopThread
-
-    def open_chat(self, options: Mapping[str, Any]) -> Future[str]: ...
-    def request(self, message: Mapping[str, Any]) -> Future[Frame]: ...
-    def subscribe(self, chat_id: str, handler: FrameHandler) -> Future[None]: ...
-    def close_chat(self, chat_id: str) -> Future[None]: ...
+class Disconnected(ConnectionError):
+    """The request could not reach the hub (server mode only)."""
 
 
-async def pump(sub: Subscription, handler: FrameHandler) -> None:
-    """Deliver a subscription's frames to ``handler`` until it closes."""
-    while True:
-        frame = await sub.next_frame()
-        if frame is None:
-            return
-        handler(frame)
+class Client:
+    """One request path to a hub, whatever carries it.
 
+    A transport implements ``_send`` (deliver one request) and feeds every frame it
+    receives to ``on_frame``: an ack settles the request that carries its id, a
+    batch of events goes to its chat's handler.
+    """
 
-class LocalClient:
-    """Local mode: the hub lives in this process, on its own loop thread."""
+    mode: ClassVar[Literal["local", "server"]]
 
-    mode: Literal["local", "server"] = "local"
-
-    def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
+    def __init__(self, thread_name: str, kernel_id: str) -> None:
         self.kernel_id = kernel_id
-        self.thread = LoopThread("acp-notebook-hub")
-        self.hub = Hub(config, name="local")
-        atexit.register(self.shutdown)
+        self.thread = LoopThread(thread_name)
+        self._acks: dict[int, asyncio.Future[Frame]] = {}
+        self._handlers: dict[str, FrameHandler] = {}
+        self._ids = itertools.count(1)
 
-    def open_chat(self, options: Mapping[str, Any]) -> Future[str]:
-        return self.thread.submit(self.hub.open_chat(**options))
+    async def _send(self, message: Frame) -> None:
+        raise NotImplementedError
 
     def request(self, message: Mapping[str, Any]) -> Future[Frame]:
-        # The person at the notebook is this kernel's user: local requests are trusted.
-        return self.thread.submit(self.hub.handle(dict(message), trusted=True))
+        """Send one request (from any thread); its ack, naming the caller's own id."""
+        return self.thread.submit(self._call(message))
+
+    async def _call(self, message: Mapping[str, Any]) -> Frame:
+        own_id = message.get("id")
+        number = next(self._ids)
+        future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
+        self._acks[number] = future
+        try:
+            await self._send({**message, "id": number})
+            frame = await future
+        except Disconnected as exc:
+            frame = error_ack(None, "INTERNAL", str(exc))
+        finally:
+            self._acks.pop(number, None)
+        return {**frame, "ack": own_id}
+
+    def on_frame(self, frame: Frame) -> None:
+        """Every frame from the hub, on the loop thread."""
+        if "ack" in frame:
+            number = frame["ack"]
+            future = self._acks.get(number) if isinstance(number, int) else None
+            if future is not None and not future.done():
+                future.set_result(frame)
+            elif frame.get("error"):
+                log.warning(
+                    "acp_notebook: a request was refused: %s %s",
+                    frame["error"],
+                    frame.get("detail", ""),
+                )
+            return
+        handler = self._handlers.get(frame.get("chatId", ""))
+        if handler is None:
+            return
+        try:
+            handler(frame)
+        except Exception:  # one broken chat must not end the connection every chat shares
+            log.exception("acp_notebook: a chat failed to take a frame")
+
+    def _fail_pending(self, detail: str) -> None:
+        """The connection is gone: every request waiting for an ack gets an error."""
+        for future in self._acks.values():
+            if not future.done():
+                future.set_result(error_ack(None, "INTERNAL", detail))
 
     def subscribe(self, chat_id: str, handler: FrameHandler) -> Future[None]:
-        def start() -> None:
-            sub = self.hub.subscribe(chat_id)
-            self.thread.loop.create_task(pump(sub, handler))
+        """Deliver the chat's frames to ``handler``, the first one a reset (the resync)."""
 
-        return self.thread.call(start)
+        async def run() -> None:
+            self._handlers[chat_id] = handler
+            ack = await self._call({"type": "chat:subscribe", "chatId": chat_id})
+            if ack.get("error"):
+                self._handlers.pop(chat_id, None)
+                raise error_for(ack)
+
+        return self.thread.submit(run())
 
     def close_chat(self, chat_id: str) -> Future[None]:
-        return self.thread.submit(self.hub.close_chat(chat_id))
+        async def run() -> None:
+            self._handlers.pop(chat_id, None)
+            await self._call({"type": "chat:close", "chatId": chat_id})
+
+        return self.thread.submit(run())
+
+
+class LocalClient(Client):
+    """Local mode: the hub lives in this process, on its own loop thread."""
+
+    mode = "local"
+
+    def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
+        super().__init__("acp-notebook-hub", kernel_id)
+        self.hub = Hub(config, name="local")
+        self._subs: dict[str, Subscription] = {}
+        atexit.register(self.shutdown)
+
+    async def _send(self, message: Frame) -> None:
+        # The person at the notebook is this kernel's user: local requests are trusted.
+        self.on_frame(await self.hub.handle(message, trusted=True, follow=self._follow))
+
+    def _follow(self, sub: Subscription) -> None:
+        old = self._subs.pop(sub.chat_id, None)
+        if old is not None:
+            old.close()
+        self._subs[sub.chat_id] = sub
+        self.thread.loop.create_task(self._pump(sub))
+
+    async def _pump(self, sub: Subscription) -> None:
+        while (frame := await sub.next_frame()) is not None:
+            self.on_frame(frame)
 
     def shutdown(self) -> None:
         """End every agent process; called at interpreter exit."""
@@ -117,18 +191,3 @@ def local_client() -> LocalClient:
         if _local is None:
             _local = LocalClient()
         return _local
-
-
-def connect(transport: str = "auto") -> Client:
-    """Server mode when the extension is reachable, local mode otherwise."""
-    if transport in ("auto", "server"):
-        from .server_client import server_client
-
-        client = server_client()
-        if client is not None:
-            return client
-        if transport == "server":
-            raise RuntimeError(
-                "the acp_notebook server extension is not reachable from this kernel"
-            )
-    return local_client()

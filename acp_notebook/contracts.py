@@ -37,6 +37,8 @@ MAX_VALUE_TEXT = 65_536
 MAX_VALUE_ITEMS = 64
 MAX_ID = 256
 MAX_REQUEST_BYTES = 2_000_000
+MAX_PATH = 4096
+MAX_DETAIL = 500
 
 FieldType = Literal["text", "number", "integer", "boolean", "enum", "multi"]
 Scalar = Union[str, int, float, bool]
@@ -173,6 +175,7 @@ stream_event = TypeAdapter(StreamEvent)
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)]
 ValueText = Annotated[str, Field(max_length=MAX_VALUE_TEXT)]
+PathText = Annotated[str, Field(max_length=MAX_PATH)]
 FieldValue = Union[
     bool,
     int,
@@ -187,38 +190,67 @@ class _Request(_Model):
     # not `cancel: true`, 1 is not a boolean config value).
     model_config = ConfigDict(strict=True)
 
-    # `chatId`; `sessionId` is accepted too (the seed's name for it).
-    chatId: Id = Field(validation_alias=AliasChoices("chatId", "sessionId"))
     # Echoed in the ack so a client can match answers to requests.
     id: int | Annotated[str, Field(max_length=MAX_ID)] | None = None
 
 
-class PromptRequest(_Request):
+class _ChatRequest(_Request):
+    # `chatId`; `sessionId` is accepted too (the seed's name for it).
+    chatId: Id = Field(validation_alias=AliasChoices("chatId", "sessionId"))
+
+
+# The requests only a trusted caller (the kernel, local mode) may send: open a chat,
+# follow its frames on this connection (the first frame a reset: the whole resync),
+# end it and its agent.
+
+
+class OpenRequest(_Request):
+    type: Literal["chat:open"]
+    agent: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] | None = None
+    command: Annotated[list[PathText], Field(min_length=1, max_length=256)] | None = None
+    env: Annotated[dict[PathText, PathText], Field(max_length=256)] | None = None
+    cwd: PathText | None = None
+    mode: Id | None = None
+    mcpServers: Annotated[list[dict[str, Any]], Field(max_length=64)] = []
+    owner: Id | None = None
+    # An earlier ACP session of this agent to continue (session/load or session/resume).
+    loadSessionId: Id | None = None
+
+
+class SubscribeRequest(_ChatRequest):
+    type: Literal["chat:subscribe"]
+
+
+class CloseRequest(_ChatRequest):
+    type: Literal["chat:close"]
+
+
+class PromptRequest(_ChatRequest):
     type: Literal["chat:prompt"]
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT)]
 
 
-class CancelRequest(_Request):
+class CancelRequest(_ChatRequest):
     type: Literal["chat:cancel"]
 
 
-class ResyncRequest(_Request):
+class ResyncRequest(_ChatRequest):
     type: Literal["chat:resync"]
     since: Annotated[int, Field(ge=0)] | None = None
 
 
-class SetModeRequest(_Request):
+class SetModeRequest(_ChatRequest):
     type: Literal["chat:set_mode"]
     modeId: Id
 
 
-class SetConfigRequest(_Request):
+class SetConfigRequest(_ChatRequest):
     type: Literal["chat:set_config"]
     configId: Id
     value: Annotated[str, Field(max_length=MAX_ID)] | bool
 
 
-class PermissionRespondRequest(_Request):
+class PermissionRespondRequest(_ChatRequest):
     type: Literal["chat:permission.respond"]
     requestId: Id
     optionId: Id | None = None
@@ -231,7 +263,7 @@ class PermissionRespondRequest(_Request):
         return self
 
 
-class ElicitationRespondRequest(_Request):
+class ElicitationRespondRequest(_ChatRequest):
     type: Literal["chat:elicitation.respond"]
     requestId: Id
     action: Literal["accept", "decline", "cancel"]
@@ -246,6 +278,9 @@ class ElicitationRespondRequest(_Request):
 
 ClientRequest = Annotated[
     Union[
+        OpenRequest,
+        SubscribeRequest,
+        CloseRequest,
         PromptRequest,
         CancelRequest,
         ResyncRequest,
@@ -257,6 +292,7 @@ ClientRequest = Annotated[
     Field(discriminator="type"),
 ]
 client_request = TypeAdapter(ClientRequest)
+TRUSTED_TYPES = frozenset({"chat:open", "chat:subscribe", "chat:close"})
 
 ErrorCode = Literal[
     "INVALID",
@@ -270,6 +306,18 @@ ErrorCode = Literal[
 ]
 
 
+Frame = dict[str, Any]  # a frame on the wire, down or up, as parsed JSON
+
+
+def error_ack(ack: object, code: ErrorCode, detail: str | None = None, **extra: Any) -> Frame:
+    """The one way to refuse a request: an ``Ack`` with its error code and why."""
+    frame: Frame = {"ack": ack, "error": code}
+    if detail:
+        frame["detail"] = detail[:MAX_DETAIL]
+    frame.update((k, v) for k, v in extra.items() if v is not None)
+    return frame
+
+
 class Ack(_Model):
     ack: int | str | None = None
     accepted: Literal[True] | None = None
@@ -280,3 +328,5 @@ class Ack(_Model):
     reset: bool | None = None
     # Only on chat:prompt: the number of the turn it started.
     turn: int | None = None
+    # Only on chat:open: the new chat.
+    chatId: str | None = None

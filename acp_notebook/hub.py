@@ -10,27 +10,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import uuid
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from .agents import AgentSpec, resolve_agent
-from .contracts import MAX_REQUEST_BYTES, client_request
+from . import bounded_json
+from .agents import AgentSpec, UnknownAgent, resolve_agent
+from .contracts import (
+    MAX_REQUEST_BYTES,
+    TRUSTED_TYPES,
+    ClientRequest,
+    ErrorCode,
+    Frame,
+    OpenRequest,
+    client_request,
+    error_ack,
+)
 from .elicitation import AnswerError
 from .events import ChunkRun, Event, chunk_key, event_size
 from .jsonrpc import RpcError
 from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 
 log = logging.getLogger(__name__)
-
-Frame = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -59,13 +66,15 @@ class Subscription:
     is a full resync: the client loses nothing and the agent waits for no one.
     """
 
-    def __init__(self, hub: Hub, chat_id: str, user: str | None) -> None:
+    def __init__(self, hub: Hub, chat_id: str, user: str | None, reset: bool = False) -> None:
         self.hub = hub
         self.chat_id = chat_id
         self.user = user
         self._items: deque[Event | ChunkRun] = deque()
         self._bytes = 0
-        self._reset = False
+        # A reset first frame is the whole resync, read when it is sent: nothing is
+        # missed or sent twice, however long the subscriber takes to read it.
+        self._reset = reset
         self._wakeup = asyncio.Event()
         self.closed = False
 
@@ -149,19 +158,6 @@ class _Chat:
     subscribers: list[Subscription] = field(default_factory=list)
     watchdogs: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     start_task: asyncio.Task[None] | None = None
-
-
-def _error(ack: object, code: str, detail: str | None = None) -> Frame:
-    frame: Frame = {"ack": ack, "error": code}
-    if detail:
-        frame["detail"] = detail[:500]
-    return frame
-
-
-def _validation_detail(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first.get("loc", ()))
-    return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
 
 
 class Hub:
@@ -269,9 +265,9 @@ class Hub:
 
     # ------------------------------------------------------------ events
 
-    def subscribe(self, chat_id: str, user: str | None = None) -> Subscription:
+    def subscribe(self, chat_id: str, user: str | None = None, reset: bool = False) -> Subscription:
         chat = self.chats[chat_id]
-        sub = Subscription(self, chat_id, user)
+        sub = Subscription(self, chat_id, user, reset)
         chat.subscribers.append(sub)
         return sub
 
@@ -301,29 +297,39 @@ class Hub:
 
     # ------------------------------------------------------------ requests
 
-    async def handle(self, message: Any, user: str | None = None, trusted: bool = False) -> Frame:
-        """Answer one client request with an ack; never raises."""
-        raw_id = message.get("id") if isinstance(message, dict) else None
+    async def handle(
+        self,
+        message: Any,
+        user: str | None = None,
+        trusted: bool = False,
+        follow: Callable[[Subscription], None] | None = None,
+    ) -> Frame:
+        """Answer one client request (a frame's text, or its parsed JSON) with an ack.
+
+        Never raises. ``trusted`` callers (the kernel, local mode) act for any owner
+        and alone may open, follow (``follow`` receives the subscription) or close chats.
+        """
         try:
-            if isinstance(message, (str, bytes)):
-                if len(message) > MAX_REQUEST_BYTES:
-                    return _error(None, "INVALID", "request too large")
-                message = json.loads(message)
-                raw_id = message.get("id") if isinstance(message, dict) else None
-            req = client_request.validate_python(message)
-        except ValidationError as exc:
-            return _error(
-                raw_id if isinstance(raw_id, (int, str)) else None,
-                "INVALID",
-                _validation_detail(exc),
-            )
-        except ValueError as exc:
-            return _error(None, "INVALID", f"not JSON: {exc}")
+            req = parse_request(message)
+        except BadRequest as exc:
+            return error_ack(exc.ack, "INVALID", str(exc))
         ack = req.id
+        if req.type in TRUSTED_TYPES and not trusted:
+            return error_ack(ack, "FORBIDDEN", "only the kernel may open, follow or close a chat")
+        if req.type == "chat:open":
+            return await self._open(req)
         chat = self.chats.get(req.chatId)
         if chat is None:
-            return _error(ack, "CHAT_NOT_FOUND")
+            return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
         session = chat.session
+        if req.type == "chat:subscribe":
+            if follow is None:
+                return error_ack(ack, "INVALID", "this connection cannot follow a chat")
+            follow(self.subscribe(req.chatId, user, reset=True))
+            return {"ack": ack, "accepted": True}
+        if req.type == "chat:close":
+            await self.close_chat(req.chatId)
+            return {"ack": ack, "accepted": True}
         if req.type == "chat:resync":
             if req.since is not None and req.since == session.last_seq:
                 return {"ack": ack, "accepted": True, "events": [], "reset": False}
@@ -331,7 +337,7 @@ class Hub:
                 sub.seal()
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner is None or user == chat.owner):
-            return _error(ack, "FORBIDDEN", "only the chat's owner may do that")
+            return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
         try:
             if req.type == "chat:prompt":
                 turn = session.prompt(req.text, by=user)
@@ -349,14 +355,64 @@ class Hub:
             elif req.type == "chat:elicitation.respond":
                 session.respond_elicitation(req.requestId, req.action, req.values, by=user)
         except NotFound:
-            kind = "PERMISSION" if req.type == "chat:permission.respond" else "ELICITATION"
-            return _error(ack, f"{kind}_NOT_FOUND", "unknown or already settled")
+            code: ErrorCode = (
+                "PERMISSION_NOT_FOUND"
+                if req.type == "chat:permission.respond"
+                else "ELICITATION_NOT_FOUND"
+            )
+            return error_ack(ack, code, "unknown or already settled")
         except AnswerError as exc:
-            return _error(ack, "INVALID", str(exc))
+            return error_ack(ack, "INVALID", str(exc))
         except Busy as exc:
-            return _error(ack, "BUSY", str(exc))
+            return error_ack(ack, "BUSY", str(exc))
         except AgentExited as exc:
-            return _error(ack, "AGENT_EXITED", str(exc))
+            return error_ack(ack, "AGENT_EXITED", str(exc))
         except RpcError as exc:
-            return _error(ack, "INVALID", f"the agent refused: {exc.message}")
+            return error_ack(ack, "INVALID", f"the agent refused: {exc.message}")
         return {"ack": ack, "accepted": True}
+
+    async def _open(self, req: OpenRequest) -> Frame:
+        try:
+            chat_id = await self.open_chat(
+                req.agent,
+                command=req.command,
+                env=req.env,
+                cwd=req.cwd,
+                mode=req.mode,
+                mcp_servers=req.mcpServers,
+                owner=req.owner,
+                load_session_id=req.loadSessionId,
+            )
+        except Forbidden as exc:
+            return error_ack(req.id, "FORBIDDEN", str(exc))
+        except UnknownAgent as exc:
+            return error_ack(req.id, "INVALID", str(exc))
+        except RuntimeError as exc:  # the hub is closed: the server is stopping
+            return error_ack(req.id, "INTERNAL", str(exc))
+        log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
+        return {"ack": req.id, "accepted": True, "chatId": chat_id}
+
+
+class BadRequest(ValueError):
+    """A request that cannot be read; ``ack`` is its id when it had a usable one."""
+
+    def __init__(self, detail: str, ack: int | str | None = None) -> None:
+        super().__init__(detail)
+        self.ack = ack
+
+
+def parse_request(message: Any) -> ClientRequest:
+    """The one parse of a request: a frame's text is size- and shape-checked, then validated."""
+    if isinstance(message, (str, bytes)):
+        try:
+            message = bounded_json.loads(message, max_bytes=MAX_REQUEST_BYTES)
+        except bounded_json.Rejected as exc:
+            raise BadRequest(str(exc)) from None
+    try:
+        return client_request.validate_python(message)
+    except ValidationError as exc:
+        raw_id = message.get("id") if isinstance(message, dict) else None
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        detail = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+        raise BadRequest(detail, raw_id if isinstance(raw_id, (int, str)) else None) from None

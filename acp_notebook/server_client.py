@@ -4,6 +4,7 @@ The socket lives on its own loop thread, so frames keep arriving while a cell
 blocks, and answers from browsers go to the server without ever waiting on this
 kernel. If the socket drops, it reconnects and re-subscribes its chats; the
 server starts each subscription with a reset frame, which rebuilds the chat.
+``connect()`` picks this client when the extension is reachable, else local mode.
 """
 
 from __future__ import annotations
@@ -12,24 +13,21 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import itertools
 import json
 import logging
 import os
 import ssl
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Literal
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
-from .agents import UnknownAgent
-from .client import Client, FrameHandler, LoopThread
-from .hub import Forbidden, Frame
+from . import bounded_json
+from .client import Client, Disconnected, local_client
+from .contracts import Frame
 from .kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 
 log = logging.getLogger(__name__)
@@ -38,6 +36,10 @@ CONNECT_TIMEOUT = 3.0
 # How long a request waits for a dropped socket to come back before it fails.
 RECONNECT_WAIT = 10.0
 MAX_BACKOFF = 5.0
+# Frames from the extension: a resync carries a whole history (history_bytes, events
+# bound() to depth 24), so the bounds are far above it, yet a broken frame is skipped.
+MAX_FRAME_BYTES = 1 << 30
+MAX_FRAME_CONTAINERS = 20_000_000
 KERNEL_PATH = "acp-notebook/ws/kernel"
 # What a failed connection attempt raises (the timeouts are distinct classes on 3.10).
 CONNECT_FAILURES = (
@@ -97,33 +99,25 @@ def _loopback_tls(url: str) -> ssl.SSLContext | None:
     return context
 
 
-def _error(ack: object, detail: str) -> Frame:
-    return {"ack": ack, "error": "INTERNAL", "detail": detail}
-
-
-class ServerClient:
+class ServerClient(Client):
     """The kernel's one socket to the extension; every Chat of the kernel shares it."""
 
-    mode: Literal["local", "server"] = "server"
+    mode = "server"
 
     def __init__(self, server_url: str, secret: str, kernel_id: str, key: bytes) -> None:
-        self.kernel_id = kernel_id
+        super().__init__("acp-notebook-server", kernel_id)
         self._url = _socket_url(server_url)
         self._secret = secret
         self._key = key
         self._ws: ClientConnection | None = None
-        self._acks: dict[int, asyncio.Future[Frame]] = {}
-        self._handlers: dict[str, FrameHandler] = {}
-        self._ids = itertools.count(1)
         self._stopping = False
         self._reader: asyncio.Task[None] | None = None
-        self.thread = LoopThread("acp-notebook-server")
         self._connected = self.thread.call(asyncio.Event).result()
 
     # ------------------------------------------------------------ connection
 
     async def _connect(self) -> ClientConnection:
-        return await connect(
+        return await ws_connect(
             self._url,
             additional_headers=auth_headers(self._secret, self._key, self.kernel_id, time.time()),
             open_timeout=CONNECT_TIMEOUT,
@@ -161,7 +155,8 @@ class ServerClient:
         self._ws = ws
         # Resubscribing first: the server answers each with a reset frame (the resync).
         for chat_id in self._handlers:
-            self._send_nowait({"type": "chat:subscribe", "chatId": chat_id, "id": next(self._ids)})
+            message = {"type": "chat:subscribe", "chatId": chat_id, "id": next(self._ids)}
+            asyncio.get_running_loop().create_task(self._write(ws, message))
         self._connected.set()
 
     async def _run(self, ws: ClientConnection) -> None:
@@ -169,18 +164,30 @@ class ServerClient:
         while True:
             try:
                 async for raw in ws:
-                    self._dispatch(json.loads(raw))
+                    self._receive(raw)
             except ConnectionClosed:
                 pass
             self._connected.clear()
             self._ws = None
-            for future in self._acks.values():
-                if not future.done():
-                    future.set_result(_error(None, "lost the connection to the Jupyter server"))
+            self._fail_pending("lost the connection to the Jupyter server")
             if self._stopping:
                 return
             ws = await self._reconnect()
             self._up(ws)
+
+    def _receive(self, raw: str | bytes) -> None:
+        try:
+            frame = bounded_json.loads(
+                raw, max_bytes=MAX_FRAME_BYTES, max_containers=MAX_FRAME_CONTAINERS
+            )
+        except bounded_json.Rejected as exc:
+            # One bad frame costs that frame, never the reader (and with it reconnection).
+            log.warning("acp_notebook: skipped a frame from the server: %s", exc)
+            return
+        if isinstance(frame, dict):
+            self.on_frame(frame)
+        else:
+            log.warning("acp_notebook: skipped a frame from the server: not an object")
 
     async def _reconnect(self) -> ClientConnection:
         delay = 0.25
@@ -192,105 +199,23 @@ class ServerClient:
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_BACKOFF)
 
-    def _dispatch(self, frame: Frame) -> None:
-        if "ack" in frame:
-            future = self._acks.get(frame["ack"]) if isinstance(frame["ack"], int) else None
-            if future is not None and not future.done():
-                future.set_result(frame)
-            elif frame.get("error"):
-                log.warning(
-                    "acp_notebook: the server refused a request: %s %s",
-                    frame["error"],
-                    frame.get("detail", ""),
-                )
-            return
-        handler = self._handlers.get(frame.get("chatId", ""))
-        if handler is None:
-            return
-        try:
-            handler(frame)
-        except Exception:  # one broken chat must not end the socket every chat shares
-            log.exception("acp_notebook: a chat failed to take a frame")
-
-    def _send_nowait(self, message: Mapping[str, Any]) -> None:
-        ws = self._ws
-        if ws is not None:
-            asyncio.get_running_loop().create_task(self._send(ws, message))
-
     @staticmethod
-    async def _send(ws: ClientConnection, message: Mapping[str, Any]) -> None:
+    async def _write(ws: ClientConnection, message: Frame) -> None:
         with contextlib.suppress(ConnectionClosed):
             await ws.send(json.dumps(message))
 
-    async def _call(self, message: Mapping[str, Any]) -> Frame:
-        """Send one request and wait for its ack; the ack names the caller's own id."""
-        own_id = message.get("id")
+    async def _send(self, message: Frame) -> None:
         if not self._connected.is_set():
             try:
                 await asyncio.wait_for(self._connected.wait(), RECONNECT_WAIT)
             except asyncio.TimeoutError:
-                return _error(own_id, "not connected to the Jupyter server")
+                raise Disconnected("not connected to the Jupyter server") from None
         ws = self._ws
         assert ws is not None
-        number = next(self._ids)
-        future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
-        self._acks[number] = future
         try:
-            await ws.send(json.dumps({**message, "id": number}))
-            frame = await future
+            await ws.send(json.dumps(message))
         except ConnectionClosed:
-            frame = _error(None, "lost the connection to the Jupyter server")
-        finally:
-            self._acks.pop(number, None)
-        return {**frame, "ack": own_id}
-
-    # ------------------------------------------------------------ the Client protocol
-
-    def open_chat(self, options: Mapping[str, Any]) -> Future[str]:
-        message: dict[str, Any] = {
-            "type": "chat:open",
-            "agent": options.get("agent"),
-            "command": options.get("command"),
-            "env": options.get("env"),
-            # The agent runs in the server process: give it the kernel's working directory.
-            "cwd": options.get("cwd") or os.getcwd(),
-            "mode": options.get("mode"),
-            "mcpServers": list(options.get("mcp_servers") or ()),
-            "owner": options.get("owner") or chat_owner(),
-            "loadSessionId": options.get("load_session_id"),
-        }
-
-        async def run() -> str:
-            ack = await self._call({k: v for k, v in message.items() if v is not None})
-            if ack.get("error") == "FORBIDDEN":
-                raise Forbidden(ack.get("detail") or "refused by the server")
-            if ack.get("error") == "INVALID":
-                raise UnknownAgent(ack.get("detail") or "invalid chat options")
-            if ack.get("error"):
-                raise RuntimeError(f"{ack['error']}: {ack.get('detail', '')}")
-            return str(ack["chatId"])
-
-        return self.thread.submit(run())
-
-    def request(self, message: Mapping[str, Any]) -> Future[Frame]:
-        return self.thread.submit(self._call(message))
-
-    def subscribe(self, chat_id: str, handler: FrameHandler) -> Future[None]:
-        async def run() -> None:
-            self._handlers[chat_id] = handler
-            ack = await self._call({"type": "chat:subscribe", "chatId": chat_id})
-            if ack.get("error"):
-                self._handlers.pop(chat_id, None)
-                raise RuntimeError(f"{ack['error']}: {ack.get('detail', '')}")
-
-        return self.thread.submit(run())
-
-    def close_chat(self, chat_id: str) -> Future[None]:
-        async def run() -> None:
-            self._handlers.pop(chat_id, None)
-            await self._call({"type": "chat:close", "chatId": chat_id})
-
-        return self.thread.submit(run())
+            raise Disconnected("lost the connection to the Jupyter server") from None
 
     def shutdown(self) -> None:
         """Close the socket; the chats stay on the server until the kernel is gone."""
@@ -309,7 +234,7 @@ _client: ServerClient | None = None
 _lock = threading.Lock()
 
 
-def server_client() -> Client | None:
+def server_client() -> ServerClient | None:
     """The kernel's client of the extension, or None when no extension is reachable."""
     global _client
     url, secret = os.environ.get(URL_ENV), os.environ.get(SECRET_ENV)
@@ -324,3 +249,16 @@ def server_client() -> Client | None:
             if client.start():
                 _client = client
         return _client
+
+
+def connect(transport: str = "auto") -> Client:
+    """Server mode when the extension is reachable, local mode otherwise."""
+    if transport in ("auto", "server"):
+        client = server_client()
+        if client is not None:
+            return client
+        if transport == "server":
+            raise RuntimeError(
+                "the acp_notebook server extension is not reachable from this kernel"
+            )
+    return local_client()

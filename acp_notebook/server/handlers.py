@@ -6,8 +6,10 @@ requests up; the Jupyter user is who the owner gate sees.
 
 ``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
 none) and no browser (any Origin header is refused): the server's secret plus an
-HMAC over the kernel's session key (``kernel_auth``). Trusted chat requests, plus
-``chat:open``, ``chat:subscribe`` and ``chat:close`` (``protocol``).
+HMAC over the kernel's session key (``kernel_auth``). Trusted requests: the chat
+requests for any owner, and ``chat:open``, ``chat:subscribe`` and ``chat:close``.
+
+Both hand every request to ``Hub.handle``, which parses, validates and answers it.
 
 Every request gets an ack on the same socket; a bad one gets ``INVALID`` and the
 socket stays open.
@@ -25,28 +27,18 @@ from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import allow_unauthenticated, ws_authenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
-from pydantic import ValidationError
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from .. import kernel_auth
-from ..agents import UnknownAgent
-from ..contracts import MAX_REQUEST_BYTES
-from ..hub import Forbidden, Frame, Hub, Subscription
+from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
+from ..hub import Hub, Subscription
 from .kernels import KernelHubs
-from .protocol import KERNEL_TYPES, OpenChat, SubscribeChat, kernel_request
 
 # Above this tornado drops the connection; up to it, an oversized request is INVALID.
 MAX_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
 # Close code for "this chat does not exist (any more)": a client must not reconnect.
 CHAT_GONE = 4404
-
-# Answers a kernel that has no chats yet: INVALID or CHAT_NOT_FOUND, as a hub would.
-_NO_CHATS = Hub(name="no chats")
-
-
-def _refusal(ack: object, code: str, detail: str) -> Frame:
-    return {"ack": ack, "error": code, "detail": detail[:500]}
 
 
 class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
@@ -82,7 +74,7 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
             ack = await self.handle(message)
         except Exception:
             self.log.exception("acp_notebook: a request failed")
-            ack = _refusal(None, "INTERNAL", "the server failed on this request")
+            ack = error_ack(None, "INTERNAL", "the server failed on this request")
         self.send(ack)
 
     def send(self, frame: Frame) -> None:
@@ -129,7 +121,7 @@ class BrowserSocket(_ChatSocket):
 
     def initialize(self, hubs: KernelHubs) -> None:
         super().initialize(hubs)
-        self.hub = _NO_CHATS
+        self.hub: Hub | None = None  # the chat's, once the socket is open
         self.username = ""
 
     @ws_authenticated
@@ -148,13 +140,15 @@ class BrowserSocket(_ChatSocket):
         super().open(*args, **kwargs)
         hub = self.hubs.get(self.kernel_id)
         if hub is None or self.chat_id not in hub.chats:
-            self.send(_refusal(None, "CHAT_NOT_FOUND", "no such chat on this kernel"))
+            self.send(error_ack(None, "CHAT_NOT_FOUND", "no such chat on this kernel"))
             self.close(CHAT_GONE, "no such chat")
             return
         self.hub = hub
         self.follow(hub.subscribe(self.chat_id, self.username))
 
     async def handle(self, message: str | bytes) -> Frame:
+        if self.hub is None:  # refused at open, closing
+            return error_ack(None, "CHAT_NOT_FOUND", "no such chat on this kernel")
         return await self.hub.handle(message, user=self.username)
 
     def chat_ended(self, chat_id: str) -> None:
@@ -191,56 +185,9 @@ class KernelSocket(_ChatSocket):
         await super().get(*args, **kwargs)
 
     async def handle(self, message: str | bytes) -> Frame:
-        if len(message) > MAX_REQUEST_BYTES:
-            return _refusal(None, "INVALID", "request too large")
-        try:
-            request = json.loads(message)
-        except ValueError as exc:
-            return _refusal(None, "INVALID", f"not JSON: {exc}")
-        if not (isinstance(request, dict) and request.get("type") in KERNEL_TYPES):
-            # The kernel runs the notebook's own code: it may act for any owner.
-            return await (self.hubs.get(self.kernel_id) or _NO_CHATS).handle(request, trusted=True)
-        ack = request.get("id") if isinstance(request.get("id"), (int, str)) else None
-        try:
-            req = kernel_request.validate_python(request)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            return _refusal(ack, "INVALID", f"{where}: {first['msg']}")
-        if isinstance(req, OpenChat):
-            return await self._open_chat(req)
-        hub = self.hubs.get(self.kernel_id)
-        if hub is None or req.chatId not in hub.chats:
-            return _refusal(req.id, "CHAT_NOT_FOUND", "no such chat on this kernel")
-        if isinstance(req, SubscribeChat):
-            sub = hub.subscribe(req.chatId)
-            # Same tick as the subscription: no event is missed or sent twice.
-            self.send(
-                {"chatId": req.chatId, "events": hub.resync_events(req.chatId), "reset": True}
-            )
-            self.follow(sub)
-        else:
-            await hub.close_chat(req.chatId)
-        return {"ack": req.id, "accepted": True}
-
-    async def _open_chat(self, req: OpenChat) -> Frame:
         try:
             hub = self.hubs.attach(self.kernel_id)
-            chat_id = await hub.open_chat(
-                req.agent,
-                command=req.command,
-                env=req.env,
-                cwd=req.cwd,
-                mode=req.mode,
-                mcp_servers=req.mcpServers,
-                owner=req.owner,
-                load_session_id=req.loadSessionId,
-            )
-        except Forbidden as exc:
-            return _refusal(req.id, "FORBIDDEN", str(exc))
-        except UnknownAgent as exc:
-            return _refusal(req.id, "INVALID", str(exc))
         except RuntimeError as exc:  # the server is stopping
-            return _refusal(req.id, "INTERNAL", str(exc))
-        self.log.info("acp_notebook: kernel %s opened chat %s", self.kernel_id, chat_id)
-        return {"ack": req.id, "accepted": True, "chatId": chat_id}
+            return error_ack(None, "INTERNAL", str(exc))
+        # The kernel runs the notebook's own code: it may act for any owner.
+        return await hub.handle(message, trusted=True, follow=self.follow)

@@ -145,6 +145,35 @@ export type StreamEvent =
 
 // ---------------------------------------------------------------- requests (up)
 
+// The kernel's own requests (trusted callers only; the widget never sends them).
+
+export interface OpenRequest {
+  id?: number | string | null;
+  type: "chat:open";
+  agent?: string | null;
+  command?: string[] | null;
+  env?: Record<string, string> | null;
+  cwd?: string | null;
+  mode?: string | null;
+  mcpServers?: Record<string, unknown>[];
+  owner?: string | null;
+  loadSessionId?: string | null;
+}
+
+export interface SubscribeRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:subscribe";
+}
+
+export interface CloseRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:close";
+}
+
+// The chat requests.
+
 export interface PromptRequest {
   chatId: string;
   id?: number | string | null;
@@ -199,6 +228,9 @@ export interface ElicitationRespondRequest {
 }
 
 export type ClientRequest =
+  | OpenRequest
+  | SubscribeRequest
+  | CloseRequest
   | PromptRequest
   | CancelRequest
   | ResyncRequest
@@ -217,6 +249,7 @@ export interface Ack {
   events?: Record<string, unknown>[] | null;
   reset?: boolean | null;
   turn?: number | null;
+  chatId?: string | null;
 }
 
 /** @local A batch of one chat's events, in seq order (transport frame, not a model). */

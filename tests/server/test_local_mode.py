@@ -43,7 +43,7 @@ async def test_local_mode_without_the_extension(outside_kernel: tuple[str, Cells
     out = await kernel.run(
         "import json, os, time\n"
         "from acp_notebook.chat import Chat\n"
-        "from acp_notebook.client import connect\n"
+        "from acp_notebook.server_client import connect\n"
         "from acp_notebook import server_client\n"
         "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
         "print(json.dumps({'mode': chat.mode, 'connect': connect().mode, "

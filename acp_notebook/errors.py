@@ -1,0 +1,56 @@
+"""The exceptions a refused request raises, the same in local and server mode.
+
+Every request, ``chat:open`` included, is answered with an ack; an ack with an
+error becomes one of these, chosen by its code alone, so a bad request raises the
+same exception whichever transport carried it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .contracts import Frame
+
+
+class ChatError(RuntimeError):
+    """The hub refused a request.
+
+    ``code`` is the ack's error code, ``detail`` what was wrong, ``reason`` why the
+    chat is in that state (the agent's exit detail, for instance) and ``data`` what the
+    agent added to its JSON-RPC error (a validation report, for instance).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        detail: str | None = None,
+        reason: str | None = None,
+        data: Any = None,
+    ) -> None:
+        message = code
+        for part in (detail, reason):
+            if part:
+                message += f": {part}"
+        if data is not None:
+            message += f" {json.dumps(data, ensure_ascii=False, default=str)[:1000]}"
+        super().__init__(message)
+        self.code = code
+        self.detail = detail
+        self.reason = reason
+        self.data = data
+
+
+class InvalidRequest(ChatError, ValueError):
+    """``INVALID``: the request, or what it asks for (an unknown agent), is not valid."""
+
+
+class ChatForbidden(ChatError, PermissionError):
+    """``FORBIDDEN``: the server's rules, or the chat's owner, do not allow it."""
+
+
+def error_for(ack: Frame) -> ChatError:
+    """The exception an error ack stands for."""
+    code = str(ack["error"])
+    cls = {"INVALID": InvalidRequest, "FORBIDDEN": ChatForbidden}.get(code, ChatError)
+    return cls(code, ack.get("detail"), ack.get("reason"), ack.get("data"))
