@@ -145,13 +145,17 @@ class ChatsHandler(_ApiHandler):
         self.finish(json.dumps({"chatId": chat_id}))
 
     async def _cwd(self, kernel_id: str, cwd: str | None) -> str:
-        """``cwd`` (a path relative to the server's root), else the notebook's directory."""
+        """``cwd`` (a path relative to the server's root, or an absolute one under it, as a
+        saved chat records it), else the notebook's directory."""
         root = os.path.realpath(self.contents_manager.root_dir)
         if cwd is None:
             sessions = await self.session_manager.list_sessions()  # type: ignore[no-untyped-call]
             paths = [s["path"] for s in sessions if s.get("kernel", {}).get("id") == kernel_id]
             cwd = os.path.dirname(paths[0]) if paths else ""
         path = os.path.realpath(os.path.join(root, cwd.lstrip("/")))
+        absolute = os.path.realpath(cwd)
+        if os.path.isabs(cwd) and os.path.commonpath([root, absolute]) == root:
+            path = absolute
         if os.path.commonpath([root, path]) != root or not os.path.isdir(path):
             raise web.HTTPError(400, f"cwd: {cwd!r} is not a directory under the server's root")
         return path

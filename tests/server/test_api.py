@@ -126,6 +126,19 @@ async def test_the_chat_starts_in_the_notebooks_directory(
         body=json.dumps({"kernel": kernel_id, "agent": "demo", "cwd": "../.."}),
     )
     assert code == 400 and "cwd" in body
+    # A saved chat records its cwd as an absolute path: one under the root is that folder.
+    absolute = str((jp_root_dir / "work").resolve())
+    reply = await post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo", "cwd": absolute})
+    assert hub.chats[json.loads(reply.body)["chatId"]].session.cwd == absolute
+    code, body = await fails(
+        jp_fetch,
+        "acp-notebook",
+        "api",
+        "chats",
+        method="POST",
+        body=json.dumps({"kernel": kernel_id, "agent": "demo", "cwd": "/etc"}),
+    )
+    assert code == 400 and "cwd" in body
     await hub.close()
 
 

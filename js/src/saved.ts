@@ -1,0 +1,173 @@
+// A saved chat (the `application/vnd.acp-notebook.chat+json` output) shown where its live
+// chat is gone: a notebook reopened without its kernel, after a server restart, or a chat
+// that ended with CHAT_GONE. The transcript is the chat view painting the saved snapshot,
+// read-only; "Continue" asks the server for a new chat on the notebook's kernel that
+// loads the agent's session, then hands the output over to the live chat.
+
+import { el } from "./dom";
+import type { Translate } from "./i18n";
+import { ChatView } from "./view";
+
+export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
+
+/** The output's data (Python: `transcript.saved_chat`). */
+export interface SavedChat {
+  version: 1;
+  chatId: string;
+  kernelId: string;
+  agent: string;
+  cwd: string | null;
+  mode: string | null;
+  sessionId: string | null;
+  canLoad: boolean;
+  snapshot: unknown;
+}
+
+/** The body of `POST acp-notebook/api/chats`. */
+export interface OpenChatBody {
+  kernel: string;
+  agent: string;
+  cwd?: string;
+  mode?: string;
+  loadSessionId: string;
+}
+
+export interface SavedChatDeps {
+  t: Translate;
+  /** The notebook's kernel now, or null while it has none (Continue then says so). */
+  kernelId(): string | null;
+  /** Shows the live chat `chatId` of `kernelId` in `host` (emptied first). */
+  showLive(host: HTMLElement, kernelId: string, chatId: string): void;
+  /** Opens the chat; resolves to its id or rejects with a readable reason. Default: `postChat`. */
+  openChat?(body: OpenChatBody): Promise<string>;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** The saved data if it is one we can show (version 1, a snapshot), else null. */
+export function readSavedChat(data: unknown): SavedChat | null {
+  if (typeof data !== "object" || data === null) return null;
+  const d = data as Record<string, unknown>;
+  const agent = str(d.agent);
+  if (d.version !== 1 || agent === null || typeof d.snapshot !== "object" || !d.snapshot) {
+    return null;
+  }
+  return {
+    version: 1,
+    chatId: str(d.chatId) ?? "",
+    kernelId: str(d.kernelId) ?? "",
+    agent,
+    cwd: str(d.cwd),
+    mode: str(d.mode),
+    sessionId: str(d.sessionId),
+    canLoad: d.canLoad === true && str(d.sessionId) !== null,
+    snapshot: d.snapshot,
+  };
+}
+
+function pageConfig(): Record<string, unknown> {
+  try {
+    const node = document.getElementById("jupyter-config-data");
+    const config: unknown = JSON.parse(node?.textContent ?? "{}");
+    return typeof config === "object" && config !== null ? (config as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `POST acp-notebook/api/chats` from a Jupyter page (token or cookie login, XSRF). */
+export async function postChat(body: OpenChatBody): Promise<string> {
+  const config = pageConfig();
+  const base = (str(config.baseUrl) ?? "/").replace(/\/?$/, "/");
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  const token = str(config.token);
+  if (token) headers.Authorization = `token ${token}`;
+  const xsrf = /(?:^|;\s*)_xsrf=([^;]*)/.exec(document.cookie)?.[1];
+  if (xsrf !== undefined) headers["X-XSRFToken"] = decodeURIComponent(xsrf);
+  const response = await fetch(`${base}acp-notebook/api/chats`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const text = await response.text();
+  let reply: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null) reply = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: the status says what went wrong.
+  }
+  const chatId = str(reply.chatId);
+  if (response.ok && chatId !== null) return chatId;
+  throw new Error(str(reply.message)?.slice(0, 500) ?? `HTTP ${response.status}`);
+}
+
+/**
+ * Shows `data` (the saved chat output) in `host`: the transcript, read-only, and a Continue
+ * button when the agent can load its session. Returns the cleanup. `host` is left as it
+ * was for data that is not a saved chat we can paint (the caller falls back to the
+ * output's `text/html`). Call it where the live chat is missing: not on this server, or
+ * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart).
+ */
+export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedChatDeps): () => void {
+  const saved = readSavedChat(data);
+  const { t } = deps;
+  if (saved === null) return () => {};
+  const view = new ChatView({
+    t,
+    request: async () => ({ ok: false, code: "DISCONNECTED", detail: null }),
+  });
+  view.el.classList.add("acpnb-saved");
+  try {
+    view.paint(saved.snapshot);
+    view.endedWithServer(); // a saved chat has no agent behind it: its open questions are over
+    view.flush();
+  } catch {
+    // The notebook file is anyone's: a snapshot we cannot paint leaves the next renderer.
+    view.dispose();
+    return () => {};
+  }
+  const bar = el("div", "acpnb-continue");
+  bar.setAttribute("aria-label", t("savedTranscript"));
+  const note = el("span", "acpnb-continue-note");
+  bar.append(note);
+  if (saved.canLoad && saved.sessionId !== null) {
+    const sessionId = saved.sessionId;
+    const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
+    button.type = "button";
+    button.title = t("continueHint", { agent: saved.agent });
+    button.addEventListener("click", () => {
+      const kernel = deps.kernelId();
+      if (kernel === null) {
+        note.textContent = t("continueNoKernel");
+        return;
+      }
+      button.disabled = true;
+      note.textContent = t("continuing", { agent: saved.agent });
+      const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
+      if (saved.cwd !== null) body.cwd = saved.cwd;
+      if (saved.mode !== null) body.mode = saved.mode;
+      (deps.openChat ?? postChat)(body).then(
+        (chatId) => {
+          cleanup();
+          deps.showLive(host, kernel, chatId);
+        },
+        (error: unknown) => {
+          button.disabled = false;
+          note.textContent = t("failed", { reason: String((error as Error)?.message ?? error) });
+        },
+      );
+    });
+    bar.prepend(button);
+  } else {
+    note.textContent = t("continueUnavailable", { agent: saved.agent });
+  }
+  view.el.append(bar);
+  host.replaceChildren(view.el);
+  const cleanup = (): void => {
+    view.dispose();
+    view.el.remove();
+  };
+  return cleanup;
+}

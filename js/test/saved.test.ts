@@ -1,0 +1,144 @@
+// @vitest-environment jsdom
+// The saved chat: its transcript without a kernel, and Continue.
+import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../src/contracts";
+import { fold, initialState, snapshot } from "../src/fold";
+import { translator } from "../src/i18n";
+import { type OpenChatBody, readSavedChat, renderSavedChat } from "../src/saved";
+
+const events = [
+  {
+    kind: "agent_status",
+    seq: 1,
+    status: "ready",
+    agent: "claude-code",
+    sessionId: "s-1",
+    agentCapabilities: { loadSession: true },
+  },
+  { kind: "turn_started", seq: 2, turn: 1, prompt: "remember 42" },
+  {
+    kind: "update",
+    seq: 3,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Noted." } },
+  },
+  { kind: "turn_ended", seq: 4, turn: 1, stopReason: "end_turn" },
+  { kind: "turn_started", seq: 5, turn: 2, prompt: "ask me" },
+  { kind: "elicitation_request", seq: 6, requestId: "r1", message: "Pick one", fields: [] },
+] as StreamEvent[];
+
+function saved(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  let state = initialState();
+  for (const event of events) state = fold(state, event);
+  return {
+    version: 1,
+    chatId: "c1",
+    kernelId: "k-old",
+    agent: "claude-code",
+    cwd: "/home/me/project",
+    mode: "default",
+    sessionId: "s-1",
+    canLoad: true,
+    snapshot: snapshot(state),
+    ...overrides,
+  };
+}
+
+function tick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+describe("renderSavedChat", () => {
+  it("paints the transcript read-only and shows the open question as cancelled", () => {
+    const host = document.createElement("div");
+    renderSavedChat(host, saved(), {
+      t: translator("en"),
+      kernelId: () => null,
+      showLive: () => {},
+    });
+    expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent)).toEqual([
+      "remember 42",
+      "ask me",
+    ]);
+    expect(host.querySelector(".acpnb-agent")?.textContent).toContain("Noted.");
+    expect(host.querySelector(".acpnb-card-elicitation")).toBeNull();
+    expect(host.textContent).toContain("questions still open were cancelled");
+    expect(host.querySelector(".acpnb-root")?.classList.contains("acpnb-saved")).toBe(true);
+    expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
+  });
+
+  it("continues on the notebook's kernel, then hands the output to the live chat", async () => {
+    const host = document.createElement("div");
+    const bodies: OpenChatBody[] = [];
+    const shown: string[] = [];
+    let kernel: string | null = null;
+    renderSavedChat(host, saved(), {
+      t: translator("en"),
+      kernelId: () => kernel,
+      showLive: (target, kernelId, chatId) => {
+        expect(target).toBe(host);
+        shown.push(`${kernelId}/${chatId}`);
+      },
+      openChat: async (body) => {
+        bodies.push(body);
+        if (bodies.length === 1) throw new Error("agent claude-code is not allowed on this server");
+        return "c-new";
+      },
+    });
+    const button = host.querySelector<HTMLButtonElement>(".acpnb-continue-btn");
+    expect(button?.textContent).toBe("Continue");
+    button?.click();
+    expect(host.textContent).toContain("start this notebook's kernel to continue");
+    expect(bodies).toEqual([]);
+
+    kernel = "k-new";
+    button?.click();
+    await tick();
+    expect(bodies[0]).toEqual({
+      kernel: "k-new",
+      agent: "claude-code",
+      cwd: "/home/me/project",
+      mode: "default",
+      loadSessionId: "s-1",
+    });
+    expect(host.textContent).toContain("not allowed on this server");
+    expect(button?.disabled).toBe(false);
+    button?.click();
+    await tick();
+    expect(shown).toEqual(["k-new/c-new"]);
+  });
+
+  it("offers no Continue to an agent that cannot load, and ignores what is not a saved chat", () => {
+    const host = document.createElement("div");
+    renderSavedChat(host, saved({ canLoad: false }), {
+      t: translator("en"),
+      kernelId: () => "k",
+      showLive: () => {},
+    });
+    expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
+    expect(host.textContent).toContain("claude-code cannot continue an earlier session");
+    expect(readSavedChat({ ...saved(), version: 2 })).toBeNull();
+    expect(readSavedChat({ ...saved(), snapshot: null })).toBeNull();
+    expect(readSavedChat("<script>")).toBeNull();
+    // canLoad without a session id cannot be honoured.
+    expect(readSavedChat({ ...saved(), sessionId: null })?.canLoad).toBe(false);
+    const empty = document.createElement("div");
+    renderSavedChat(
+      empty,
+      { version: 1 },
+      { t: translator("en"), kernelId: () => "k", showLive: () => {} },
+    );
+    expect(empty.childElementCount).toBe(0);
+  });
+});
+
+describe("hostile saved data", () => {
+  it("leaves the host alone when the snapshot cannot be painted", () => {
+    const host = document.createElement("div");
+    host.textContent = "fallback";
+    const bad = saved({
+      snapshot: { ...(saved().snapshot as object), items: [{ type: "nonesuch" }, 7] },
+    });
+    renderSavedChat(host, bad, { t: translator("en"), kernelId: () => "k", showLive: () => {} });
+    expect(host.textContent).toBe("fallback");
+  });
+});
