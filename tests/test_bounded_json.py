@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 
 import pytest
 from hypothesis import given
@@ -61,3 +63,44 @@ def test_malformed_is_rejected(bad: bytes) -> None:
 
 def test_rejected_is_a_value_error() -> None:
     assert issubclass(Rejected, ValueError)
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+tricky_text = st.text(alphabet='[]{}"\\\\ab', max_size=8)
+tricky_values = st.recursive(
+    st.none() | tricky_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky_text, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(tricky_values)
+def test_depth_is_exact_whatever_the_strings_hold(value: object) -> None:
+    """Quotes, backslashes and brackets inside strings never count, and never hide one."""
+    raw = json.dumps(value).encode()
+    depth = _depth(value)
+    bounded_json.check_shape(raw, max_depth=depth)
+    if depth:
+        with pytest.raises(Rejected, match="deeper"):
+            bounded_json.check_shape(raw, max_depth=depth - 1)
+
+
+def test_many_short_strings_are_checked_fast() -> None:
+    """A 16 MiB line of short strings and escapes is checked in C passes, not a regex per string."""
+    lines = [
+        json.dumps(["ab"] * (1 << 22)).encode(),
+        json.dumps({"t": '"\\' * (1 << 22)}).encode(),
+        b"[" + b'"]",[],' * (1 << 21) + b"0]",
+    ]
+    for line in lines:
+        start = time.perf_counter()
+        with contextlib.suppress(Rejected):
+            bounded_json.check_shape(line)
+        assert time.perf_counter() - start < 0.5
