@@ -35,9 +35,11 @@ def check_shape(
     brackets = _brackets(data, max_containers)
     if len(brackets) > 2 * max_containers:
         raise Rejected(f"more than {max_containers:,} arrays and objects")
-    # Each pass removes the innermost pairs; what is left after max_depth passes
-    # nests deeper than that (or is unbalanced, which json.loads refuses anyway, as it
-    # refuses a "[" closed by a "}": a pair here).
+    if b'"' in brackets or brackets.count(b"[") * 2 != len(brackets):
+        raise Rejected("not JSON: unbalanced brackets or an unterminated string")
+    # Each pass removes the innermost pairs; what is left after max_depth passes nests
+    # deeper than that (or is out of order, like "][" or a "[" closed by a "}", which
+    # json.loads refuses anyway).
     for _ in range(max_depth):
         if not brackets:
             return

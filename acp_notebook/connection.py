@@ -13,12 +13,23 @@ import contextlib
 import logging
 import os
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import jsonrpc
-from .jsonrpc import Id, Invalid, Notification, Oversized, Request, Response, RpcError
+from .jsonrpc import (
+    Id,
+    Invalid,
+    LineBudget,
+    Message,
+    Notification,
+    Oversized,
+    Request,
+    Response,
+    RpcError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +37,11 @@ AGENT_GONE = -32099  # our own code for "the agent process ended before answerin
 STDERR_TAIL = 4096
 READ_CHUNK = 1 << 18
 EXIT_DRAIN = 2.0  # how long output is still read after the agent exited
+# Lines longer than this are parsed in a worker thread: the loop runs between its
+# C passes, so one big line stalls other chats and requests for tens of ms, not more.
+THREAD_PARSE = 1 << 20
+# What the unfinished lines of all agents in this process may hold together.
+LINE_BUDGET = LineBudget(64 * 1024 * 1024)
 
 
 class AgentConnection:
@@ -40,7 +56,9 @@ class AgentConnection:
         on_request: Callable[[Request], None],
         on_notification: Callable[[Notification], None],
         on_exit: Callable[[int | None, str], None],
+        on_notice: Callable[[str], None] = lambda text: None,
         max_line: int = jsonrpc.MAX_LINE,
+        line_budget: LineBudget | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = dict(env) if env is not None else None
@@ -48,7 +66,13 @@ class AgentConnection:
         self._on_request = on_request
         self._on_notification = on_notification
         self._on_exit = on_exit
-        self._framer = jsonrpc.LineFramer(max_line)
+        self._on_notice = on_notice  # what the agent did wrong, for the person
+        self._max_line = max_line
+        self._framer = jsonrpc.LineFramer(
+            max_line, LINE_BUDGET if line_budget is None else line_budget
+        )
+        self._last_output = time.monotonic()
+        self._told = False  # the person heard of the line being skipped
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: dict[Id, asyncio.Future[Any]] = {}
         self._next_id = 0
@@ -153,6 +177,15 @@ class AgentConnection:
 
     # ------------------------------------------------------------ reading
 
+    def activity(self) -> str:
+        """What the agent is doing on stdout, for a message about a stuck turn."""
+        skipping = self._framer.skipping
+        if skipping is not None:
+            return f"it is sending a {_size(skipping.size)} line, which is skipped"
+        if self._framer.buffered:
+            return f"it is in the middle of a {_size(self._framer.buffered)} line"
+        return f"it has sent nothing for {time.monotonic() - self._last_output:.0f} s"
+
     async def _read_stdout(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stdout = self._proc.stdout
@@ -161,20 +194,52 @@ class AgentConnection:
                 data = await stdout.read(READ_CHUNK)
                 if not data:
                     break
+                self._last_output = time.monotonic()
                 for line in self._framer.feed(data):
-                    self._dispatch_line(line)
+                    await self._handle_line(line)
             for line in self._framer.close():
-                self._dispatch_line(line)
+                await self._handle_line(line)
         except Exception:  # a bug in a handler must not leave requests hanging
             log.exception("agent reader failed")
+        finally:
+            self._framer.discard()  # a cancelled reader gives its share of the budget back
 
-    def _dispatch_line(self, line: bytes | Oversized) -> None:
+    async def _handle_line(self, line: bytes | Oversized) -> None:
         if isinstance(line, Oversized):
-            log.warning(
-                "agent sent a %d-byte line; skipped (limit %d)", line.size, jsonrpc.MAX_LINE
-            )
+            self._oversized(line)
+        elif len(line) > THREAD_PARSE:
+            self._dispatch(await asyncio.to_thread(jsonrpc.parse, line, self._max_line))
+        else:
+            self._dispatch(jsonrpc.parse(line, self._max_line))
+
+    def _oversized(self, line: Oversized) -> None:
+        """Log a dropped line, and tell the person once: when it crosses, or ends at once."""
+        log.warning(
+            "agent %s: a %d-byte line%s; skipped (%s %d)",
+            self.argv[0],
+            line.size,
+            "" if line.done else " so far",
+            "budget left" if line.budget else "limit",
+            line.limit,
+        )
+        if line.done and self._told:
+            self._told = False
             return
-        msg = jsonrpc.parse(line)
+        self._told = not line.done
+        more = "" if line.done else " and more"
+        if line.budget:
+            self._on_notice(
+                f"the agent sent a line of {_size(line.size)}{more} while the agents on this"
+                f" server had only {_size(line.limit)} left of the memory their unfinished"
+                " lines share; it is skipped"
+            )
+        else:
+            self._on_notice(
+                f"the agent sent a line of {_size(line.size)}{more}; it is skipped"
+                f" (limit {_size(line.limit)})"
+            )
+
+    def _dispatch(self, msg: Message | None) -> None:
         if msg is None:
             return
         if isinstance(msg, Notification):
@@ -251,6 +316,13 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
     def process_exited(self) -> None:
         super().process_exited()
         self._exited.set()
+
+
+def _size(size: int) -> str:
+    mib = size / (1024 * 1024)
+    if mib >= 10:
+        return f"{mib:.0f} MiB"
+    return f"{mib:.1f} MiB" if mib >= 1 else f"{size:,} bytes"
 
 
 def _kill_group(pid: int, sig: int) -> None:

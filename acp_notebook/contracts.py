@@ -121,6 +121,13 @@ class AgentStatusEvent(_Event):
     stderrTail: str | None = None
 
 
+class AgentErrorEvent(_Event):
+    """Something the agent did wrong that the chat survives (a line it skipped)."""
+
+    kind: Literal["agent_error"]
+    message: str
+
+
 class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"]
     requestId: str
@@ -161,6 +168,7 @@ StreamEvent = Annotated[
         TurnStartedEvent,
         TurnEndedEvent,
         AgentStatusEvent,
+        AgentErrorEvent,
         PermissionRequestEvent,
         PermissionResolvedEvent,
         ElicitationRequestEvent,

@@ -131,6 +131,10 @@ def fold(state: ChatState, event: Mapping[str, Json]) -> ChatState:
     elif kind == "agent_status":
         _close_thought(state, ts)
         _agent_status(state, event)
+    elif kind == "agent_error":
+        message = _str(event.get("message"))
+        if message:
+            _add(state, Item("error", [message]))
     elif kind == "permission_resolved":
         _resolve(state, "permission", event, ts)
     elif kind == "elicitation_resolved":

@@ -1,19 +1,22 @@
 """JSON-RPC 2.0 over newline-delimited JSON, without I/O.
 
-``LineFramer`` turns arbitrary byte chunks into lines (with a size cap that skips,
-rather than dies on, an oversized line); ``parse`` classifies one line into a
-message. The connection feeds bytes in and writes ``encode``-d bytes out, so all
+``LineFramer`` turns arbitrary byte chunks into lines (with a size cap, and a
+budget shared by every agent's unfinished line, that skip rather than die on an
+oversized line); ``parse`` classifies one line into a message. The connection feeds bytes in and writes ``encode``-d bytes out, so all
 of the protocol's edge cases are testable without a process (as in h11).
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 from dataclasses import dataclass
 from typing import Any, Union
 
-MAX_LINE = 50 * 1024 * 1024
+from .bounded_json import Rejected, loads
+
+# Parsing costs a few times a line's size (and bounded_json caps its containers), so
+# this bounds a line's memory. The hostile-agent tests send 10 MB titles, and pass.
+MAX_LINE = 16 * 1024 * 1024
 
 # JSON-RPC and ACP error codes (reference/acp-protocol.md §1).
 PARSE_ERROR = -32700
@@ -57,20 +60,64 @@ class Invalid:
 Message = Union[Request, Notification, Response, Invalid]
 
 
+class LineBudget:
+    """The bytes that the unfinished lines of every agent may hold together.
+
+    One per server: each chat's line cap alone lets n chats hold n times the cap.
+    """
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.used = 0
+
+    def take(self, size: int) -> bool:
+        if self.used + size > self.total:
+            return False
+        self.used += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.used -= size
+
+
 @dataclass(frozen=True)
 class Oversized:
-    """A line longer than the cap was dropped; ``size`` counts the bytes skipped."""
+    """A line being dropped: longer than ``limit``, or than what was left of the budget.
+
+    Reported when it crosses the limit (``done`` False, ``size`` so far), so the person
+    hears of it while the agent still writes, and again when it ends (``size`` is all
+    of it). A line that crosses and ends in one chunk is reported once, ended.
+    """
 
     size: int
+    limit: int
+    done: bool = True
+    budget: bool = False  # the shared budget ran out, not the line cap
 
 
 class LineFramer:
-    """Splits a byte stream into lines; lines over ``max_line`` become ``Oversized``."""
+    """Splits a byte stream into lines; lines over the cap or the budget become ``Oversized``.
 
-    def __init__(self, max_line: int = MAX_LINE) -> None:
+    Bytes buffered for an unfinished line are charged to ``budget`` (when given) and
+    given back when the line ends, is dropped, or ``discard`` is called.
+    """
+
+    def __init__(self, max_line: int = MAX_LINE, budget: LineBudget | None = None) -> None:
         self._max = max_line
+        self._budget = budget
         self._buf = bytearray()
-        self._skipping = 0  # bytes dropped so far of an oversized line, 0 when not skipping
+        self._charged = 0  # bytes of _buf taken from the budget
+        self._skipping: Oversized | None = None  # the line being dropped, size so far
+
+    @property
+    def skipping(self) -> Oversized | None:
+        """The line being dropped right now, if any."""
+        return self._skipping
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held of the unfinished line."""
+        return len(self._buf)
 
     def feed(self, data: bytes) -> list[bytes | Oversized]:
         out: list[bytes | Oversized] = []
@@ -80,55 +127,78 @@ class LineFramer:
             if nl < 0:
                 break
             if self._skipping:
-                out.append(Oversized(self._skipping + nl - start))
-                self._skipping = 0
+                out.append(self._grown(self._skipping, nl - start, done=True))
+                self._skipping = None
             elif len(self._buf) + nl - start > self._max:
-                out.append(Oversized(len(self._buf) + nl - start))
-                self._buf.clear()
+                out.append(Oversized(len(self._buf) + nl - start, self._max))
+                self._clear()
             elif self._buf:
                 self._buf += data[start:nl]
                 out.append(bytes(self._buf))
-                self._buf.clear()
+                self._clear()
             else:
                 out.append(data[start:nl])
             start = nl + 1
         rest = len(data) - start
         if self._skipping:
-            self._skipping += rest
+            self._skipping = self._grown(self._skipping, rest)
         elif len(self._buf) + rest > self._max:
-            # Stop buffering: memory stays bounded however long the line grows.
-            self._skipping = len(self._buf) + rest
-            self._buf.clear()
+            self._skip(Oversized(len(self._buf) + rest, self._max, done=False), out)
+        elif rest and self._budget is not None and not self._budget.take(rest):
+            left = self._budget.total - self._budget.used
+            self._skip(Oversized(len(self._buf) + rest, left, False, budget=True), out)
         elif rest:
+            self._charged += rest if self._budget is not None else 0
             self._buf += data[start:]
         return out
 
+    def _skip(self, crossed: Oversized, out: list[bytes | Oversized]) -> None:
+        # Stop buffering: memory stays bounded however long the line grows.
+        self._skipping = crossed
+        self._clear()
+        out.append(crossed)
+
+    @staticmethod
+    def _grown(line: Oversized, more: int, done: bool = False) -> Oversized:
+        return Oversized(line.size + more, line.limit, done, line.budget)
+
+    def _clear(self) -> None:
+        if self._budget is not None:
+            self._budget.give(self._charged)
+        self._charged = 0
+        self._buf.clear()
+
+    def discard(self) -> None:
+        """Give back what the unfinished line holds (the reader stopped early)."""
+        self._clear()
+        self._skipping = None
+
     def close(self) -> list[bytes | Oversized]:
         """End of stream: a final line without a newline still counts."""
+        out: list[bytes | Oversized] = []
         if self._skipping:
-            size, self._skipping = self._skipping, 0
-            return [Oversized(size)]
-        if self._buf:
-            line = bytes(self._buf)
-            self._buf.clear()
-            return [line]
-        return []
+            out.append(self._grown(self._skipping, 0, done=True))
+        elif self._buf:
+            out.append(bytes(self._buf))
+        self.discard()
+        return out
 
 
 def _valid_id(value: object) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
 
 
-def parse(line: bytes) -> Message | None:
-    """Classify one line; blank lines give ``None``."""
+def parse(line: bytes, max_line: int = MAX_LINE) -> Message | None:
+    """Classify one line; blank lines give ``None``.
+
+    The line is the agent's: too deep, too many objects or not JSON is ``Invalid``.
+    """
     if not line.strip():
         return None
     try:
-        # ACP speaks UTF-8: decoding here spares json.loads its encoding sniffing, a
-        # fifth of the cost of a small line. A leading BOM is tolerated, as json does.
-        obj = json.loads(line.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogatepass"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        return Invalid(f"not JSON: {exc}", line[:200])
+        obj = loads(line, max_bytes=max_line)
+    except Rejected as exc:
+        return Invalid(str(exc), line[:200])
     return parse_object(obj, line)
 
 

@@ -44,6 +44,9 @@ class SessionConfig:
     cancel_grace: float = 10.0  # a turn the agent does not end after session/cancel is given up
     history_events: int = 5000
     history_bytes: int = 8 * 1024 * 1024
+    max_line: int = jsonrpc.MAX_LINE  # an agent line longer than this is skipped
+    # What all agents' unfinished lines may hold together; None: this process's budget.
+    line_budget: jsonrpc.LineBudget | None = None
 
 
 class NotFound(LookupError):
@@ -121,6 +124,9 @@ class ChatSession:
             on_request=self._on_request,
             on_notification=self._on_notification,
             on_exit=self._on_exit,
+            on_notice=self._agent_error,
+            max_line=config.max_line,
+            line_budget=config.line_budget,
         )
 
     # ------------------------------------------------------------ events
@@ -273,7 +279,7 @@ class ChatSession:
             if self._given_up:
                 ended["error"] = (
                     f"the agent did not end the turn within {self.config.cancel_grace:g} s "
-                    "of the cancel"
+                    f"of the cancel; {self.conn.activity()}"
                 )
             raise
         finally:
@@ -565,6 +571,10 @@ class ChatSession:
             self._running_tools.setdefault(tool_call_id, None)
         elif status is not None:
             self._running_tools.pop(tool_call_id, None)
+
+    def _agent_error(self, message: str) -> None:
+        """Something the agent did wrong that the chat survives (a line it skipped)."""
+        self._emit({"kind": "agent_error", "message": message})
 
     def _exited(self, code: int | None, detail: str) -> None:
         self.status = "exited"

@@ -104,3 +104,9 @@ def test_many_short_strings_are_checked_fast() -> None:
         with contextlib.suppress(Rejected):
             bounded_json.check_shape(line)
         assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("bad", [b'{"a": "unterminated', b"[" * 1000, b"[[]", b'["a"]]'])
+def test_unbalanced_is_not_json_rather_than_deep(bad: bytes) -> None:
+    with pytest.raises(Rejected, match="unbalanced"):
+        loads(bad, max_bytes=1 << 20)

@@ -173,7 +173,7 @@ def test_every_model_is_read_from_the_ts_file() -> None:
     assert interfaces["ElicitationField"]["type"][1] == canon(
         '"boolean" | "enum" | "integer" | "multi" | "number" | "text"', {}
     )
-    assert len(unions["StreamEvent"]) == 8
+    assert len(unions["StreamEvent"]) == 9
 
 
 @pytest.mark.parametrize(

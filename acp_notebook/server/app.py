@@ -21,6 +21,7 @@ from tornado.ioloop import PeriodicCallback
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from ..hub import HubConfig
+from ..jsonrpc import LineBudget
 from ..kernel_auth import SECRET_ENV, URL_ENV
 from ..session import SessionConfig
 from .api import AgentsHandler, ChatsHandler
@@ -73,6 +74,11 @@ class AcpNotebookApp(ExtensionApp):
     history_bytes = Int(
         8 * 1024 * 1024, help="Bytes of events a chat keeps for a reattaching client."
     ).tag(config=True)
+    line_budget = Int(
+        64 * 1024 * 1024,
+        help="Bytes the unfinished lines of all agents on this server may hold together; "
+        "an agent whose line would go over is told so and the line is skipped.",
+    ).tag(config=True)
     reconcile_interval = Float(
         10.0, help="Seconds between checks for kernels that are gone without a shutdown event."
     ).tag(config=True)
@@ -94,6 +100,7 @@ class AcpNotebookApp(ExtensionApp):
                 answer_timeout=self.answer_timeout,
                 history_events=self.history_events,
                 history_bytes=self.history_bytes,
+                line_budget=LineBudget(self.line_budget),
             ),
             agent_commands={name: tuple(argv) for name, argv in self.agent_commands.items()},
             allowed_agents=None if self.allowed_agents is None else frozenset(self.allowed_agents),

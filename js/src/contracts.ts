@@ -92,6 +92,14 @@ export interface AgentStatusEvent {
   stderrTail?: string | null;
 }
 
+/** Something the agent did wrong that the chat survives (a line it skipped). */
+export interface AgentErrorEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "agent_error";
+  message: string;
+}
+
 export interface PermissionRequestEvent {
   seq: number;
   ts?: number | null;
@@ -138,6 +146,7 @@ export type StreamEvent =
   | TurnStartedEvent
   | TurnEndedEvent
   | AgentStatusEvent
+  | AgentErrorEvent
   | PermissionRequestEvent
   | PermissionResolvedEvent
   | ElicitationRequestEvent

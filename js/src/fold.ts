@@ -239,6 +239,11 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
         closeThought(state, ts);
         agentStatus(state, ev);
         break;
+      case "agent_error": {
+        const message = str(ev.message);
+        if (message) add(state, { type: "error", text: message });
+        break;
+      }
       case "permission_resolved":
         resolve(state, "permission", ev, ts);
         break;

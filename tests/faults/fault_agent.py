@@ -11,7 +11,9 @@ after it died).
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
 anything else is echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
-``FAULT_HUGE_MB`` (size of the huge line, default 100).
+``FAULT_HUGE_MB`` (size of the huge line, and of the endless one, default 100),
+``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
+(nesting depths of the deep lines, default ``65,1000,100000``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,19 @@ import sys
 import time
 from typing import Any
 
-FAULTS = ("none", "crash", "hang", "garbage", "huge", "flood", "close_stdout", "orphan")
+FAULTS = (
+    "none",
+    "crash",
+    "hang",
+    "garbage",
+    "huge",
+    "flood",
+    "close_stdout",
+    "orphan",
+    "deep",  # lines nested thousands deep
+    "objects",  # one line of millions of {}
+    "endless",  # a huge line that never ends, then silence
+)
 # When the fault fires: on `initialize`, on `session/new`, in the first turn after
 # its first chunk, or in the first turn while a question / a permission is pending.
 POINTS = ("initialize", "session_new", "stream", "question", "permission")
@@ -165,6 +179,37 @@ class Agent:
         for _ in range(size // len(piece)):
             self.write(piece)
         self.write(after + b"\n")
+
+    def fault_deep(self) -> None:
+        depths = os.environ.get("FAULT_DEPTHS", "65,1000,100000")
+        for depth in map(int, depths.split(",")):
+            nested = b"[" * depth + b"]" * depth
+            self.write(
+                b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"'
+                + SESSION_ID.encode()
+                + b'","update":{"sessionUpdate":"agent_message_chunk","content":'
+                + nested
+                + b"}}}\n"
+            )
+
+    def fault_objects(self) -> None:
+        size = int(float(os.environ.get("FAULT_OBJECTS_MB", "50")) * 1024 * 1024)
+        piece = b"{}," * (1 << 18)
+        self.write(b'{"jsonrpc":"2.0","method":"session/update","params":[')
+        for _ in range(size // len(piece)):
+            self.write(piece)
+        self.write(b"{}]}\n")
+
+    def fault_endless(self) -> None:
+        size = int(float(os.environ.get("FAULT_HUGE_MB", "100")) * 1024 * 1024)
+        head = b'{"jsonrpc":"2.0","method":"session/update","params":"'
+        self.write(head)
+        left = size - len(head)
+        while left > 0:
+            self.write(b"E" * min(left, 1 << 20))
+            left -= 1 << 20
+        self.log(wrote=size)
+        self.silent = True  # never ends the line, never answers again
 
     def fault_flood(self) -> None:
         self.flood(int(os.environ.get("FAULT_FLOOD", "5000")), "flood")

@@ -20,7 +20,8 @@ from .conftest import PERSON, Event, FaultChat, all_gone, drain
 OpenChat = Callable[..., Awaitable[FaultChat]]
 
 POINTS = ("initialize", "session_new", "stream", "question", "permission")
-SURVIVES = ("garbage", "huge", "flood")  # the agent lives on and behaves afterwards
+# The agent lives on and behaves afterwards.
+SURVIVES = ("garbage", "huge", "flood", "deep", "objects")
 DIES = ("crash", "orphan", "close_stdout")
 START_TIMEOUT = 2.0  # for a hang before the session exists
 CANCEL_GRACE = 1.0  # for a hang in a turn
@@ -153,6 +154,11 @@ async def test_agent_fault(fault_chat: OpenChat, fault: str, point: str) -> None
         if fault == "flood":
             for rec in fc.recs:
                 assert message_text(rec.events, "flood") == flood_text(FLOOD)
+        if fault in ("huge", "objects"):
+            # The person is told what the agent did wrong, once.
+            for rec in fc.recs:
+                told = [e["message"] for e in rec.events if e["kind"] == "agent_error"]
+                assert len(told) == 1 and "limit 16 MiB" in told[0], told
         await check_usable(fc, 1 if early else 2)
     elif fault in DIES:
         exited = await check_dead(fc, pid, pid)
