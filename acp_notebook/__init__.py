@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = [
     "CANCEL",
     "DECLINE",
+    "AttachmentError",
     "Chat",
     "ChatError",
     "NeedsAnswer",
@@ -17,6 +19,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from .attachments import AttachmentError
     from .chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
     from .session_list import SessionInfo, sessions
 
@@ -27,6 +30,10 @@ def __getattr__(name: str) -> Any:
         from . import session_list
 
         return getattr(session_list, name)
+    if name == "AttachmentError":
+        from .attachments import AttachmentError
+
+        return AttachmentError
     if name in __all__:
         from . import chat
 
@@ -39,3 +46,22 @@ def _jupyter_server_extension_points() -> list[dict[str, Any]]:
     from .server import AcpNotebookApp
 
     return [{"module": "acp_notebook.server", "app": AcpNotebookApp}]
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext acp_notebook``: the ``%%agent`` and ``%agent`` magics."""
+    from . import magics
+
+    magics.load(shell)
+
+
+def _load_in_ipython() -> None:
+    # Importing the package in IPython loads the magics; elsewhere (the server
+    # extension, a plain interpreter) IPython is not imported and nothing happens.
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and hasattr(shell, "register_magic_function"):
+        load_ipython_extension(shell)
+
+
+_load_in_ipython()

@@ -18,13 +18,13 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import anywidget
 import traitlets
 
+from . import attachments, transcript
 from . import fold as folding
-from . import transcript
 from .client import Client
 from .contracts import TRUSTED_TYPES, Frame, error_ack
 from .errors import ChatError, error_for
@@ -71,6 +71,22 @@ class Turn:
     @property
     def ok(self) -> bool:
         return self.error is None and self.stop_reason in ("end_turn", None)
+
+    def __repr__(self) -> str:
+        # Short: a magic cell's value is shown under the chat that already has the text.
+        end = f"error {self.error!r}" if self.error else (self.stop_reason or "ended")
+        return f"<Turn {self.number}: {end}, {len(self.text):,} characters>"
+
+
+Attachable = Union[Sequence[Any], Mapping[str, Any]]
+_opened: list[Chat] = []
+
+
+def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": "chat:prompt", "text": text}
+    if attach:
+        message["attachments"] = attachments.attach_all(attach, attachments.user_names())
+    return message
 
 
 def _esm() -> str | Path:
@@ -151,6 +167,12 @@ class Chat(anywidget.AnyWidget):
         self.kernel_id = self._client.kernel_id
         self.transport = "server" if self._client.mode == "server" else "comm"
         self.on_msg(self._on_widget_msg)
+        _opened.append(self)
+
+    @staticmethod
+    def opened() -> list[Chat]:
+        """This kernel's chats not closed yet, oldest first (the magics pick from them)."""
+        return list(_opened)
 
     @classmethod
     def resume(
@@ -344,16 +366,23 @@ class Chat(anywidget.AnyWidget):
 
         return await asyncio.wait_for(first(), timeout)
 
-    async def ask(self, text: str, timeout: float | None = None) -> Turn:
-        """Send a prompt and wait for the end of its turn."""
+    async def ask(
+        self, text: str, timeout: float | None = None, *, attach: Attachable = ()
+    ) -> Turn:
+        """Send a prompt and wait for the end of its turn.
+
+        ``attach``: DataFrames, figures, images, paths, strings (see ``attachments``),
+        or ``{name: object}``; a bad one raises ``AttachmentError`` and sends nothing.
+        """
+        message = _prompt_message(text, attach)
         await self.ready()
-        ack = await self._arequest({"type": "chat:prompt", "text": text})
+        ack = await self._arequest(message)
         future = self._turn_future(int(ack["turn"]))
         return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
 
-    def send_prompt(self, text: str) -> int:
+    def send_prompt(self, text: str, *, attach: Attachable = ()) -> int:
         """Send a prompt without waiting; returns the turn number."""
-        return int(self._request({"type": "chat:prompt", "text": text})["turn"])
+        return int(self._request(_prompt_message(text, attach))["turn"])
 
     def wait(self, turn: int | None = None, timeout: float | None = None) -> Turn:
         """Block until a turn ends (the latest by default).
@@ -538,6 +567,8 @@ class Chat(anywidget.AnyWidget):
         """End the agent process; the widget shows the chat as exited."""
         if self.chat_id and not self._closed:
             self._closed = True
+            with contextlib.suppress(ValueError):
+                _opened.remove(self)
             future = self._client.close_chat(self.chat_id)
             # ipywidgets calls close() from __del__, which may run on the client's own
             # thread: waiting there would deadlock.

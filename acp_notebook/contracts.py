@@ -36,9 +36,17 @@ MAX_PROMPT = 1_000_000
 MAX_VALUE_TEXT = 65_536
 MAX_VALUE_ITEMS = 64
 MAX_ID = 256
-MAX_REQUEST_BYTES = 2_000_000
+# A prompt's attachments (attachments.py converts Python objects within these caps).
+MAX_ATTACHMENTS = 8
+MAX_IMAGE_DATA = 1_400_000  # base64 characters: an image of about 1 MB
+MAX_ATTACHMENT_TEXT = 100_000  # characters of a text block or an embedded resource
+MAX_ATTACHMENTS_TOTAL = 3_000_000  # characters of all attachments of one prompt together
+MAX_THUMBNAIL = 32_000  # a data: URL shown in the transcript
+MAX_LABEL = 256
+MAX_URI = 2048
 MAX_PATH = 4096
 MAX_DETAIL = 500
+MAX_REQUEST_BYTES = MAX_PROMPT + MAX_ATTACHMENTS_TOTAL + 100_000
 
 FieldType = Literal["text", "number", "integer", "boolean", "enum", "multi"]
 Scalar = Union[str, int, float, bool]
@@ -89,12 +97,23 @@ class UpdateEvent(_Event):
     update: dict[str, Any]
 
 
+class AttachmentSummary(_Model):
+    """What the transcript shows of one attachment: never its full data."""
+
+    type: Literal["text", "image", "resource", "resource_link"]
+    label: Annotated[str, Field(max_length=MAX_LABEL)]
+    mimeType: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+    thumbnail: Annotated[str, Field(max_length=MAX_THUMBNAIL)] | None = None
+
+
 class TurnStartedEvent(_Event):
     kind: Literal["turn_started"]
     # Per-chat turn number; the chat:prompt ack names it so a caller can await its end.
     turn: int
     prompt: str
     by: str | None = None
+    # The prompt's attachments, as the transcript shows them.
+    attachments: list[AttachmentSummary] | None = None
 
 
 class TurnEndedEvent(_Event):
@@ -233,9 +252,86 @@ class CloseRequest(_ChatRequest):
     type: Literal["chat:close"]
 
 
+class _Wire(_Model):
+    model_config = ConfigDict(strict=True)
+
+
+Uri = Annotated[str, StringConstraints(min_length=1, max_length=MAX_URI)]
+AttachmentText = Annotated[str, Field(max_length=MAX_ATTACHMENT_TEXT)]
+
+
+class TextBlock(_Wire):
+    type: Literal["text"]
+    text: AttachmentText
+
+
+class ImageBlock(_Wire):
+    type: Literal["image"]
+    mimeType: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    # Base64 of the image file; the hub checks it decodes to that format.
+    data: Annotated[
+        str,
+        StringConstraints(
+            min_length=1, max_length=MAX_IMAGE_DATA, pattern=r"^[A-Za-z0-9+/]+={0,2}$"
+        ),
+    ]
+
+
+class TextResource(_Wire):
+    uri: Uri
+    text: AttachmentText
+    mimeType: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+
+
+class ResourceBlock(_Wire):
+    type: Literal["resource"]
+    resource: TextResource
+
+
+class ResourceLinkBlock(_Wire):
+    type: Literal["resource_link"]
+    uri: Uri
+    name: Annotated[str, StringConstraints(min_length=1, max_length=MAX_LABEL)]
+    mimeType: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+    size: Annotated[int, Field(ge=0)] | None = None
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ImageBlock, ResourceBlock, ResourceLinkBlock], Field(discriminator="type")
+]
+
+
+class Attachment(_Wire):
+    """One bounded ACP content block for a prompt, with what the transcript shows of it."""
+
+    label: Annotated[str, StringConstraints(min_length=1, max_length=MAX_LABEL)]
+    block: ContentBlock
+    # A small preview of an image: a data: URL of a PNG or JPEG.
+    thumbnail: (
+        Annotated[
+            str,
+            StringConstraints(
+                max_length=MAX_THUMBNAIL,
+                pattern=r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$",
+            ),
+        ]
+        | None
+    ) = None
+
+
 class PromptRequest(_ChatRequest):
     type: Literal["chat:prompt"]
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT)]
+    attachments: Annotated[list[Attachment], Field(max_length=MAX_ATTACHMENTS)] | None = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> PromptRequest:
+        from .attachments import wire_problem  # it imports the caps above
+
+        problem = wire_problem([a.block.model_dump() for a in self.attachments or []])
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class CancelRequest(_ChatRequest):

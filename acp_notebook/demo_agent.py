@@ -3,7 +3,9 @@
 Run it with ``python -m acp_notebook.demo_agent``. It speaks JSON-RPC 2.0 as one JSON object
 per line on stdin/stdout and logs to stderr. A keyword in the prompt picks the behaviour (see
 ``BEHAVIOURS``); anything else gets a short Markdown greeting. ``ACP_DEMO_DELAY`` (seconds,
-default 0.02) paces the chunked replies so a person can watch them stream.
+default 0.02) paces the chunked replies so a person can watch them stream. It accepts
+images and embedded resources (not with ``ACP_DEMO_TEXT_ONLY=1``) and lists what it
+received before its reply.
 
 Sessions are kept on disk (``demo_store``), so another agent process can list them
 (``session/list``) and load one (``session/load`` replays its conversation first).
@@ -12,6 +14,7 @@ Sessions are kept on disk (``demo_store``), so another agent process can list th
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -39,6 +42,7 @@ PERMISSION_OPTIONS = [
     {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
     {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 ]
+TEXT_ONLY = os.environ.get("ACP_DEMO_TEXT_ONLY") == "1"
 CUSTOM_ANSWER_HINT = "Type your own answer, or add a note…"
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
@@ -76,6 +80,31 @@ def prompt_text(blocks: list[Any]) -> str:
         and block.get("type") == "text"
         and isinstance(block.get("text"), str)
     )
+
+
+def received(blocks: list[Any]) -> str:
+    """What the prompt carried besides text, one line per block (the demo's echo of
+    attachments, so tests and people can see what reached the agent)."""
+    lines = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "image":
+            try:
+                data = base64.b64decode(str(block.get("data")), validate=True)
+            except ValueError:
+                data = b""
+            size = ""
+            if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
+                size = f", PNG {int.from_bytes(data[16:20], 'big')}x{int.from_bytes(data[20:24], 'big')}"
+            lines.append(f"- image {block.get('mimeType')}: {len(data):,} bytes{size}")
+        elif kind == "resource":
+            resource = block.get("resource") or {}
+            text = str(resource.get("text", ""))
+            first = text.splitlines()[0] if text else ""
+            lines.append(f"- resource {resource.get('uri')}: {len(text):,} characters, {first}")
+        elif kind == "resource_link":
+            lines.append(f"- link {block.get('uri')} ({block.get('size')} bytes)")
+    return "Received:\n" + "\n".join(lines) if lines else ""
 
 
 def mode_state(mode: str) -> Json:
@@ -337,7 +366,12 @@ class DemoAgent:
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {
                 "loadSession": True,
-                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": False},
+                # ACP_DEMO_TEXT_ONLY=1: an agent that takes text only (tests its refusals).
+                "promptCapabilities": {
+                    "image": not TEXT_ONLY,
+                    "audio": False,
+                    "embeddedContext": not TEXT_ONLY,
+                },
                 "sessionCapabilities": {"list": {}, "resume": {}},
             },
             "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
@@ -434,7 +468,7 @@ class DemoAgent:
         session.record.add(
             {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
         )
-        turn = Turn(self, session, self.turns, text)
+        turn = Turn(self, session, self.turns, text, received(blocks))
         task = asyncio.ensure_future(turn.run())
         session.turn = task
         try:
@@ -453,8 +487,11 @@ class DemoAgent:
 class Turn:
     """One session/prompt: the helpers the scripted behaviours are written with."""
 
-    def __init__(self, agent: DemoAgent, session: Session, number: int, text: str) -> None:
+    def __init__(
+        self, agent: DemoAgent, session: Session, number: int, text: str, received: str = ""
+    ) -> None:
         self.agent = agent
+        self.received = received
         self.session = session
         self.number = number
         self.text = text
@@ -463,6 +500,8 @@ class Turn:
         self._messages = 0
 
     async def run(self) -> str:
+        if self.received:
+            await self.say(self.received)
         _name, behaviour, match = choose(self.text)
         await behaviour(self, match)
         return "end_turn"

@@ -42,6 +42,8 @@ class Item:
     end_ts: float | None = None
     # toolCallId for "tool" items, requestId for "permission"/"elicitation" items.
     ref: str | None = None
+    # A user item's attachment summaries (turn_started's ``attachments``), when it had any.
+    attachments: list[dict[str, Json]] | None = None
 
     def text(self) -> str:
         # Compacting on read keeps repeated snapshots of a long message linear.
@@ -117,7 +119,8 @@ def fold(state: ChatState, event: Mapping[str, Json]) -> ChatState:
             _update(state, update, ts)
     elif kind == "turn_started":
         _close_thought(state, ts)
-        _add(state, Item("user", [_str(event.get("prompt")) or ""]))
+        attached = _objects(event.get("attachments"))
+        _add(state, Item("user", [_str(event.get("prompt")) or ""], attachments=attached or None))
         state.active, state.activity = True, "thinking"
         state.stop_reason = state.error = None
         state.running.clear()
@@ -409,6 +412,8 @@ def _close_thought(state: ChatState, ts: float | None) -> None:
 
 def _item_json(item: Item) -> dict[str, Json]:
     if item.type in ("user", "error"):
+        if item.attachments is not None:
+            return {"type": item.type, "text": item.text(), "attachments": item.attachments}
         return {"type": item.type, "text": item.text()}
     if item.type == "agent":
         return {"type": "agent", "messageId": item.message_id, "text": item.text()}

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from . import bounded_json
 from .agents import AgentSpec, UnknownAgent, resolve_agent
+from .attachments import AttachmentError, adapt
 from .contracts import (
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
@@ -340,7 +341,10 @@ class Hub:
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
         try:
             if req.type == "chat:prompt":
-                turn = session.prompt(req.text, by=user)
+                attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
+                if session.status == "ready":  # else the turn checks once the agent is
+                    adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
+                turn = session.prompt(req.text, by=user, attachments=attached)
                 return {"ack": ack, "accepted": True, "turn": turn}
             if req.type == "chat:cancel":
                 session.cancel()
@@ -361,7 +365,7 @@ class Hub:
                 else "ELICITATION_NOT_FOUND"
             )
             return error_ack(ack, code, "unknown or already settled")
-        except AnswerError as exc:
+        except (AnswerError, AttachmentError) as exc:
             return error_ack(ack, "INVALID", str(exc))
         except Busy as exc:
             return error_ack(ack, "BUSY", str(exc))

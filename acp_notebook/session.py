@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from . import __version__, jsonrpc
 from .agents import AgentSpec
+from .attachments import AttachmentError, adapt
+from .attachments import summary as attachment_summary
 from .connection import AgentConnection
 from .contracts import MAX_TOOL_CALL_ID
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
@@ -100,6 +102,8 @@ class ChatSession:
         self.pending: dict[str, Pending] = {}
         self.status: Literal["starting", "ready", "exited"] = "starting"
         self.session_id: str | None = None
+        # The initialize result's agentCapabilities (what a prompt may carry).
+        self.capabilities: dict[str, Any] = {}
         self.turn = 0
         self.turn_active = False
         self._seq = 0
@@ -180,6 +184,8 @@ class ChatSession:
             await self.conn.close()
             return
         self.status = "ready"
+        caps = init.get("agentCapabilities") if isinstance(init, dict) else None
+        self.capabilities = caps if isinstance(caps, dict) else {}
         self._emit(
             {
                 "kind": "agent_status",
@@ -240,10 +246,16 @@ class ChatSession:
 
     # ------------------------------------------------------------ turns
 
-    def prompt(self, text: str, by: str | None = None) -> int:
+    def prompt(
+        self,
+        text: str,
+        by: str | None = None,
+        attachments: Sequence[Mapping[str, Any]] = (),
+    ) -> int:
         """Start a turn; returns its number. The turn runs until the agent answers.
 
         A prompt sent while the agent is still starting waits for the handshake.
+        ``attachments`` are wire ``Attachment`` dicts, already bounded (contracts.py).
         """
         if self.status == "exited":
             raise AgentExited("the agent has exited")
@@ -254,11 +266,14 @@ class ChatSession:
         event: Event = {"kind": "turn_started", "turn": self.turn, "prompt": text}
         if by:
             event["by"] = by
+        if attachments:
+            event["attachments"] = [attachment_summary(a) for a in attachments]
         self._emit(event)
-        self._turn_task = asyncio.create_task(self._run_turn(self.turn, text))
+        blocks = [dict(a["block"]) for a in attachments]
+        self._turn_task = asyncio.create_task(self._run_turn(self.turn, text, blocks))
         return self.turn
 
-    async def _run_turn(self, turn: int, text: str) -> None:
+    async def _run_turn(self, turn: int, text: str, blocks: Sequence[dict[str, Any]] = ()) -> None:
         ended: Event = {"kind": "turn_ended", "turn": turn}
         try:
             if not await self._wait_started():
@@ -266,14 +281,20 @@ class ChatSession:
                 return
             if self.status != "ready":
                 raise RpcError(jsonrpc.INTERNAL_ERROR, "the agent did not start")
+            # Checked again now that the agent's capabilities are surely known.
+            prompt = [
+                *adapt(blocks, self.capabilities, self.spec.name),
+                {"type": "text", "text": text},
+            ]
             result = await self.conn.request(
-                "session/prompt",
-                {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]},
+                "session/prompt", {"sessionId": self.session_id, "prompt": prompt}
             )
             reason = result.get("stopReason") if isinstance(result, dict) else None
             ended["stopReason"] = reason if isinstance(reason, str) else "end_turn"
         except RpcError as exc:
             ended["error"] = exc.message[:2048]
+        except AttachmentError as exc:
+            ended["error"] = str(exc)
         except asyncio.CancelledError:
             ended["stopReason"] = "cancelled"
             if self._given_up:

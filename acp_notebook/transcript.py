@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from .attachments import describe
 from .resume import continue_method
 
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
@@ -75,6 +76,11 @@ def compact(snap: dict[str, Any]) -> dict[str, Any]:
         item = dict(item)
         if "text" in item:
             item["text"] = _tail(item["text"], MAX_TEXT)
+        if item.get("attachments"):
+            # Labels only: thumbnails would make saved notebooks heavy.
+            item["attachments"] = [
+                {k: v for k, v in a.items() if k != "thumbnail"} for a in item["attachments"]
+            ]
         kind = item["type"]
         if kind == "tool" and item["toolCallId"] in snap["toolCalls"]:
             tools[item["toolCallId"]] = _compact_tool(snap["toolCalls"][item["toolCallId"]])
@@ -109,7 +115,11 @@ def render_html(snap: dict[str, Any]) -> str:
     for item in snap["items"]:
         kind = item["type"]
         if kind == "user":
-            rows.append(f'<div class="acpnb-static-user"><b>You:</b> {_text(item["text"])}</div>')
+            attached = item.get("attachments")
+            extra = f" {_text(describe(attached))}" if attached else ""
+            rows.append(
+                f'<div class="acpnb-static-user"><b>You:</b> {_text(item["text"])}{extra}</div>'
+            )
         elif kind == "agent":
             rows.append(
                 f'<div class="acpnb-static-agent" style="white-space:pre-wrap">{_text(item["text"])}</div>'

@@ -58,6 +58,14 @@ export interface UpdateEvent {
   update: Record<string, unknown>;
 }
 
+/** What the transcript shows of one attachment: never its full data. */
+export interface AttachmentSummary {
+  type: "text" | "image" | "resource" | "resource_link";
+  label: string;
+  mimeType?: string | null;
+  thumbnail?: string | null;
+}
+
 export interface TurnStartedEvent {
   seq: number;
   ts?: number | null;
@@ -65,6 +73,7 @@ export interface TurnStartedEvent {
   turn: number;
   prompt: string;
   by?: string | null;
+  attachments?: AttachmentSummary[] | null;
 }
 
 export interface TurnEndedEvent {
@@ -181,6 +190,45 @@ export interface CloseRequest {
   type: "chat:close";
 }
 
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ImageBlock {
+  type: "image";
+  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  data: string;
+}
+
+export interface TextResource {
+  uri: string;
+  text: string;
+  mimeType?: string | null;
+}
+
+export interface ResourceBlock {
+  type: "resource";
+  resource: TextResource;
+}
+
+export interface ResourceLinkBlock {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  mimeType?: string | null;
+  size?: number | null;
+}
+
+export type ContentBlock = TextBlock | ImageBlock | ResourceBlock | ResourceLinkBlock;
+
+/** One bounded ACP content block for a prompt, with what the transcript shows of it. */
+export interface Attachment {
+  label: string;
+  block: ContentBlock;
+  thumbnail?: string | null;
+}
+
 // The chat requests.
 
 export interface PromptRequest {
@@ -188,6 +236,7 @@ export interface PromptRequest {
   id?: number | string | null;
   type: "chat:prompt";
   text: string;
+  attachments?: Attachment[] | null;
 }
 
 export interface CancelRequest {

@@ -8,7 +8,7 @@
 // Agent payloads (`update` events) are passed through by the bridge unvalidated, so
 // every read of them checks its type and anything malformed is skipped, never thrown.
 
-import type { ElicitationField, StreamEvent } from "./contracts";
+import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
 
 export type JsonObject = Record<string, unknown>;
 export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
@@ -18,6 +18,8 @@ type RequestKind = "permission" | "elicitation";
 export interface UserItem {
   type: "user";
   text: string;
+  /** Present when the prompt had attachments (turn_started's `attachments`). */
+  attachments?: AttachmentSummary[];
 }
 export interface AgentItem {
   type: "agent";
@@ -219,13 +221,20 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
       case "update":
         if (isObject(ev.update)) update(state, ev.update, ts);
         break;
-      case "turn_started":
+      case "turn_started": {
         closeThought(state, ts);
-        add(state, { type: "user", text: str(ev.prompt) ?? "" });
+        const attached = objects(ev.attachments) as unknown as AttachmentSummary[];
+        add(
+          state,
+          attached.length > 0
+            ? { type: "user", text: str(ev.prompt) ?? "", attachments: attached }
+            : { type: "user", text: str(ev.prompt) ?? "" },
+        );
         state.turn = { active: true, phase: "thinking", stopReason: null, error: null };
         state.internal.activity = "thinking";
         state.internal.running.clear();
         break;
+      }
       case "turn_ended": {
         closeThought(state, ts);
         endTurn(state);

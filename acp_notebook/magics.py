@@ -1,0 +1,179 @@
+"""``%%agent`` and ``%agent``: a cell (or a line) as a prompt to the notebook's chat.
+
+``%load_ext acp_notebook`` loads them (importing ``acp_notebook`` in IPython does too)::
+
+    %%agent                      the current chat (a new ``Chat()`` if there is none)
+    %%agent claude-code          the latest chat with that agent, or a new one
+    %%agent --new                a new chat (of the named agent, or the default one)
+    %%agent --chat helper        the Chat in variable ``helper``; created there if unset
+    %%agent --attach df,fig      attach these variables (see ``attachments``)
+
+    turn = %agent what does this error mean?   (options first, then the prompt)
+
+The chat is displayed under the cell and streams there; the magic's value is the
+finished ``Turn``. While it waits, questions and permissions show as cards in the
+chat and can be answered there: the magic is rewritten into an awaited call (IPython's
+autoawait), and ipykernel (>= 7.4) handles comm messages while a cell awaits, so a
+card's answer reaches a local-mode chat too. With autoawait off the magic blocks
+(``Chat.wait``), which in local mode raises ``NeedsAnswer`` on a question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .chat import Chat, Turn
+
+# What IPython turns a magic into; rewritten into an await at a cell's top level.
+_CALL = re.compile(r"\bget_ipython\(\)\.run_(cell|line)_magic\('agent', ")
+_AWAIT = 'await __import__("acp_notebook.magics").magics.run_{}('
+
+
+class MagicError(ValueError):
+    """A magic line that cannot be understood."""
+
+
+@dataclass
+class Options:
+    agent: str | None = None
+    new: bool = False
+    chat: str | None = None
+    attach: list[str] = field(default_factory=list)
+    prompt: str = ""
+
+
+def parse(line: str, cell: str | None) -> Options:
+    """``%%agent`` options (an agent name and flags), or ``%agent``'s options then prompt."""
+    options = Options()
+    rest = line.strip()
+    while rest:
+        word, _, after = rest.partition(" ")
+        after = after.lstrip()
+        if word == "--new":
+            options.new = True
+        elif word in ("--chat", "--attach", "--agent"):
+            value, _, after = after.partition(" ")
+            if not value:
+                raise MagicError(f"{word} needs a value")
+            if word == "--chat":
+                options.chat = value
+            elif word == "--agent":
+                options.agent = value
+            else:
+                options.attach += [name for name in value.split(",") if name]
+        elif word.startswith("--"):
+            raise MagicError(
+                f"unknown option {word} (--new, --chat NAME, --attach A,B, --agent NAME)"
+            )
+        elif cell is not None and options.agent is None:
+            options.agent = word
+        else:
+            break
+        rest = after.lstrip()
+    if cell is not None and rest:
+        raise MagicError(f"%%agent takes one agent name and options, not {rest!r}")
+    options.prompt = (cell if cell is not None else rest).strip()
+    if not options.prompt:
+        raise MagicError("%%agent needs a prompt: the cell's body (or the rest of the %agent line)")
+    return options
+
+
+def rewrite(lines: list[str]) -> list[str]:
+    """A top-level agent magic call as an await (IPython's post-transformer)."""
+    return [
+        _CALL.sub(lambda m: _AWAIT.format(m[1]) + "'agent', ", line)
+        if not line[:1].isspace()
+        else line
+        for line in lines
+    ]
+
+
+class _Magics:
+    """The chats the magics pick from; one per IPython shell."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    def choose(self, options: Options) -> Chat:
+        ns = self.shell.user_ns
+        if options.chat is not None:
+            existing = ns.get(options.chat)
+            if isinstance(existing, Chat) and not options.new:
+                return existing
+            chat = ns[options.chat] = Chat(options.agent)
+            return chat
+        if not options.new:
+            for chat in reversed(Chat.opened()):
+                if chat.status != "exited" and options.agent in (None, chat.agent):
+                    return chat
+        return Chat(options.agent)
+
+    def prepare(self, line: str, cell: str | None) -> tuple[Chat, Options, dict[str, Any]]:
+        from IPython.display import display
+
+        options = parse(line, cell)
+        ns = self.shell.user_ns
+        missing = [name for name in options.attach if name not in ns]
+        if missing:
+            raise MagicError(f"--attach: no variable named {', '.join(missing)}")
+        attach = {name: ns[name] for name in options.attach}
+        chat = self.choose(options)
+        display(chat)  # type: ignore[no-untyped-call]
+        return chat, options, attach
+
+    async def run(self, line: str, cell: str | None) -> Turn:
+        chat, options, attach = self.prepare(line, cell)
+        return await chat.ask(options.prompt, attach=attach)
+
+    def run_blocking(self, line: str, cell: str | None) -> Turn:
+        chat, options, attach = self.prepare(line, cell)
+        return chat.wait(chat.send_prompt(options.prompt, attach=attach))
+
+
+_loaded: dict[int, _Magics] = {}
+
+
+def _for(shell: Any) -> _Magics:
+    magics = _loaded.get(id(shell))
+    if magics is None:
+        raise RuntimeError("the agent magics are not loaded: %load_ext acp_notebook")
+    return magics
+
+
+async def run_cell(name: str, line: str, cell: str) -> Turn:
+    """What ``%%agent`` becomes when the cell can await (see ``rewrite``)."""
+    from IPython import get_ipython
+
+    return await _for(get_ipython()).run(line, cell)
+
+
+async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
+    """What ``%agent`` becomes when the cell can await (see ``rewrite``)."""
+    from IPython import get_ipython
+
+    return await _for(get_ipython()).run(line, None)
+
+
+def load(shell: Any) -> None:
+    """Register the magics and the rewrite on ``shell`` (again: nothing happens)."""
+    if id(shell) in _loaded:
+        return
+    magics = _loaded[id(shell)] = _Magics(shell)
+
+    def agent_line(line: str) -> Turn:
+        return magics.run_blocking(line, None)
+
+    def agent_cell(line: str, cell: str) -> Turn:
+        return magics.run_blocking(line, cell)
+
+    def awaited(lines: list[str]) -> list[str]:
+        # Only where the cell's await runs on an asyncio loop: ipykernel's, or IPython's own.
+        runner = getattr(shell.loop_runner, "__name__", "")
+        asyncio_loop = hasattr(shell, "kernel") or runner == "_asyncio_runner"
+        return rewrite(lines) if shell.autoawait and asyncio_loop else lines
+
+    shell.register_magic_function(agent_line, "line", "agent")
+    shell.register_magic_function(agent_cell, "cell", "agent")
+    shell.input_transformers_post.append(awaited)
