@@ -31,6 +31,9 @@ _CALL = re.compile(r"\bget_ipython\(\)\.run_(cell|line)_magic\('agent', ")
 _AWAIT = 'await __import__("acp_notebook.magics").magics.run_{}('
 
 
+_LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent(?:\s(?P<rest>.*))?$", re.DOTALL)
+
+
 class MagicError(ValueError):
     """A magic line that cannot be understood."""
 
@@ -78,6 +81,22 @@ def parse(line: str, cell: str | None) -> Options:
     if not options.prompt:
         raise MagicError("%%agent needs a prompt: the cell's body (or the rest of the %agent line)")
     return options
+
+
+def line_magic(lines: list[str]) -> list[str]:
+    """``%agent ...`` as its call before IPython reads it: a prompt ending in ``?`` is a
+    question, not a request for help (IPython's cleanup transformer)."""
+    if lines and lines[0].lstrip().startswith("%%"):
+        return lines  # a cell magic's body is its own
+    result = []
+    for line in lines:
+        m = _LINE.match(line)
+        if m:
+            line = (
+                f"{m['lead']}get_ipython().run_line_magic('agent', {(m['rest'] or '').strip()!r})\n"
+            )
+        result.append(line)
+    return result
 
 
 def rewrite(lines: list[str]) -> list[str]:
@@ -176,4 +195,5 @@ def load(shell: Any) -> None:
 
     shell.register_magic_function(agent_line, "line", "agent")
     shell.register_magic_function(agent_cell, "cell", "agent")
+    shell.input_transformers_cleanup.append(line_magic)
     shell.input_transformers_post.append(awaited)
