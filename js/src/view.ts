@@ -88,6 +88,8 @@ export class ChatView {
   private rebuild = true;
   private planDirty = true;
   private connected = false;
+  /** The chat is gone from the server: nothing is coming, so nothing is "connecting". */
+  private gone = false;
   private cancelFrame: (() => void) | null = null;
   private readonly ticker: ReturnType<typeof setInterval>;
 
@@ -141,6 +143,7 @@ export class ChatView {
    * still open here can never be answered: they are shown cancelled, and the chat exited.
    */
   endedWithServer(): void {
+    this.gone = true;
     let seq = this.state.seq;
     const events: StreamEvent[] = [];
     for (const [requestId, p] of this.state.permissions) {
@@ -204,7 +207,7 @@ export class ChatView {
       this.planDirty = false;
       this.plan.update(this.state.plan);
     }
-    this.header.update(this.state, this.connected);
+    this.header.update(this.state, this.connected || this.gone);
     this.composer.setEnabled(this.state.agent.status !== "exited");
     this.tick();
     if (stick) box.scrollTop = box.scrollHeight;

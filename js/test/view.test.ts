@@ -521,6 +521,7 @@ describe("endedWithServer", () => {
     view.flush();
     expect(view.el.querySelectorAll(".acpnb-card-elicitation")).toHaveLength(0);
     expect(view.el.textContent).toContain("questions still open were cancelled");
+    expect(view.el.querySelector(".acpnb-status")?.textContent).toMatch(/^exited/);
     expect(view.el.querySelector("textarea")?.disabled).toBe(true);
   });
 });

@@ -94,14 +94,15 @@ class JupyterServer:
                 self.proc.wait(5)
 
 
-def start_server(base: Path) -> JupyterServer:
+def start_server(base: Path, port: int | None = None) -> JupyterServer:
+    """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, exist_ok=True)
     # No news toast, no update check: they would cover the notebook.
     notification = settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
-    notification.parent.mkdir(parents=True)
+    notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     # Questions stay open long enough for the slow cases (a blocked kernel, a reload).
     (dirs["config"] / "jupyter_server_config.json").write_text(
@@ -116,7 +117,7 @@ def start_server(base: Path) -> JupyterServer:
         JUPYTER_DATA_DIR=str(dirs["data"]),
         IPYTHONDIR=str(dirs["ipython"]),
     )
-    port = free_port()
+    port = port or free_port()
     log = base / "server.log"
     argv = [
         sys.executable,
@@ -132,7 +133,7 @@ def start_server(base: Path) -> JupyterServer:
         f"--LabApp.user_settings_dir={settings}",
         f"--LabApp.workspaces_dir={workspaces}",
     ]
-    with log.open("wb") as out:
+    with log.open("ab") as out:
         proc = subprocess.Popen(
             argv, env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )

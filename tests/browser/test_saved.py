@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 
 import nbformat
 from playwright.sync_api import Page, WebSocket, expect
@@ -16,9 +17,11 @@ from .lab import (
     agent_text,
     chat,
     open_notebook,
+    question_card,
     run_cell,
     save,
     send,
+    start_server,
     write_notebook,
 )
 
@@ -93,3 +96,31 @@ def test_an_adopted_view_keeps_talking_over_the_comm(page: Page, server: Jupyter
         expect(chat(page).locator(".acpnb-status")).to_have_text("idle")
     expect(page.locator(".acpnb-root")).to_have_count(1)
     expect(chat(page).locator(".acpnb-user")).to_have_count(3)
+
+
+def test_a_server_restart_never_loses_a_pending_question_silently(
+    page: Page, tmp_path: Path
+) -> None:
+    base = tmp_path / "jupyter"
+    lab = start_server(base)
+    try:
+        filename = write_notebook(
+            lab,
+            "restart",
+            ['from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nchat'],
+        )
+        open_notebook(page, lab, filename)
+        run_cell(page, 0)
+        send(page, "ask-user")
+        expect(question_card(page)).to_be_visible()
+        # The server's shutdown ends the kernel's chats: the open question is cancelled
+        # to the agent (the demo agent says so) and the socket closes with CHAT_GONE.
+        lab.stop()
+        lab = start_server(base, port=lab.port)
+        expect(agent_text(page)).to_contain_text('elicitation answered: {"action":"cancel"}')
+        expect(question_card(page)).to_have_count(0)
+        # The chat is shown as ended, not as live or reconnecting.
+        expect(chat(page).locator(".acpnb-status")).to_contain_text("exited")
+        expect(chat(page).locator("textarea.acpnb-composer-input")).to_be_disabled()
+    finally:
+        lab.stop()
