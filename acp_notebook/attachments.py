@@ -20,7 +20,6 @@ when the object comes from them (none is a dependency of this package).
 from __future__ import annotations
 
 import base64
-import binascii
 import io
 import math
 import mimetypes
@@ -34,11 +33,11 @@ from urllib.parse import quote
 from .contracts import (
     MAX_ATTACHMENT_TEXT,
     MAX_ATTACHMENTS,
-    MAX_ATTACHMENTS_TOTAL,
     MAX_IMAGE_DATA,
     MAX_LABEL,
     MAX_THUMBNAIL,
     MAX_URI,
+    wire_problem,
 )
 
 MAX_IMAGE_BYTES = MAX_IMAGE_DATA // 4 * 3  # one image file, before base64 (~1 MB)
@@ -50,11 +49,6 @@ MAX_EMBED_FILE = 64_000  # bytes of a file embedded as text; larger ones are lin
 THUMBNAIL_SIDE = 96
 
 _MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
-_WIRE_MAGIC = {
-    **_MAGIC,
-    b"GIF87a": "image/gif",
-    b"GIF89a": "image/gif",
-}
 
 
 class AttachmentError(ValueError):
@@ -168,42 +162,12 @@ def adapt(
     return result
 
 
-def wire_problem(blocks: list[dict[str, Any]]) -> str | None:
-    """Why these blocks may not go to an agent (too large together, an image that is not
-    the format it names), or None."""
-    total = 0
-    for block in blocks:
-        kind = block["type"]
-        if kind == "image":
-            total += len(block["data"])
-            head = _b64_head(block["data"])
-            mime = next((m for magic, m in _WIRE_MAGIC.items() if head.startswith(magic)), None)
-            if mime is None and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-                mime = "image/webp"
-            if mime != block["mimeType"]:
-                return f"an image attachment is not the {block['mimeType']} it says it is"
-        elif kind == "text":
-            total += len(block["text"])
-        elif kind == "resource":
-            total += len(block["resource"]["text"])
-    if total > MAX_ATTACHMENTS_TOTAL:
-        return f"the attachments hold {total:,} characters; the cap is {MAX_ATTACHMENTS_TOTAL:,}"
-    return None
-
-
 # ---------------------------------------------------------------- conversions
 
 
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _b64_head(data: str) -> bytes:
-    try:
-        return base64.b64decode(data[:16] + "=" * (-len(data[:16]) % 4))
-    except (binascii.Error, ValueError):
-        return b""
 
 
 def _image_block(data: bytes, mime: str) -> dict[str, Any]:

@@ -8,6 +8,8 @@ them and ``js/src/contracts.ts`` is checked against their JSON Schema.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -319,6 +321,45 @@ class Attachment(_Wire):
     ) = None
 
 
+# What an image block's data must start with, by the mimeType it names.
+_IMAGE_MAGIC = {
+    b"\x89PNG\r\n\x1a\n": "image/png",
+    b"\xff\xd8\xff": "image/jpeg",
+    b"GIF87a": "image/gif",
+    b"GIF89a": "image/gif",
+}
+
+
+def _b64_head(data: str) -> bytes:
+    try:
+        return base64.b64decode(data[:16] + "=" * (-len(data[:16]) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def wire_problem(blocks: list[dict[str, Any]]) -> str | None:
+    """Why these blocks may not go to an agent (too large together, an image that is not
+    the format it names), or None."""
+    total = 0
+    for block in blocks:
+        kind = block["type"]
+        if kind == "image":
+            total += len(block["data"])
+            head = _b64_head(block["data"])
+            mime = next((m for magic, m in _IMAGE_MAGIC.items() if head.startswith(magic)), None)
+            if mime is None and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+                mime = "image/webp"
+            if mime != block["mimeType"]:
+                return f"an image attachment is not the {block['mimeType']} it says it is"
+        elif kind == "text":
+            total += len(block["text"])
+        elif kind == "resource":
+            total += len(block["resource"]["text"])
+    if total > MAX_ATTACHMENTS_TOTAL:
+        return f"the attachments hold {total:,} characters; the cap is {MAX_ATTACHMENTS_TOTAL:,}"
+    return None
+
+
 class PromptRequest(_ChatRequest):
     type: Literal["chat:prompt"]
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT)]
@@ -326,8 +367,6 @@ class PromptRequest(_ChatRequest):
 
     @model_validator(mode="after")
     def _bounded(self) -> PromptRequest:
-        from .attachments import wire_problem  # it imports the caps above
-
         problem = wire_problem([a.block.model_dump() for a in self.attachments or []])
         if problem is not None:
             raise ValueError(problem)
