@@ -90,12 +90,13 @@ def test_every_notebook_is_tested() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == [
         "claude-code.ipynb",
         "from-python.ipynb",
+        "magics.ipynb",
         "quickstart.ipynb",
     ]
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT + 30)
-@pytest.mark.parametrize("name", ["quickstart", "from-python"])
+@pytest.mark.parametrize("name", ["quickstart", "from-python", "magics"])
 def test_demo_notebook(name: str, home: Path) -> None:
     run_nbval(NOTEBOOKS / f"{name}.ipynb", clean_env(home))
 
