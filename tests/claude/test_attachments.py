@@ -19,7 +19,7 @@ from ..chat_waits import ready
 from .mock_anthropic import MockAnthropic, text
 
 matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 
@@ -65,4 +65,3 @@ async def test_a_figure_and_a_dataframe_reach_the_model(
     assert "notebook://variables/df" in texts
     assert "city: " in texts and "temperature_c: int64" in texts
     assert "Oslo,3" in texts and "Lima,19" in texts
-
