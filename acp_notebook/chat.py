@@ -25,6 +25,7 @@ import traitlets
 
 from . import attachments, transcript
 from . import fold as folding
+from . import mcp_servers as mcp_servers_shape
 from .client import Client
 from .contracts import TRUSTED_TYPES, Frame, error_ack
 from .errors import ChatError, error_for
@@ -126,6 +127,7 @@ class Chat(anywidget.AnyWidget):
         cwd: str | None = None,
         mode: str | None = None,
         mcp_servers: Sequence[Mapping[str, Any]] = (),
+        notebook_tools: bool = True,
         transport: str = "auto",
         locale: str = "",
         load_session_id: str | None = None,
@@ -157,7 +159,9 @@ class Chat(anywidget.AnyWidget):
             "env": dict(env) if env else None,
             "cwd": self.cwd,
             "mode": mode,
-            "mcpServers": [dict(s) for s in mcp_servers],
+            # Checked here, so a malformed entry fails in the cell that passed it.
+            "mcpServers": mcp_servers_shape.normalize(mcp_servers),
+            "notebookTools": notebook_tools,
             "owner": chat_owner(),
             "loadSessionId": load_session_id,
         }

@@ -152,8 +152,18 @@ class LocalClient(Client):
     mode = "local"
 
     def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
+        from .notebook_tools.local import LocalBackend
+        from .notebook_tools.mcp_server import Endpoint, ToolHost
+
         super().__init__("acp-notebook-hub", kernel_id)
-        self.hub = Hub(config, name="local")
+        # The notebook tools of local mode: served from this process, on the hub's loop.
+        self.tools = ToolHost()
+        backend = LocalBackend()
+
+        async def notebook_tools() -> Endpoint:
+            return await self.tools.add(backend)
+
+        self.hub = Hub(config, name="local", notebook_tools=notebook_tools)
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)
 
@@ -178,6 +188,7 @@ class LocalClient(Client):
             return
         with contextlib.suppress(Exception):  # at exit, nothing is left to report to
             self.thread.submit(self.hub.close()).result(timeout=10)
+            self.thread.submit(self.tools.close()).result(timeout=10)
 
 
 _local: LocalClient | None = None

@@ -244,6 +244,8 @@ class OpenRequest(_Request):
     owner: Id | None = None
     # An earlier ACP session of this agent to continue (session/load or session/resume).
     loadSessionId: Id | None = None
+    # The chat's own `notebook` MCP server (the notebook tools).
+    notebookTools: bool = True
 
 
 class SubscribeRequest(_ChatRequest):

@@ -16,12 +16,12 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from . import bounded_json
-from .agents import AgentSpec, UnknownAgent, resolve_agent
+from .agents import AgentSpec, resolve_agent
 from .attachments import AttachmentError, adapt
 from .contracts import (
     MAX_REQUEST_BYTES,
@@ -36,7 +36,11 @@ from .contracts import (
 from .elicitation import AnswerError
 from .events import ChunkRun, Event, chunk_key, event_size
 from .jsonrpc import RpcError
+from .mcp_servers import NOTEBOOK, normalize
 from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
+
+if TYPE_CHECKING:
+    from .notebook_tools.mcp_server import ToolsFactory
 
 log = logging.getLogger(__name__)
 
@@ -164,9 +168,16 @@ class _Chat:
 class Hub:
     """The chats of one kernel (the per-kernel bridge) and the rules around them."""
 
-    def __init__(self, config: HubConfig = HubConfig(), name: str = "") -> None:
+    def __init__(
+        self,
+        config: HubConfig = HubConfig(),
+        name: str = "",
+        notebook_tools: ToolsFactory | None = None,
+    ) -> None:
         self.config = config
         self.name = name
+        # Serves a chat's `notebook` MCP server; None: this hub's chats get none.
+        self.notebook_tools = notebook_tools
         self.chats: dict[str, _Chat] = {}
         self._closed = False
 
@@ -210,11 +221,23 @@ class Hub:
         owner: str | None = None,
         chat_id: str | None = None,
         load_session_id: str | None = None,
+        notebook_tools: bool = True,
     ) -> str:
-        """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake."""
+        """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
+
+        ``mcp_servers`` are the user's own (``ValueError`` when malformed); the chat's
+        ``notebook`` server is added unless ``notebook_tools`` is False.
+        """
         if self._closed:
             raise RuntimeError("the hub is closed")
         spec = self.resolve(agent, command, env, mode)
+        servers = normalize(mcp_servers)
+        tools = notebook_tools and self.notebook_tools is not None
+        if tools and any(s["name"] == NOTEBOOK for s in servers):
+            raise ValueError(
+                f"an MCP server named {NOTEBOOK!r} is the chat's own notebook tools: "
+                "rename yours, or pass notebook_tools=False"
+            )
         chat_id = chat_id or uuid.uuid4().hex
         if chat_id in self.chats:
             raise ValueError(f"chat {chat_id!r} exists")
@@ -228,10 +251,11 @@ class Hub:
             chat_id,
             spec,
             cwd=os.path.abspath(cwd or os.getcwd()),
-            mcp_servers=mcp_servers,
+            mcp_servers=servers,
             config=self.config.session,
             sink=sink,
             load_session_id=load_session_id,
+            notebook=await self.notebook_tools() if tools and self.notebook_tools else None,
         )
         chat = _Chat(session, owner)
         self.chats[chat_id] = chat
@@ -386,10 +410,11 @@ class Hub:
                 mcp_servers=req.mcpServers,
                 owner=req.owner,
                 load_session_id=req.loadSessionId,
+                notebook_tools=req.notebookTools,
             )
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))
-        except UnknownAgent as exc:
+        except ValueError as exc:  # an unknown agent, malformed mcpServers
             return error_ack(req.id, "INVALID", str(exc))
         except RuntimeError as exc:  # the hub is closed: the server is stopping
             return error_ack(req.id, "INTERNAL", str(exc))

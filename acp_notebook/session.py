@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, jsonrpc
 from .agents import AgentSpec
@@ -28,7 +28,11 @@ from .elicitation import AnswerError, take_elicitation_view, validate_answer
 from .events import Event, bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
+from .mcp_servers import notebook_entry
 from .resume import cannot_continue, continue_method
+
+if TYPE_CHECKING:
+    from .notebook_tools.mcp_server import Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +92,14 @@ class ChatSession:
         config: SessionConfig = SessionConfig(),
         sink: Callable[[Event], None] = lambda event: None,
         load_session_id: str | None = None,
+        notebook: Endpoint | None = None,
     ) -> None:
         self.chat_id = chat_id
         # An earlier ACP session to continue (session/load or session/resume) instead of
         # session/new; a load's replayed updates become the chat's history.
         self.load_session_id = load_session_id
+        # The chat's own `notebook` MCP server (notebook tools); None when they are off.
+        self.notebook = notebook
         self.spec = spec
         self.cwd = cwd
         self.mcp_servers = [dict(s) for s in mcp_servers]
@@ -205,12 +212,14 @@ class ChatSession:
         init = await self.conn.request("initialize", initialize_params())
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
+        servers = list(self.mcp_servers)
+        if self.notebook is not None:
+            capabilities = init.get("agentCapabilities") if isinstance(init, dict) else None
+            servers.append(notebook_entry(self.notebook.url, self.notebook.secret, capabilities))
         if self.load_session_id is not None:
-            new = await self._continue(init)
+            new = await self._continue(init, servers)
         else:
-            new = await self.conn.request(
-                "session/new", {"cwd": self.cwd, "mcpServers": self.mcp_servers}
-            )
+            new = await self.conn.request("session/new", {"cwd": self.cwd, "mcpServers": servers})
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/new returned no sessionId")
         self.session_id = new["sessionId"]
@@ -221,7 +230,7 @@ class ChatSession:
             _show_mode(new, self.spec.mode)
         return init, new
 
-    async def _continue(self, init: Any) -> dict[str, Any]:
+    async def _continue(self, init: Any, servers: list[dict[str, Any]]) -> dict[str, Any]:
         """session/load or session/resume of ``load_session_id``; session/new's result shape."""
         assert self.load_session_id is not None
         caps = init.get("agentCapabilities") if isinstance(init, dict) else None
@@ -230,7 +239,7 @@ class ChatSession:
             raise RpcError(jsonrpc.INVALID_REQUEST, cannot_continue(self.spec.name))
         result = await self.conn.request(
             method,
-            {"sessionId": self.load_session_id, "cwd": self.cwd, "mcpServers": self.mcp_servers},
+            {"sessionId": self.load_session_id, "cwd": self.cwd, "mcpServers": servers},
         )
         return {**(result if isinstance(result, dict) else {}), "sessionId": self.load_session_id}
 
@@ -238,6 +247,8 @@ class ChatSession:
         """Tear down: every pending request answered, timers cleared, process group ended."""
         for request_id in list(self.pending):
             self._settle(request_id, "cancelled", by="teardown")
+        if self.notebook is not None:
+            self.notebook.close()
         await self.conn.close()
         if self._turn_task is not None:
             self._turn_task.cancel()
@@ -332,6 +343,8 @@ class ChatSession:
             return
         if self.status != "ready":
             return
+        if self.notebook is not None:
+            self.notebook.cancel_runs()  # a run_code of this turn is interrupted
         # session/cancel first, so the agent reads the cancelled answers as part of it.
         # Once per turn: a burst of Stop clicks is one cancel to the agent.
         if self.turn_active and self._give_up is None:

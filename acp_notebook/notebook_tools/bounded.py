@@ -1,0 +1,141 @@
+"""Calling into user objects with a deadline.
+
+A variable's ``__repr__``, ``__len__`` or ``describe()`` is the user's code: it may
+raise, sleep for a minute or build a gigabyte. These helpers run such calls on a
+worker thread and stop waiting at the deadline; a call that overruns is abandoned
+(a Python thread cannot be killed) and reported as timed out, and its result, if it
+ever comes, is dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class TimedOut:
+    """The call did not finish in time."""
+
+    def __repr__(self) -> str:
+        return "<timed out>"
+
+
+class Skipped:
+    """The call never ran: the overall time budget was spent before it."""
+
+    def __repr__(self) -> str:
+        return "<skipped>"
+
+
+TIMED_OUT = TimedOut()
+SKIPPED = Skipped()
+
+
+class Failed:
+    """The call raised; ``error`` says what, cut short (its ``str`` is user code too)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        try:
+            message = str(exc)[:200]
+        except Exception:
+            message = ""
+        self.error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.error}>"
+
+
+def call(fn: Callable[[], R], seconds: float) -> R | TimedOut | Failed:
+    """``fn()`` on a worker thread; ``TIMED_OUT`` when it takes longer than ``seconds``."""
+    box: list[R | Failed] = []
+
+    def run() -> None:
+        try:
+            box.append(fn())
+        except Exception as exc:
+            box.append(Failed(exc))
+
+    worker = threading.Thread(target=run, name="acp-notebook-value", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return box[0] if box else TIMED_OUT
+
+
+class _Run(Generic[T, R]):
+    """One worker going through ``items`` from ``start``; abandoned when it overruns."""
+
+    def __init__(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        start: int,
+        results: list[R | TimedOut | Skipped | Failed],
+        lock: threading.Lock,
+    ) -> None:
+        self.fn, self.items, self.results, self.lock = fn, items, results, lock
+        self.index = start
+        self.started = time.monotonic()
+        self.abandoned = False
+        self.done = threading.Event()
+        threading.Thread(target=self._work, name="acp-notebook-values", daemon=True).start()
+
+    def _work(self) -> None:
+        for i in range(self.index, len(self.items)):
+            with self.lock:
+                if self.abandoned:
+                    return
+                self.index, self.started = i, time.monotonic()
+            try:
+                result: R | Failed = self.fn(self.items[i])
+            except Exception as exc:
+                result = Failed(exc)
+            with self.lock:
+                if self.abandoned:
+                    return
+                self.results[i] = result
+        self.done.set()
+
+
+def map_bounded(
+    fn: Callable[[T], R], items: Sequence[T], per_item: float, total: float, max_stuck: int = 4
+) -> list[R | TimedOut | Skipped | Failed]:
+    """``[fn(x) for x in items]`` with each call bounded by ``per_item`` seconds and the
+    whole by ``total``.
+
+    One worker thread goes through the items in order (a thread per item would cost
+    more than the work for ten thousand small values). When an item overruns, the
+    worker is abandoned, the item is ``TIMED_OUT`` and a fresh worker takes the rest;
+    after ``max_stuck`` such items, or at ``total``, what is left is ``SKIPPED``.
+    """
+    results: list[R | TimedOut | Skipped | Failed] = [SKIPPED] * len(items)
+    lock = threading.Lock()
+    deadline = time.monotonic() + total
+    start, stuck = 0, 0
+    while start < len(items) and stuck < max_stuck:
+        run = _Run(fn, items, start, results, lock)
+        while True:
+            with lock:
+                index, started = run.index, run.started
+            limit = min(started + per_item, deadline)
+            wait = limit - time.monotonic()
+            if wait > 0:
+                run.done.wait(wait)
+            with lock:
+                if run.done.is_set():
+                    return results
+                now = time.monotonic()
+                if run.index != index or now < limit:
+                    continue  # that item finished; the worker is on a later one
+                run.abandoned = True
+                results[index] = TIMED_OUT
+            stuck += 1
+            start = index + 1
+            if now >= deadline:
+                return results
+            break
+    return results

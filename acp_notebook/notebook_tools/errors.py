@@ -1,0 +1,88 @@
+"""The kernel's most recent exception, for the agent's ``last_error`` tool.
+
+IPython keeps the last exception a cell raised in ``sys.last_value`` (and
+``last_traceback``); the cell's source is in ``linecache`` under the file name the
+compiler gave that cell. Read from a thread while another cell may run; the
+exception's ``str`` is user code, so it is formatted under a deadline.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+import sys
+import traceback
+from types import TracebackType
+from typing import Any, TypedDict
+
+from . import bounded
+from .variables import _shell
+
+MAX_TRACEBACK = 8000
+MAX_SOURCE = 8000
+FORMAT_SECONDS = 2.0
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+class LastError(TypedDict):
+    type: str
+    message: str
+    traceback: str
+    cell: str | None  # the source of the cell that raised it
+    execution_count: int | None
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _cell_of(tb: TracebackType | None) -> tuple[str | None, int | None]:
+    """The source and execution count of the outermost frame that is a notebook cell."""
+    shell = _shell()
+    names: dict[str, int] = getattr(getattr(shell, "compile", None), "_filename_map", {})
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename in names:
+            return "".join(linecache.getlines(filename))[:MAX_SOURCE], names[filename]
+        tb = tb.tb_next
+    return None, None
+
+
+def last_error() -> LastError | None:
+    """The most recent exception raised in a cell of this kernel; None when there is none."""
+    value: Any = getattr(sys, "last_value", None)
+    if not isinstance(value, BaseException):
+        return None
+    tb: TracebackType | None = getattr(sys, "last_traceback", None)
+
+    def formatted() -> tuple[str, str]:
+        lines = traceback.format_exception(type(value), value, tb, limit=30)
+        return str(value), "".join(lines)
+
+    result = bounded.call(formatted, FORMAT_SECONDS)
+    if isinstance(result, tuple):
+        message, text = result
+    else:
+        message, text = repr(result), f"{type(value).__name__} (could not format: {result!r})"
+    cell, count = _cell_of(tb)
+    return {
+        "type": type(value).__qualname__,
+        "message": strip_ansi(message)[:2000],
+        "traceback": _cut(strip_ansi(text), MAX_TRACEBACK),
+        "cell": cell,
+        "execution_count": count,
+    }
+
+
+def format_error(error: LastError | None) -> str:
+    if error is None:
+        return "No exception has been raised in this kernel yet."
+    parts = [f"{error['type']}: {error['message']}"]
+    if error["cell"] is not None:
+        parts.append(f"## cell In[{error['execution_count']}]\n{error['cell']}")
+    parts.append(f"## traceback\n{error['traceback']}")
+    return "\n\n".join(parts)

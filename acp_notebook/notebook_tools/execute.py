@@ -1,0 +1,205 @@
+"""``run_code``: code sent to the kernel's shell channel, exactly like a cell.
+
+So it queues behind a running cell (and says so with progress messages), runs in
+the user's namespace, and its outputs come back on iopub. On a timeout, or when the
+tool call is cancelled (the turn was cancelled), the kernel is interrupted, but
+only once our own request is the one running: a request still queued cannot be
+withdrawn, so it is interrupted the moment it starts instead of cutting the user's
+cell short.
+
+Both modes use this: the server with a client of the kernel from its kernel
+manager, local mode with a client of its own kernel from the connection file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from jupyter_client.asynchronous.client import AsyncKernelClient
+
+from .cells import Part, Parts, add_output
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 600.0
+PROGRESS_EVERY = 2.0
+MAX_STREAM = 20_000  # characters of stdout / stderr kept
+SETTLE = 5.0  # after an interrupt, how long the outputs may take to end
+Progress = Callable[[str], Awaitable[None]]
+Interrupt = Callable[[], Awaitable[None]]
+
+
+async def wait_subscribed(client: AsyncKernelClient, seconds: float = 10.0) -> None:
+    """Wait until iopub delivers to this client (a new subscription drops what comes
+    first). A kernel_info_request on the control channel is answered even while a
+    cell runs, and its busy/idle status arrives on iopub."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        request = client.session.msg("kernel_info_request")
+        msg_id = request["header"]["msg_id"]
+        client.control_channel.send(request)
+        until = time.monotonic() + 0.5
+        while (left := until - time.monotonic()) > 0:
+            try:
+                msg = await client.get_iopub_msg(timeout=left)
+            except Exception:  # queue.Empty: nothing yet
+                break
+            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                with contextlib.suppress(Exception):
+                    await client.get_control_msg(timeout=1)
+                return
+    raise TimeoutError("the kernel's iopub channel did not answer")
+
+
+class Runner:
+    """Runs one request at a time on a kernel (they queue in the kernel anyway)."""
+
+    def __init__(self, connect: Callable[[], Awaitable[AsyncKernelClient]], interrupt: Interrupt):
+        self._connect = connect
+        self._interrupt = interrupt
+        self._client: AsyncKernelClient | None = None
+        self._lock = asyncio.Lock()
+
+    async def _ready_client(self) -> AsyncKernelClient:
+        if self._client is None:
+            client = await self._connect()
+            client.start_channels()
+            await wait_subscribed(client)
+            self._client = client
+        return self._client
+
+    async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
+        timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
+        run: _Run | None = None
+        await self._lock.acquire()
+        try:
+            client = await self._ready_client()
+            run = _Run(client, code)
+            return await run.collect(timeout, progress, self._interrupt)
+        finally:
+            if run is not None and not run.finished:
+                # Cancelled (the turn was), or still running after the interrupt: stop it
+                # and let its outputs drain in the background, holding the lock, so the
+                # next run starts clean.
+                asyncio.get_running_loop().create_task(self._abandon(run))
+            else:
+                self._lock.release()
+
+    async def _abandon(self, run: _Run) -> None:
+        try:
+            await run.abandon(self._interrupt)
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.stop_channels()
+            self._client = None
+
+
+class _Run:
+    def __init__(self, client: AsyncKernelClient, code: str) -> None:
+        self.client = client
+        self.msg_id: str = client.execute(
+            code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False
+        )
+        self.started = False
+        self.finished = False
+        self.outputs: list[dict[str, Any]] = []
+        self._streams: dict[str, dict[str, Any]] = {}
+
+    def _take(self, msg: dict[str, Any]) -> None:
+        if msg.get("parent_header", {}).get("msg_id") != self.msg_id:
+            return
+        kind = msg["header"]["msg_type"]
+        content = msg.get("content") or {}
+        if kind == "status":
+            if content.get("execution_state") == "busy":
+                self.started = True
+            elif content.get("execution_state") == "idle" and self.started:
+                self.finished = True
+        elif kind == "execute_input":
+            self.started = True
+        elif kind == "stream":
+            name = content.get("name", "stdout")
+            stream = self._streams.get(name)
+            if stream is None:
+                stream = self._streams[name] = {"output_type": "stream", "name": name, "text": ""}
+                self.outputs.append(stream)
+            if len(stream["text"]) < MAX_STREAM:
+                stream["text"] = (stream["text"] + str(content.get("text", "")))[:MAX_STREAM]
+        elif kind in ("execute_result", "display_data", "error") and len(self.outputs) < 100:
+            self.outputs.append({"output_type": kind, **content})
+
+    async def _pump(self, until: float) -> None:
+        """Take iopub messages until this request is done or ``until``."""
+        while not self.finished and (left := until - time.monotonic()) > 0:
+            try:
+                msg = await self.client.get_iopub_msg(timeout=min(left, 0.5))
+            except Exception:  # queue.Empty
+                continue
+            self._take(msg)
+
+    async def collect(self, timeout: float, progress: Progress, interrupt: Interrupt) -> list[Part]:
+        begun = time.monotonic()
+        waited_note = None
+        # Queued behind a running cell: say so, and do not count it against the timeout.
+        while not self.started and not self.finished:
+            await self._pump(time.monotonic() + PROGRESS_EVERY)
+            if not self.started:
+                waited = time.monotonic() - begun
+                await progress(f"waiting for the kernel: another cell is running ({waited:.0f} s)")
+                if waited > MAX_TIMEOUT:
+                    return _text(f"Not run: the kernel stayed busy for {waited:.0f} s.")
+        if begun + 1 < time.monotonic():
+            waited_note = f"[waited {time.monotonic() - begun:.0f} s for the kernel]"
+        await progress("running")
+        await self._pump(time.monotonic() + timeout)
+        note = None
+        if not self.finished:
+            await interrupt()
+            await self._pump(time.monotonic() + SETTLE)
+            note = f"[interrupted: it ran longer than the timeout of {timeout:g} s]"
+        self._drain_reply()
+        parts = Parts()
+        if waited_note:
+            parts.text(waited_note)
+        for output in self.outputs:
+            add_output(parts, output)
+        if note:
+            parts.text(note)
+        if not parts.parts:
+            parts.text("(no output)")
+        return parts.parts
+
+    def _drain_reply(self) -> None:
+        # The execute_reply adds nothing to iopub's outputs; read it so replies do not
+        # pile up in the client.
+        asyncio.get_running_loop().create_task(self._read_reply())
+
+    async def _read_reply(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.get_shell_msg(timeout=SETTLE)
+
+    async def abandon(self, interrupt: Interrupt) -> None:
+        """Wait for this request to start, interrupt it, let it end."""
+        try:
+            give_up = time.monotonic() + 2 * MAX_TIMEOUT
+            while not self.started and not self.finished and time.monotonic() < give_up:
+                await self._pump(time.monotonic() + 1.0)
+            if not self.finished:
+                await interrupt()
+                await self._pump(time.monotonic() + SETTLE)
+            await self._read_reply()
+        except Exception:
+            log.exception("acp_notebook: could not interrupt an abandoned run_code")
+
+
+def _text(text: str) -> list[Part]:
+    return [{"type": "text", "text": text}]

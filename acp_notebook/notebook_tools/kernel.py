@@ -1,0 +1,29 @@
+"""The tools that run in the kernel process, by name: what local mode calls directly and
+what the server asks the kernel for over its socket (``kernel:query``).
+
+Each answer is text, computed on the calling thread (never the kernel's main thread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import format_error, last_error
+from .variables import format_listing, inspect_variable, list_variables
+
+KERNEL_TOOLS = frozenset({"list_variables", "inspect_variable", "last_error"})
+
+
+def answer(tool: str, args: Mapping[str, Any]) -> str:
+    """Run one kernel-side tool; raises ``ValueError`` for an unknown tool or bad args."""
+    if tool == "list_variables":
+        return format_listing(list_variables())
+    if tool == "inspect_variable":
+        name = args.get("name")
+        if not isinstance(name, str) or len(name) > 256:
+            raise ValueError("inspect_variable needs a variable name")
+        return inspect_variable(name)
+    if tool == "last_error":
+        return format_error(last_error())
+    raise ValueError(f"unknown kernel tool {tool!r}")

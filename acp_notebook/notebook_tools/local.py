@@ -1,0 +1,77 @@
+"""Local mode: the notebook tools served from the kernel process itself.
+
+Variables and the last error are read on a worker thread; the cells are the
+kernel's own input/output history (no notebook is known here); ``run_code`` goes to
+this very kernel's shell channel through a client made from its connection file,
+and an interrupt is a SIGINT to this process, as the kernel manager would send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from jupyter_client.asynchronous.client import AsyncKernelClient
+
+from . import kernel
+from .cells import Part, history_cells
+from .execute import Progress, Runner
+
+
+def _connection_file() -> str | None:
+    app_module = sys.modules.get("ipykernel.kernelapp")
+    if app_module is None or not app_module.IPKernelApp.initialized():
+        return None
+    return str(app_module.IPKernelApp.instance().abs_connection_file)
+
+
+async def _interrupt() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+class LocalBackend:
+    """The tools of every chat of this kernel (local mode)."""
+
+    def __init__(self) -> None:
+        self._runner: Runner | None = None
+
+    async def _kernel(self, tool: str, **args: Any) -> str:
+        return await asyncio.to_thread(kernel.answer, tool, args)
+
+    async def list_variables(self) -> str:
+        return await self._kernel("list_variables")
+
+    async def inspect_variable(self, name: str) -> str:
+        return await self._kernel("inspect_variable", name=name)
+
+    async def last_error(self) -> str:
+        return await self._kernel("last_error")
+
+    async def read_cells(self, start: int, count: int) -> list[Part]:
+        def read() -> list[Part]:
+            from .variables import _shell
+
+            shell = _shell()
+            history = getattr(shell, "history_manager", None)
+            inputs = list(getattr(history, "input_hist_raw", None) or [""])
+            outputs = dict(getattr(history, "output_hist", None) or {})
+            return history_cells(inputs, outputs, start, count)
+
+        return await asyncio.to_thread(read)
+
+    async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
+        if self._runner is None:
+            connection_file = _connection_file()
+            if connection_file is None:
+                return [{"type": "text", "text": "Not run: this Python is not a Jupyter kernel."}]
+
+            async def connect() -> AsyncKernelClient:
+                client = AsyncKernelClient(connection_file=connection_file)
+                client.load_connection_file()
+                return client
+
+            self._runner = Runner(connect, _interrupt)
+        return await self._runner.run(code, timeout, progress)

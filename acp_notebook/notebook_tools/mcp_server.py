@@ -1,0 +1,328 @@
+"""The ``notebook`` MCP server every chat hands its agent.
+
+One streamable HTTP endpoint per process (the Jupyter server in server mode, the
+kernel in local mode) on a loopback port of its own, served by uvicorn inside the
+process's own asyncio loop. Each chat gets a secret; a request is served only with
+a known chat's secret in ``SECRET_HEADER``, and the tools act for that chat's
+kernel only (its ``Backend``). Request bodies are bounded in size and depth before
+the SDK parses them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import mcp_types
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+
+from .. import bounded_json
+from ..mcp_servers import SECRET_HEADER
+from .cells import DEFAULT_COUNT, Part
+from .execute import DEFAULT_TIMEOUT
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "notebook"
+MCP_PATH = "/mcp"
+MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
+MAX_DEPTH = 16
+
+Progress = Callable[[str], Awaitable[None]]
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class Backend(Protocol):
+    """Where one chat's tools do their work (its kernel, its notebook)."""
+
+    async def list_variables(self) -> str: ...
+    async def inspect_variable(self, name: str) -> str: ...
+    async def last_error(self) -> str: ...
+    async def read_cells(self, start: int, count: int) -> list[Part]: ...
+    async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]: ...
+
+
+@dataclass
+class Endpoint:
+    """One chat's way in: the URL and the secret that names the chat."""
+
+    host: ToolHost
+    url: str
+    secret: str
+    runs: set[asyncio.Future[None]] = field(default_factory=set)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {SECRET_HEADER: self.secret}
+
+    def cancel_runs(self) -> None:
+        """The turn was cancelled: stop every run_code of this chat."""
+        for run in list(self.runs):
+            if not run.done():
+                run.set_result(None)
+
+    def close(self) -> None:
+        self.cancel_runs()
+        self.host.remove(self.secret)
+
+
+def _content(parts: list[Part]) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
+    out: list[mcp_types.TextContent | mcp_types.ImageContent] = []
+    for part in parts:
+        if part["type"] == "image":
+            out.append(
+                mcp_types.ImageContent(type="image", data=part["data"], mime_type=part["mimeType"])
+            )
+        else:
+            out.append(mcp_types.TextContent(type="text", text=part["text"]))
+    return out
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # The host process (Jupyter server, kernel) owns its signals.
+        yield
+
+
+class ToolHost:
+    """The process's MCP endpoint: one loopback port, one secret per chat."""
+
+    def __init__(self) -> None:
+        self._chats: dict[str, tuple[Backend, Endpoint]] = {}
+        self._server: _Server | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._starting: asyncio.Lock | None = None
+        self.url = ""
+        self.mcp = self._tools()
+
+    # ------------------------------------------------------------ chats
+
+    async def add(self, backend: Backend) -> Endpoint:
+        """Serve ``backend`` under a fresh secret (starting the endpoint on first use)."""
+        await self._start()
+        secret = secrets.token_urlsafe(32)
+        endpoint = Endpoint(self, self.url, secret)
+        self._chats[secret] = (backend, endpoint)
+        return endpoint
+
+    def remove(self, secret: str) -> None:
+        self._chats.pop(secret, None)
+
+    def _chat(self, secret: str | None) -> tuple[Backend, Endpoint] | None:
+        if not secret:
+            return None
+        for known, chat in self._chats.items():
+            if secrets.compare_digest(known, secret):
+                return chat
+        return None
+
+    def _of(self, ctx: Context[Any, Any]) -> tuple[Backend, Endpoint]:
+        headers = ctx.headers or {}
+        chat = self._chat(headers.get(SECRET_HEADER.lower()) or headers.get(SECRET_HEADER))
+        if chat is None:  # the guard let it through, then the chat closed
+            raise RuntimeError("this chat has ended")
+        return chat
+
+    # ------------------------------------------------------------ tools
+
+    def _tools(self) -> MCPServer:
+        server: MCPServer = MCPServer(
+            SERVER_NAME,
+            instructions=(
+                "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
+                "the notebook's cells, the last error, and running code in the kernel."
+            ),
+            log_level="WARNING",
+        )
+
+        @server.tool()
+        async def list_variables(ctx: Context[Any, Any]) -> str:
+            """List the user's variables in the notebook's kernel: name, type, shape or
+            length, approximate size and a one-line preview. Works while a cell runs."""
+            backend, _ = self._of(ctx)
+            return await backend.list_variables()
+
+        @server.tool()
+        async def inspect_variable(name: str, ctx: Context[Any, Any]) -> str:
+            """A summary of one variable: DataFrame columns, dtypes, head, describe and null
+            counts; array shape and statistics; dict/list contents; object attributes."""
+            backend, _ = self._of(ctx)
+            return await backend.inspect_variable(name)
+
+        @server.tool()
+        async def read_cells(
+            ctx: Context[Any, Any], start: int = 0, count: int = DEFAULT_COUNT
+        ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
+            """Read the notebook's cells (source, execution count, outputs, images), from
+            index ``start`` (negative counts from the end), at most ``count`` (<= 50)."""
+            backend, _ = self._of(ctx)
+            return _content(await backend.read_cells(start, count))
+
+        @server.tool()
+        async def last_error(ctx: Context[Any, Any]) -> str:
+            """The most recent exception raised in the kernel: type, message, traceback and
+            the source of the cell that raised it."""
+            backend, _ = self._of(ctx)
+            return await backend.last_error()
+
+        @server.tool()
+        async def run_code(
+            code: str, ctx: Context[Any, Any], timeout: float = DEFAULT_TIMEOUT
+        ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
+            """Run Python code in the notebook's kernel, in the user's namespace, like a
+            cell; returns stdout, stderr, the result, displayed images or the error.
+            Waits for a running cell first; interrupted after ``timeout`` seconds."""
+            backend, endpoint = self._of(ctx)
+
+            async def progress(message: str) -> None:
+                with contextlib.suppress(Exception):  # a client without a progress token
+                    await ctx.report_progress(0, None, message)
+
+            cancelled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            endpoint.runs.add(cancelled)
+            work = asyncio.ensure_future(backend.run_code(code, timeout, progress))
+            waits: list[asyncio.Future[Any]] = [work, cancelled]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                endpoint.runs.discard(cancelled)
+                if not work.done():
+                    work.cancel()
+            if not work.done() or work.cancelled():
+                return _content([{"type": "text", "text": "Cancelled: the turn was cancelled."}])
+            return _content(work.result())
+
+        return server
+
+    # ------------------------------------------------------------ HTTP
+
+    async def _start(self) -> None:
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._server is not None:
+                return
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+            app = self.mcp.streamable_http_app(
+                streamable_http_path=MCP_PATH, stateless_http=True, max_request_body_size=MAX_BODY
+            )
+            config = uvicorn.Config(
+                _Guard(app, self),
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                ws="none",
+            )
+            server = _Server(config)
+            self._task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+            while not server.started:
+                if self._task.done():
+                    self._task.result()  # raises what stopped it
+                    raise RuntimeError("the notebook tools' endpoint did not start")
+                await asyncio.sleep(0.01)
+            self._server = server
+            self.url = f"http://127.0.0.1:{port}{MCP_PATH}"
+
+    async def close(self) -> None:
+        self._chats.clear()
+        if self._server is not None and self._task is not None:
+            self._server.should_exit = True
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, 5)
+        self._server = None
+
+
+class _Guard:
+    """Refuses a request without a live chat's secret, or whose body is too large or too
+    deep, before the SDK reads it."""
+
+    def __init__(self, app: ASGIApp, host: ToolHost) -> None:
+        self.app = app
+        self.host = host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = dict(_headers(scope))
+        if self.host._chat(headers.get(SECRET_HEADER.lower())) is None:
+            await _refuse(send, 401, "missing or unknown notebook secret")
+            return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        declared = headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > MAX_BODY:
+            await _refuse(send, 413, "request body too large")
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > MAX_BODY:
+                await _refuse(send, 413, "request body too large")
+                return
+            if not message.get("more_body"):
+                break
+        try:
+            bounded_json.loads(bytes(body), max_bytes=MAX_BODY, max_depth=MAX_DEPTH)
+        except bounded_json.Rejected as exc:
+            await _refuse(send, 400, f"bad request body: {exc}")
+            return
+        await self.app(scope, _replay(bytes(body), receive), send)
+
+
+def _headers(scope: Scope) -> Iterator[tuple[str, str]]:
+    for name, value in scope.get("headers") or []:
+        yield name.decode("latin-1").lower(), value.decode("latin-1")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"error": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+ToolsFactory = Callable[[], Awaitable[Endpoint]]

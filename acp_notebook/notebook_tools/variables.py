@@ -1,0 +1,349 @@
+"""The user's variables, read for the agent (and the composer's ``@`` mentions).
+
+Runs on a thread of the kernel process, never through the kernel's shell queue, so
+it answers while a cell runs. Every value is the user's object: its ``repr``, its
+``len`` and pandas' ``describe`` run under ``bounded`` deadlines, and everything
+returned is cut to size. Reading a dict from another thread while the main thread
+runs is safe in CPython: copying ``user_ns``'s items happens under the GIL.
+"""
+
+from __future__ import annotations
+
+import inspect
+import reprlib
+import sys
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict
+
+from . import bounded
+
+MAX_ENTRIES = 200
+PREVIEW_CHARS = 200
+INSPECT_CHARS = 20_000
+VALUE_SECONDS = 0.5  # one value's preview
+LIST_SECONDS = 2.0  # the whole listing
+SECTION_SECONDS = 2.0  # one section of an inspection (head, describe, ...)
+# Inspect at most this many elements of an array for min / max / mean.
+SAMPLE = 100_000
+# IPython's own names that are not in user_ns_hidden when a kernel starts.
+_MISSING = object()
+_INTERNAL = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})
+
+
+class Variable(TypedDict):
+    name: str
+    type: str
+    shape: str | None  # "(1000, 3)", "len 12"
+    dtype: str | None
+    size: int | None  # approximate bytes
+    preview: str
+
+
+class Listing(TypedDict):
+    variables: list[Variable]
+    total: int  # user variables in the namespace
+    omitted: int  # of those, not listed (over the limit)
+    note: str | None
+
+
+def user_namespace() -> dict[str, Any]:
+    """The IPython user namespace of this process ({} outside IPython)."""
+    shell = _shell()
+    return shell.user_ns if shell is not None else {}
+
+
+def _shell() -> Any:
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return None
+    return ipython.get_ipython()
+
+
+def _hidden() -> Mapping[str, Any]:
+    shell = _shell()
+    return getattr(shell, "user_ns_hidden", {}) if shell is not None else {}
+
+
+def user_variables(namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The user's own names: no ``_``-names, modules or IPython internals, sorted."""
+    hidden = _hidden()
+    items = list(namespace.items())  # one C-level copy: safe while the main thread runs
+    return sorted(
+        (name, value)
+        for name, value in items
+        if isinstance(name, str)
+        and not name.startswith("_")
+        and name not in _INTERNAL
+        and not (name in hidden and hidden[name] is value)
+        and not issubclass(type(value), types.ModuleType)
+    )
+
+
+def type_name(value: Any) -> str:
+    cls = type(value)
+    module = cls.__module__
+    if module == "builtins":
+        return cls.__qualname__
+    # pandas.core.frame.DataFrame -> pandas.DataFrame: the name people write.
+    return f"{module.split('.')[0]}.{cls.__qualname__}"
+
+
+def _module_of(value: Any) -> str:
+    return type(value).__module__.split(".")[0]
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def _short_repr(limit: int) -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = limit
+    short.maxlist = short.maxtuple = short.maxset = short.maxdict = 8
+    short.maxlevel = 2
+    return short
+
+
+def describe(name: str, value: Any, preview_chars: int = PREVIEW_CHARS) -> Variable:
+    """One variable's entry. Calls into the value: run it under a deadline."""
+    shape: str | None = None
+    dtype: str | None = None
+    size: int | None = None
+    module = _module_of(value)
+    if isinstance(value, (str, bytes, bytearray)):
+        shape = f"len {len(value)}"
+        preview = repr(value[:preview_chars])  # never the whole gigabyte
+        size = sys.getsizeof(value)
+    elif module == "numpy" and hasattr(value, "shape") and hasattr(value, "dtype"):
+        shape, dtype = str(tuple(value.shape)), str(value.dtype)
+        size = int(getattr(value, "nbytes", 0)) or None
+        np = sys.modules["numpy"]
+        preview = np.array2string(value.ravel()[:20], threshold=20, edgeitems=3)
+    elif module == "pandas" and type(value).__name__ == "DataFrame":
+        shape = str(value.shape)
+        size = int(value.memory_usage(index=True, deep=False).sum())
+        columns = [f"{c} ({t})" for c, t in list(value.dtypes.items())[:20]]
+        preview = "columns: " + ", ".join(columns)
+    elif module == "pandas" and type(value).__name__ == "Series":
+        shape, dtype = str(value.shape), str(value.dtype)
+        size = int(value.memory_usage(index=True, deep=False))
+        preview = _short_repr(preview_chars).repr(value.head(5).tolist())
+    elif module == "polars" and type(value).__name__ in ("DataFrame", "Series"):
+        shape = str(value.shape)
+        size = int(value.estimated_size())
+        if type(value).__name__ == "DataFrame":
+            preview = "columns: " + ", ".join(
+                f"{c} ({t})" for c, t in list(value.schema.items())[:20]
+            )
+        else:
+            dtype = str(value.dtype)
+            preview = _short_repr(preview_chars).repr(value.head(5).to_list())
+    elif isinstance(value, (list, tuple, set, frozenset, dict)):
+        shape = f"len {len(value)}"
+        size = sys.getsizeof(value)
+        preview = _short_repr(preview_chars).repr(value)
+    elif isinstance(value, (types.FunctionType, type)):
+        try:
+            signature = str(inspect.signature(value))
+        except (TypeError, ValueError):
+            signature = "(...)"
+        preview = f"{getattr(value, '__qualname__', name)}{signature}"
+    else:
+        if isinstance(value, (int, float, complex, bool)) or value is None:
+            size = sys.getsizeof(value)
+        preview = repr(value)
+    return {
+        "name": name,
+        "type": type_name(value),
+        "shape": shape,
+        "dtype": dtype,
+        "size": size,
+        "preview": _cut(preview.replace("\n", " "), preview_chars),
+    }
+
+
+def list_variables(
+    namespace: Mapping[str, Any] | None = None,
+    *,
+    limit: int = MAX_ENTRIES,
+    preview_chars: int = PREVIEW_CHARS,
+    seconds: float = LIST_SECONDS,
+) -> Listing:
+    """The user's variables with a bounded preview of each (the first ``limit`` by name).
+
+    Safe to call from any thread; returns within about ``seconds`` whatever the values do.
+    """
+    names = user_variables(user_namespace() if namespace is None else namespace)
+    shown = names[: max(0, limit)]
+
+    def entry(item: tuple[str, Any]) -> Variable:
+        return describe(item[0], item[1], preview_chars)
+
+    results = bounded.map_bounded(entry, shown, VALUE_SECONDS, seconds)
+    variables: list[Variable] = []
+    for (name, value), result in zip(shown, results, strict=True):
+        if isinstance(result, dict):
+            variables.append(result)
+        else:
+            variables.append(
+                {
+                    "name": name,
+                    "type": type_name(value),
+                    "shape": None,
+                    "dtype": None,
+                    "size": None,
+                    "preview": repr(result),
+                }
+            )
+    omitted = len(names) - len(shown)
+    note = None
+    if omitted:
+        note = f"{omitted} more variables not listed (first {len(shown)} by name shown)"
+    return {"variables": variables, "total": len(names), "omitted": omitted, "note": note}
+
+
+def _human_bytes(size: int | None) -> str:
+    if size is None:
+        return ""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return ""
+
+
+def format_listing(listing: Listing) -> str:
+    """The listing as text for the agent: one line per variable."""
+    lines = []
+    for v in listing["variables"]:
+        facts = [v["type"]]
+        facts += [f for f in (v["shape"], v["dtype"] and f"dtype {v['dtype']}") if f]
+        if v["size"] is not None:
+            facts.append(f"~{_human_bytes(v['size'])}")
+        lines.append(f"{v['name']}: {', '.join(facts)} = {v['preview']}")
+    if not lines:
+        lines.append("(no user variables)")
+    if listing["note"]:
+        lines.append(f"[{listing['note']}]")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------ inspect
+
+
+def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
+    """What to say about a value, section by section; each runs under its own deadline."""
+    module, kind = _module_of(value), type(value).__name__
+    if module == "pandas" and kind == "DataFrame":
+        frame = value
+        return [
+            ("shape", lambda: str(frame.shape)),
+            (
+                "columns",
+                lambda: "\n".join(f"{c}: {t}" for c, t in list(frame.dtypes.items())[:200]),
+            ),
+            ("null counts", lambda: frame.isna().sum().head(200).to_string()),
+            ("head", lambda: frame.head(5).to_string(max_colwidth=40, max_cols=30)),
+            ("describe", lambda: frame.describe().to_string(max_cols=30)),
+        ]
+    if module == "pandas" and kind == "Series":
+        series = value
+        return [
+            ("shape", lambda: f"{series.shape}, dtype {series.dtype}, name {series.name!r}"),
+            ("null count", lambda: str(int(series.isna().sum()))),
+            ("head", lambda: series.head(10).to_string()),
+            ("describe", lambda: series.describe().to_string()),
+        ]
+    if module == "polars" and kind == "DataFrame":
+        frame = value
+        return [
+            ("shape", lambda: str(frame.shape)),
+            ("schema", lambda: "\n".join(f"{c}: {t}" for c, t in list(frame.schema.items())[:200])),
+            ("null counts", lambda: str(frame.null_count())),
+            ("head", lambda: str(frame.head(5))),
+            ("describe", lambda: str(frame.describe())),
+        ]
+    if module == "numpy" and hasattr(value, "shape") and hasattr(value, "dtype"):
+        array = value
+        np = sys.modules["numpy"]
+
+        def stats() -> str:
+            flat = array.ravel()
+            sample = flat[:: max(1, flat.size // SAMPLE)] if flat.size else flat
+            if not sample.size or not np.issubdtype(sample.dtype, np.number):
+                return "not numeric"
+            of = "" if sample.size == flat.size else f" (a sample of {sample.size})"
+            return f"min {sample.min()}, max {sample.max()}, mean {sample.mean()}{of}"
+
+        return [
+            ("shape", lambda: f"{array.shape}, dtype {array.dtype}, {array.nbytes} bytes"),
+            ("statistics", stats),
+            ("values", lambda: np.array2string(array, threshold=200, edgeitems=5)),
+        ]
+    if isinstance(value, (str, bytes, bytearray)):
+        text = value
+        return [("length", lambda: str(len(text))), ("start", lambda: repr(text[:4000]))]
+    if isinstance(value, dict):
+        mapping = value
+
+        def entries() -> str:
+            short = _short_repr(200)
+            rows = [f"{short.repr(k)}: {short.repr(v)}" for k, v in list(mapping.items())[:100]]
+            return "\n".join(rows)
+
+        return [("length", lambda: str(len(mapping))), ("entries", entries)]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        sequence = value
+
+        def items() -> str:
+            short = _short_repr(200)
+            return "\n".join(short.repr(x) for x in list(sequence)[:100])
+
+        def kinds() -> str:
+            counts: dict[str, int] = {}
+            for x in list(sequence)[:100_000]:
+                counts[type_name(x)] = counts.get(type_name(x), 0) + 1
+            return ", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
+
+        return [("length", lambda: str(len(sequence))), ("element types", kinds), ("items", items)]
+    obj = value
+
+    def attributes() -> str:
+        # getattr_static: reading a property must not run the user's code.
+        names = [n for n in dir(obj) if not n.startswith("_")][:200]
+        return "\n".join(f"{n}: {type_name(inspect.getattr_static(obj, n, None))}" for n in names)
+
+    return [
+        (
+            "type",
+            lambda: f"{type_name(obj)} (mro: {', '.join(c.__name__ for c in type(obj).__mro__)})",
+        ),
+        ("repr", lambda: _cut(repr(obj), 4000)),
+        ("doc", lambda: (inspect.getdoc(obj) or "")[:1000]),
+        ("public attributes", attributes),
+    ]
+
+
+def inspect_variable(
+    name: str,
+    namespace: Mapping[str, Any] | None = None,
+    *,
+    max_chars: int = INSPECT_CHARS,
+    seconds: float = SECTION_SECONDS,
+) -> str:
+    """A bounded text summary of one variable (at most ``max_chars``)."""
+    namespace = user_namespace() if namespace is None else namespace
+    value = namespace.get(name, _MISSING) if isinstance(name, str) else _MISSING
+    if value is _MISSING:
+        known = ", ".join(n for n, _ in user_variables(namespace)[:50])
+        return _cut(f"No variable named {name!r}. Variables: {known or '(none)'}", max_chars)
+    parts = [f"{name}: {type_name(value)}"]
+    for title, section in _sections(value):
+        result = bounded.call(section, seconds)
+        text = result if isinstance(result, str) else repr(result)
+        parts.append(f"## {title}\n{_cut(text, max_chars // 2)}")
+        if sum(len(p) for p in parts) >= max_chars:
+            break
+    return _cut("\n\n".join(parts), max_chars)

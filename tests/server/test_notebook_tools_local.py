@@ -1,0 +1,197 @@
+"""The notebook tools in local mode: served from a real kernel, called over real MCP."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from jupyter_client.multikernelmanager import AsyncMultiKernelManager
+
+from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+from acp_notebook.mcp_servers import SECRET_HEADER
+
+from ..mcp_client import call_tool, images_of, post, text_of
+from .conftest import Cells
+
+OPEN_CHAT = (
+    "import json\n"
+    "from acp_notebook.chat import Chat\n"
+    "from acp_notebook.client import local_client\n"
+    "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
+    "_endpoint = local_client().hub.chats[chat.chat_id].session.notebook\n"
+    "print('ENDPOINT ' + json.dumps([_endpoint.url, _endpoint.secret]))\n"
+)
+
+
+class Kernel:
+    def __init__(self, cells: Cells, url: str, secret: str) -> None:
+        self.cells, self.url, self.secret = cells, url, secret
+
+    async def tool(self, tool: str, **arguments: object) -> str:
+        return text_of(await call_tool(self.url, self.secret, tool, dict(arguments)))
+
+
+async def start_kernel(manager: AsyncMultiKernelManager) -> Kernel:
+    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
+    client = manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    await client.wait_for_ready(timeout=60)
+    cells = Cells(client)
+    msg = cells.execute(OPEN_CHAT)
+    url, secret = await cells.line(msg, "ENDPOINT ", timeout=60)
+    return Kernel(cells, url, secret)
+
+
+@pytest.fixture
+async def kernels() -> AsyncIterator[list[Kernel]]:
+    manager = AsyncMultiKernelManager()
+    started: list[Kernel] = []
+    yield started  # the test starts what it needs with start_kernel(manager) below
+    for kernel in started:
+        await kernel.cells.stop()
+    await manager.shutdown_all(now=True)
+
+
+@pytest.fixture
+async def kernel() -> AsyncIterator[Kernel]:
+    manager = AsyncMultiKernelManager()
+    k = await start_kernel(manager)
+    yield k
+    await k.cells.stop()
+    await manager.shutdown_all(now=True)
+
+
+async def test_variables_answer_while_a_cell_runs(kernel: Kernel) -> None:
+    await kernel.cells.run(
+        "import pandas as pd\n"
+        "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})\n"
+        "count = 3\n"
+    )
+    busy = kernel.cells.execute("import time; time.sleep(30)")
+    await asyncio.sleep(0.5)
+    started = time.monotonic()
+    listing = await kernel.tool("list_variables")
+    took = time.monotonic() - started
+    assert kernel.cells.busy(busy)
+    assert took < 1.0, took
+    assert "sales: pandas.DataFrame, (2, 2)" in listing
+    assert "region (" in listing and "revenue (float64)" in listing
+    assert "count: int" in listing and "pd:" not in listing and "time:" not in listing
+    inspected = await kernel.tool("inspect_variable", name="sales")
+    assert "## columns\nregion:" in inspected and "revenue: float64" in inspected
+    assert "## describe" in inspected and "20.25" in inspected
+    assert kernel.cells.busy(busy)
+
+
+async def test_last_error_and_run_code(kernel: Kernel) -> None:
+    msg = kernel.cells.execute("def f():\n    raise ValueError('the answer is not 41')\nf()\n")
+    await kernel.cells.finished(msg)
+    error = await kernel.tool("last_error")
+    assert error.startswith("ValueError: the answer is not 41")
+    assert "raise ValueError('the answer is not 41')" in error  # the cell's source
+    assert "\x1b[" not in error
+
+    result = await kernel.tool("run_code", code="x = 6 * 7\nprint('printed', x)\nx + 1")
+    assert "printed 42" in result and "43" in result
+    assert "x: int" in await kernel.tool("list_variables")
+
+    figure = await call_tool(
+        kernel.url,
+        kernel.secret,
+        "run_code",
+        {"code": "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"},
+    )
+    images = images_of(figure)
+    assert len(images) == 1 and images[0].mime_type == "image/png", text_of(figure)
+    assert base64.b64decode(images[0].data).startswith(b"\x89PNG")
+
+    cells = await kernel.tool("read_cells", start=0, count=50)
+    assert "f()" in cells
+
+
+async def test_run_code_waits_for_a_running_cell_with_progress(kernel: Kernel) -> None:
+    busy = kernel.cells.execute("import time; time.sleep(4); ran_first = True")
+    await asyncio.sleep(0.3)
+    progress: list[str | None] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
+
+    result = await call_tool(
+        kernel.url, kernel.secret, "run_code", {"code": "print(ran_first)"}, on_progress
+    )
+    assert "True" in text_of(result)
+    assert any(m and m.startswith("waiting for the kernel") for m in progress), progress
+    await kernel.cells.finished(busy)
+
+
+async def test_run_code_is_interrupted_at_its_timeout(kernel: Kernel) -> None:
+    started = time.monotonic()
+    result = await kernel.tool(
+        "run_code", code="import time\nprint('before')\ntime.sleep(60)", timeout=2
+    )
+    assert time.monotonic() - started < 15
+    assert "before" in result and "KeyboardInterrupt" in result and "interrupted" in result
+    assert "2" in await kernel.tool("run_code", code="1 + 1")  # the kernel goes on
+
+
+async def test_hostile_values_stay_bounded(kernel: Kernel) -> None:
+    await kernel.cells.run(
+        "import time\n"
+        "class Raises:\n    def __repr__(self): raise RuntimeError('repr exploded')\n"
+        "class Sleeps:\n    def __repr__(self): time.sleep(60); return 'late'\n"
+        "class Huge:\n    def __repr__(self): return 'x' * (1 << 30)\n"
+        "raises, sleeps, huge = Raises(), Sleeps(), Huge()\n"
+        "big = 'y' * (1 << 30)\n"
+        "globals().update({f'v{i:06d}': i for i in range(100_000)})\n",
+        timeout=60,
+    )
+    started = time.monotonic()
+    listing = await kernel.tool("list_variables")
+    assert time.monotonic() - started < 10
+    assert len(listing) < 200 * 300
+    assert "99800 more variables not listed" in listing or "more variables not listed" in listing
+    for name in ("raises", "sleeps", "huge"):
+        started = time.monotonic()
+        text = await kernel.tool("inspect_variable", name=name)
+        assert time.monotonic() - started < 15, name
+        assert len(text) <= 20_000
+    assert "repr exploded" in await kernel.tool("inspect_variable", name="raises")
+    big = await kernel.tool("inspect_variable", name="big")
+    assert "1073741824" in big and len(big) <= 20_000
+
+
+async def test_the_endpoint_refuses_wrong_secrets_and_bad_bodies(kernel: Kernel) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+    assert await post(kernel.url, {}, body) == 401
+    assert await post(kernel.url, {SECRET_HEADER: "wrong"}, body) == 401
+    assert await post(kernel.url, {SECRET_HEADER: kernel.secret + "x"}, body) == 401
+    too_big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"a": "z" * 300_000}})
+    assert await post(kernel.url, {SECRET_HEADER: kernel.secret}, too_big.encode()) == 413
+    deep = b'{"a":' * 100 + b"1" + b"}" * 100
+    assert await post(kernel.url, {SECRET_HEADER: kernel.secret}, deep) == 400
+
+    # A closed chat's secret is refused from then on.
+    await kernel.cells.run("chat.close()")
+    assert await post(kernel.url, {SECRET_HEADER: kernel.secret}, body) == 401
+
+
+async def test_one_kernels_secret_does_not_open_another(kernels: list[Kernel]) -> None:
+    manager = AsyncMultiKernelManager()
+    try:
+        a, b = await start_kernel(manager), await start_kernel(manager)
+        kernels.extend([a, b])
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+        assert await post(a.url, {SECRET_HEADER: b.secret}, body) == 401
+        await a.cells.run("only_in_a = 1")
+        assert "only_in_a" not in await b.tool("list_variables")
+    finally:
+        await manager.shutdown_all(now=True)
