@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
+from mcp import Client, StdioServerParameters
 
 from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
-from acp_notebook.mcp_servers import SECRET_HEADER
+from acp_notebook.mcp_servers import SECRET_HEADER, notebook_entry
 
 from ..mcp_client import call_tool, images_of, post, text_of
 from .conftest import Cells
@@ -195,3 +196,21 @@ async def test_one_kernels_secret_does_not_open_another(kernels: list[Kernel]) -
         assert "only_in_a" not in await b.tool("list_variables")
     finally:
         await manager.shutdown_all(now=True)
+
+
+async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
+    await kernel.cells.run("through_the_proxy = [1, 2, 3]")
+    entry = notebook_entry(kernel.url, kernel.secret, {"mcpCapabilities": {"sse": True}})
+    env = {**os.environ, **{pair["name"]: pair["value"] for pair in entry["env"]}}
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env)
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        assert {t.name for t in tools.tools} == {
+            "list_variables",
+            "inspect_variable",
+            "read_cells",
+            "last_error",
+            "run_code",
+        }
+        listing = text_of(await client.call_tool("list_variables", {}))
+    assert "through_the_proxy: list, len 3" in listing
