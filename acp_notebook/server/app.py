@@ -23,9 +23,11 @@ from traitlets import Bool, Dict, Float, Int, List, Unicode
 from ..hub import HubConfig
 from ..jsonrpc import LineBudget
 from ..kernel_auth import SECRET_ENV, URL_ENV
+from ..notebook_tools.server import ServerTools
 from ..session import SessionConfig
 from .api import AgentsHandler, ChatsHandler
 from .handlers import BrowserSocket, KernelSocket
+from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
@@ -79,6 +81,11 @@ class AcpNotebookApp(ExtensionApp):
         help="Bytes the unfinished lines of all agents on this server may hold together; "
         "an agent whose line would go over is told so and the line is skipped.",
     ).tag(config=True)
+    notebook_tools = Bool(
+        True,
+        help="Whether every chat gets the `notebook` MCP server: the kernel's variables, "
+        "the notebook's cells and last error, and running code in the kernel.",
+    ).tag(config=True)
     reconcile_interval = Float(
         10.0, help="Seconds between checks for kernels that are gone without a shutdown event."
     ).tag(config=True)
@@ -113,7 +120,12 @@ class AcpNotebookApp(ExtensionApp):
         package_log = logging.getLogger("acp_notebook")
         self._log_parent = package_log.parent
         package_log.parent = self._server.log
-        self.hubs = KernelHubs(self._hub_config(), self.log)
+        self.queries = KernelQueries()
+        tools = None
+        if self.notebook_tools:
+            server = self._server
+            tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
+        self.hubs = KernelHubs(self._hub_config(), self.log, tools)
         self.secret = secrets.token_urlsafe(32)
         self._export_env()
         self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)

@@ -8,12 +8,17 @@ import logging
 from collections.abc import Iterable
 
 from ..hub import Hub, HubConfig
+from ..notebook_tools.server import ServerTools
 
 
 class KernelHubs:
-    def __init__(self, config: HubConfig, log: logging.Logger) -> None:
+    def __init__(
+        self, config: HubConfig, log: logging.Logger, tools: ServerTools | None = None
+    ) -> None:
         self.config = config
         self.log = log
+        # The chats' notebook tools; None when the server turns them off.
+        self.tools = tools
         self._hubs: dict[str, Hub] = {}
         self._closed = False
 
@@ -26,7 +31,8 @@ class KernelHubs:
             raise RuntimeError("the server is stopping")
         hub = self._hubs.get(kernel_id)
         if hub is None:
-            hub = self._hubs[kernel_id] = Hub(self.config, name=kernel_id)
+            factory = self.tools.factory(kernel_id) if self.tools is not None else None
+            hub = self._hubs[kernel_id] = Hub(self.config, name=kernel_id, notebook_tools=factory)
         return hub
 
     async def drop(self, kernel_id: str, reason: str) -> None:
@@ -36,6 +42,8 @@ class KernelHubs:
             return
         self.log.info("acp_notebook: closing the chats of kernel %s (%s)", kernel_id, reason)
         await hub.close()
+        if self.tools is not None:
+            self.tools.drop(kernel_id)
 
     async def reconcile(self, live: Iterable[str]) -> None:
         """Drop the hubs of kernels that vanished without a shutdown event (died, culled)."""
@@ -45,3 +53,5 @@ class KernelHubs:
     async def close(self) -> None:
         self._closed = True
         await asyncio.gather(*(self.drop(kid, "server stopping") for kid in list(self._hubs)))
+        if self.tools is not None:
+            await self.tools.close()

@@ -1,0 +1,77 @@
+"""Server -> kernel questions on the kernel socket (the notebook tools' variable reads).
+
+The server sends ``{"type": "kernel:query", "query": n, "tool", "args"}`` down a
+kernel's socket; the kernel answers from its socket's loop thread (never its main
+thread, so while a cell runs) with ``{"type": "kernel:answer", "query": n, "text"}``
+or ``"error"``. An answer is untrusted input like any frame: its text is cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+QUERY = "kernel:query"
+ANSWER = "kernel:answer"
+TIMEOUT = 15.0
+MAX_ANSWER = 64 * 1024
+
+Send = Callable[[dict[str, Any]], None]
+
+
+class KernelUnavailable(RuntimeError):
+    pass
+
+
+class KernelQueries:
+    def __init__(self) -> None:
+        self._sockets: dict[str, Send] = {}
+        self._waiting: dict[int, tuple[str, asyncio.Future[str]]] = {}
+        self._ids = itertools.count(1)
+
+    def attach(self, kernel_id: str, send: Send) -> None:
+        """The kernel's socket is up (a newer one replaces an older one)."""
+        self._sockets[kernel_id] = send
+
+    def detach(self, kernel_id: str, send: Send) -> None:
+        if self._sockets.get(kernel_id) == send:
+            del self._sockets[kernel_id]
+            for number, (kid, future) in list(self._waiting.items()):
+                if kid == kernel_id and not future.done():
+                    future.set_exception(KernelUnavailable("the kernel's socket closed"))
+                    del self._waiting[number]
+
+    async def ask(
+        self, kernel_id: str, tool: str, args: Mapping[str, Any], timeout: float = TIMEOUT
+    ) -> str:
+        send = self._sockets.get(kernel_id)
+        if send is None:
+            raise KernelUnavailable(
+                "the kernel is not connected to the server (it has not opened a chat since "
+                "it started, or it is restarting)"
+            )
+        number = next(self._ids)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting[number] = (kernel_id, future)
+        try:
+            send({"type": QUERY, "query": number, "tool": tool, "args": dict(args)})
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise KernelUnavailable(f"the kernel did not answer within {timeout:g} s") from None
+        finally:
+            self._waiting.pop(number, None)
+
+    def answered(self, kernel_id: str, frame: Mapping[str, Any]) -> None:
+        """A ``kernel:answer`` from ``kernel_id``'s socket; unknown or foreign ids are dropped."""
+        number = frame.get("query")
+        waiting = self._waiting.get(number) if isinstance(number, int) else None
+        if waiting is None or waiting[0] != kernel_id or waiting[1].done():
+            return
+        text, error = frame.get("text"), frame.get("error")
+        if isinstance(text, str):
+            waiting[1].set_result(text[:MAX_ANSWER])
+        else:
+            detail = error[:500] if isinstance(error, str) else "no answer"
+            waiting[1].set_exception(KernelUnavailable(f"the kernel could not answer: {detail}"))

@@ -1,0 +1,119 @@
+"""The notebook tools in server mode: the endpoint in the Jupyter server, a real kernel
+opened through the sessions API (so the server knows its notebook), called over MCP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import nbformat
+import pytest
+
+from acp_notebook.mcp_servers import SECRET_HEADER
+from acp_notebook.server.app import AcpNotebookApp
+
+from ..mcp_client import call_tool, images_of, post, text_of
+from .conftest import OPEN_CHAT
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+
+
+def saved_notebook(marker: str) -> dict[str, Any]:
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("df.describe()", execution_count=3)
+    code.outputs = [
+        nbformat.v4.new_output(
+            "error",
+            ename="KeyError",
+            evalue="'price'",
+            traceback=["\x1b[31mKeyError\x1b[0m: 'price'"],
+        ),
+        nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {marker}"), code]
+    return dict(nb)
+
+
+async def open_notebook(jp_fetch: Any, path: str, marker: str) -> str:
+    """Save a notebook and start a session for it; the session's kernel id."""
+    body = {"type": "notebook", "format": "json", "content": saved_notebook(marker)}
+    await jp_fetch("api", "contents", path, method="PUT", body=json.dumps(body))
+    response = await jp_fetch(
+        "api",
+        "sessions",
+        method="POST",
+        body=json.dumps({"path": path, "type": "notebook", "kernel": {"name": "python3"}}),
+    )
+    return str(json.loads(response.body)["kernel"]["id"])
+
+
+async def chat_endpoint(
+    extension: AcpNotebookApp, cells: Callable[[str], Any], kernel_id: str, options: str = ""
+) -> tuple[str, str, Any]:
+    kernel = await cells(kernel_id)
+    out = await kernel.run(
+        OPEN_CHAT.replace('env={"ACP_DEMO_DELAY": "0"}', f'env={{"ACP_DEMO_DELAY": "0"}}{options}')
+    )
+    chat_id = json.loads(out.split("chat:", 1)[1])["chat"]
+    hub = extension.hubs.get(kernel_id)
+    assert hub is not None
+    return chat_id, kernel_id, hub.chats[chat_id].session.notebook
+
+
+async def test_cells_and_run_code_from_the_server(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "analysis.ipynb", "Sales analysis")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    read = await call_tool(endpoint.url, endpoint.secret, "read_cells", {"start": 0, "count": 10})
+    text = text_of(read)
+    assert "analysis.ipynb" in text and "# Sales analysis" in text
+    assert "--- cell 1 (code) [3]\ndf.describe()" in text
+    assert "[error] KeyError: 'price'" in text and "\x1b[" not in text
+    assert [i.mime_type for i in images_of(read)] == ["image/png"]
+
+    kernel = await cells(kernel_id)
+    busy = kernel.execute("import time; time.sleep(3); ready = 'yes'")
+    await asyncio.sleep(0.3)
+    result = await call_tool(endpoint.url, endpoint.secret, "run_code", {"code": "print(ready)"})
+    assert "yes" in text_of(result)
+    await kernel.finished(busy)
+
+
+async def test_each_chat_has_its_own_secret(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    a = await open_notebook(jp_fetch, "a.ipynb", "Notebook A")
+    b = await open_notebook(jp_fetch, "b.ipynb", "Notebook B")
+    _, _, endpoint_a = await chat_endpoint(extension, cells, a)
+    _, _, endpoint_b = await chat_endpoint(extension, cells, b)
+    assert endpoint_a.url == endpoint_b.url and endpoint_a.secret != endpoint_b.secret
+    assert await post(endpoint_a.url, {}, LIST) == 401
+    assert await post(endpoint_a.url, {SECRET_HEADER: "guess"}, LIST) == 401
+    # B's secret reads B's notebook, never A's.
+    read = text_of(await call_tool(endpoint_b.url, endpoint_b.secret, "read_cells"))
+    assert "Notebook B" in read and "Notebook A" not in read
+    # A closed chat's secret opens nothing any more.
+    await (await cells(b)).run("chat.close()")
+    assert await post(endpoint_b.url, {SECRET_HEADER: endpoint_b.secret}, LIST) == 401
+    assert await post(endpoint_a.url, {SECRET_HEADER: endpoint_a.secret}, LIST) == 200
+
+
+async def test_chat_can_turn_the_tools_off(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "off.ipynb", "Off")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id, ", notebook_tools=False")
+    assert endpoint is None
+
+
+@pytest.mark.acp_config(AcpNotebookApp={"notebook_tools": False})
+async def test_the_server_can_turn_the_tools_off(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "off.ipynb", "Off")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    assert endpoint is None
