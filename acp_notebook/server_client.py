@@ -29,6 +29,7 @@ from . import bounded_json
 from .client import Client, Disconnected, local_client
 from .contracts import Frame
 from .kernel_auth import SECRET_ENV, URL_ENV, auth_headers
+from .notebook_tools import kernel as kernel_tools
 
 log = logging.getLogger(__name__)
 
@@ -184,10 +185,27 @@ class ServerClient(Client):
             # One bad frame costs that frame, never the reader (and with it reconnection).
             log.warning("acp_notebook: skipped a frame from the server: %s", exc)
             return
-        if isinstance(frame, dict):
+        if isinstance(frame, dict) and frame.get("type") == "kernel:query":
+            self.thread.loop.create_task(self._answer_query(frame))
+        elif isinstance(frame, dict):
             self.on_frame(frame)
         else:
             log.warning("acp_notebook: skipped a frame from the server: not an object")
+
+    async def _answer_query(self, query: Frame) -> None:
+        """The server asks for a kernel-side notebook tool: answered on a worker thread,
+        so while a cell runs."""
+        answer: Frame = {"type": "kernel:answer", "query": query.get("query")}
+        args = query.get("args")
+        try:
+            answer["text"] = await asyncio.to_thread(
+                kernel_tools.answer, str(query.get("tool")), args if isinstance(args, dict) else {}
+            )
+        except Exception as exc:
+            answer["error"] = f"{type(exc).__name__}: {exc}"[:500]
+        ws = self._ws
+        if ws is not None:
+            await self._write(ws, answer)
 
     async def _reconnect(self) -> ClientConnection:
         delay = 0.25

@@ -139,7 +139,7 @@ class AcpNotebookApp(ExtensionApp):
                 (
                     r"acp-notebook/ws/kernel",
                     KernelSocket,
-                    {"hubs": self.hubs, "secret": self.secret},
+                    {"hubs": self.hubs, "secret": self.secret, "queries": self.queries},
                 ),
                 (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),
                 (r"acp-notebook/api/chats", ChatsHandler, {"hubs": self.hubs}),

@@ -30,9 +30,10 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from .. import kernel_auth
+from .. import bounded_json, kernel_auth
 from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
 from ..hub import Hub, Subscription
+from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
 
 # Above this tornado drops the connection; up to it, an oversized request is INVALID.
@@ -62,7 +63,8 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
     def max_message_size(self) -> int:
         return MAX_FRAME_BYTES
 
-    async def handle(self, message: str | bytes) -> Frame:
+    async def handle(self, message: str | bytes) -> Frame | None:
+        """The ack of one frame from the client; None for a frame that gets none."""
         raise NotImplementedError
 
     def on_message(self, message: str | bytes) -> None:
@@ -75,7 +77,8 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
         except Exception:
             self.log.exception("acp_notebook: a request failed")
             ack = error_ack(None, "INTERNAL", "the server failed on this request")
-        self.send(ack)
+        if ack is not None:
+            self.send(ack)
 
     def send(self, frame: Frame) -> None:
         if self.ws_connection is not None and not self.ws_connection.is_closing():
@@ -156,10 +159,22 @@ class BrowserSocket(_ChatSocket):
 
 
 class KernelSocket(_ChatSocket):
-    def initialize(self, hubs: KernelHubs, secret: str) -> None:  # type: ignore[override]
+    def initialize(  # type: ignore[override]
+        self, hubs: KernelHubs, secret: str, queries: KernelQueries
+    ) -> None:
         super().initialize(hubs)
         self.secret = secret
+        self.queries = queries
         self.kernel_id = ""
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        super().open(*args, **kwargs)
+        # The server's questions to this kernel (the notebook tools) go down this socket.
+        self.queries.attach(self.kernel_id, self.send)
+
+    def on_close(self) -> None:
+        super().on_close()
+        self.queries.detach(self.kernel_id, self.send)
 
     def _session_key(self, kernel_id: str) -> bytes | None:
         manager = self.kernel_manager
@@ -184,10 +199,17 @@ class KernelSocket(_ChatSocket):
             raise web.HTTPError(403) from None
         await super().get(*args, **kwargs)
 
-    async def handle(self, message: str | bytes) -> Frame:
+    async def handle(self, message: str | bytes) -> Frame | None:
+        try:
+            frame = bounded_json.loads(message, max_bytes=MAX_REQUEST_BYTES)
+        except bounded_json.Rejected as exc:
+            return error_ack(None, "INVALID", str(exc))
+        if isinstance(frame, dict) and frame.get("type") == ANSWER:
+            self.queries.answered(self.kernel_id, frame)
+            return None
         try:
             hub = self.hubs.attach(self.kernel_id)
         except RuntimeError as exc:  # the server is stopping
             return error_ack(None, "INTERNAL", str(exc))
         # The kernel runs the notebook's own code: it may act for any owner.
-        return await hub.handle(message, trusted=True, follow=self.follow)
+        return await hub.handle(frame, trusted=True, follow=self.follow)

@@ -176,6 +176,7 @@ export interface OpenRequest {
   mcpServers?: Record<string, unknown>[];
   owner?: string | null;
   loadSessionId?: string | null;
+  notebookTools?: boolean;
 }
 
 export interface SubscribeRequest {

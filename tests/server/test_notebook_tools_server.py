@@ -117,3 +117,31 @@ async def test_the_server_can_turn_the_tools_off(
     kernel_id = await open_notebook(jp_fetch, "off.ipynb", "Off")
     _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
     assert endpoint is None
+
+
+async def test_variables_and_last_error_come_from_the_kernel_while_it_runs(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "vars.ipynb", "Vars")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    kernel = await cells(kernel_id)
+    failed = kernel.execute(
+        "import pandas as pd\n"
+        "prices = pd.DataFrame({'item': ['tea', 'cake'], 'price': [2.5, 4.0]})\n"
+        "prices['cost']\n"
+    )
+    await kernel.finished(failed)
+    busy = kernel.execute("import time; time.sleep(30)")
+    await asyncio.sleep(0.5)
+    started = asyncio.get_running_loop().time()
+    listing = text_of(await call_tool(endpoint.url, endpoint.secret, "list_variables"))
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert "prices: pandas.DataFrame, (2, 2)" in listing and "price (float64)" in listing
+    inspected = text_of(
+        await call_tool(endpoint.url, endpoint.secret, "inspect_variable", {"name": "prices"})
+    )
+    assert "## columns\nitem:" in inspected and "price: float64" in inspected
+    error = text_of(await call_tool(endpoint.url, endpoint.secret, "last_error"))
+    assert error.startswith("KeyError: 'cost'") and "prices['cost']" in error
+    assert kernel.busy(busy)
+    await extension._server.kernel_manager.interrupt_kernel(kernel_id)
