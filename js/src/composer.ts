@@ -1,5 +1,14 @@
-// The composer: Enter sends the prompt, Shift+Enter inserts a newline.
+// The composer: Enter sends the prompt, Shift+Enter inserts a newline. A pasted or
+// dropped image is attached (bounded, see attach.ts) and shown as a chip until sent.
 
+import {
+  AttachError,
+  attachmentChips,
+  imageAttachment,
+  MAX_ATTACHMENTS,
+  summarize,
+} from "./attach";
+import type { Attachment } from "./contracts";
 import { el } from "./dom";
 import { describeError, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
@@ -19,6 +28,9 @@ export class Composer {
   readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
   private readonly error = el("div", "acpnb-composer-error");
+  private readonly chips = el("div", "acpnb-composer-attachments");
+  /** What goes with the next prompt. */
+  private attachments: Attachment[] = [];
 
   constructor(
     private readonly t: Translate,
@@ -45,9 +57,25 @@ export class Composer {
       event.preventDefault();
       void this.submit();
     });
+    this.input.addEventListener("paste", (event) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (files.length === 0) return; // plain text pastes as usual
+      event.preventDefault();
+      void this.attachFiles(files);
+    });
+    this.el.addEventListener("dragover", (event) => {
+      if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+    });
+    this.el.addEventListener("drop", (event) => {
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (files.length === 0) return;
+      event.preventDefault();
+      void this.attachFiles(files);
+    });
+    this.chips.hidden = true;
     const row = el("div", "acpnb-composer-row");
     row.append(this.input, this.button);
-    this.el.append(row, this.error);
+    this.el.append(this.chips, row, this.error);
     if (draftKey) this.keepDraft(draftKey);
   }
 
@@ -74,18 +102,71 @@ export class Composer {
     this.button.disabled = !enabled;
   }
 
+  /** Attaches what the composer will send with the next prompt. */
+  add(attachment: Attachment): void {
+    if (this.attachments.length >= MAX_ATTACHMENTS) {
+      this.showError(this.t("tooManyAttachments", { max: MAX_ATTACHMENTS }));
+      return;
+    }
+    this.attachments.push(attachment);
+    this.renderChips();
+  }
+
+  private async attachFiles(files: File[]): Promise<void> {
+    this.error.hidden = true;
+    for (const file of files) {
+      try {
+        this.add(await imageAttachment(file, file.name || "image"));
+      } catch (error) {
+        const detail = error instanceof AttachError ? error.message : String(error);
+        this.showError(this.t("attachFailed", { detail }));
+      }
+    }
+  }
+
+  private renderChips(): void {
+    const remove = (index: number, label: string): HTMLElement => {
+      const button = el("button", "acpnb-attachment-remove", "×");
+      button.type = "button";
+      button.title = this.t("removeAttachment", { label });
+      button.setAttribute("aria-label", button.title);
+      button.addEventListener("click", () => {
+        this.attachments.splice(index, 1);
+        this.renderChips();
+      });
+      return button;
+    };
+    this.chips.replaceChildren(attachmentChips(this.attachments.map(summarize), remove));
+    this.chips.hidden = this.attachments.length === 0;
+  }
+
+  private showError(text: string): void {
+    this.error.textContent = text;
+    this.error.hidden = false;
+  }
+
   private async submit(): Promise<void> {
     const text = this.input.value;
     if (text.trim() === "" || this.input.disabled) return;
+    const attachments = this.attachments;
     this.input.value = "";
+    this.attachments = [];
+    this.renderChips();
     if (this.draftKey) drafts.delete(this.draftKey);
     this.error.hidden = true;
-    const result = await this.request({ type: "chat:prompt", text });
+    const result = await this.request(
+      attachments.length > 0
+        ? { type: "chat:prompt", text, attachments }
+        : { type: "chat:prompt", text },
+    );
     if (!result.ok) {
       // Give the text back unless the user has started typing something new.
       if (this.input.value === "") this.input.value = text;
-      this.error.textContent = describeError(this.t, result.code, result.detail);
-      this.error.hidden = false;
+      if (this.attachments.length === 0) {
+        this.attachments = attachments;
+        this.renderChips();
+      }
+      this.showError(describeError(this.t, result.code, result.detail));
     }
   }
 }

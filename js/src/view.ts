@@ -2,6 +2,7 @@
 // animation frame, touching only what changed: new items are appended, the last text
 // item grows in place, and tool calls and cards are updated by id.
 
+import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { StreamEvent } from "./contracts";
@@ -277,6 +278,9 @@ export class ChatView {
       case "user":
       case "error": {
         const view = new PlainItem(item.type);
+        // A prompt's attachments never change: shown once, under its text.
+        if (item.type === "user" && item.attachments)
+          view.el.append(attachmentChips(item.attachments));
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
       case "agent": {

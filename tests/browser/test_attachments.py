@@ -1,0 +1,75 @@
+"""Attachments in the widget, in a real JupyterLab: a pasted image goes with the prompt
+(the demo agent lists what it received) and shows in the transcript as a thumbnail."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import uuid
+
+from PIL import Image
+from playwright.sync_api import Page, expect
+
+from .fixtures import PageLog
+from .lab import JupyterServer, agent_text, chat, open_notebook, run_cell, send, write_notebook
+
+OPEN = 'from acp_notebook import Chat\nchat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})\nchat'
+
+# Pastes a file into the composer the way a browser does for a screenshot.
+PASTE = """([data, type, name]) => {
+  const bytes = data === null ? new Uint8Array(40 * 1024 * 1024)
+    : Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, { type }));
+  const box = document.querySelectorAll("textarea.acpnb-composer-input");
+  box[box.length - 1].dispatchEvent(
+    new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }),
+  );
+}"""
+
+
+def png(width: int, height: int) -> str:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "teal").save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_a_pasted_image_reaches_the_agent(
+    page: Page, server: JupyterServer, page_log: PageLog
+) -> None:
+    filename = write_notebook(server, f"paste-{uuid.uuid4().hex[:6]}", [OPEN])
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    widget = chat(page)
+    expect(widget.locator(".acpnb-status")).to_have_text("idle")
+    composer = widget.locator(".acpnb-composer")
+
+    # Not an image, and an image too large to read: clear errors, nothing attached.
+    page.evaluate(PASTE, [base64.b64encode(b"%PDF-1.4").decode(), "application/pdf", "a.pdf"])
+    error = composer.locator(".acpnb-composer-error")
+    expect(error).to_have_text(
+        "Not attached: cannot attach application/pdf: only PNG, JPEG, GIF, WebP"
+    )
+    page.evaluate(PASTE, [None, "image/png", "huge.png"])
+    expect(error).to_have_text("Not attached: the image is 40,960 KB; the cap is 32,768 KB")
+    expect(composer.locator(".acpnb-attachment")).to_have_count(0)
+
+    # A 2000x1000 screenshot: scaled to 1568 px, shown as a chip with a thumbnail.
+    page.evaluate(PASTE, [png(2000, 1000), "image/png", "screenshot.png"])
+    chip = composer.locator(".acpnb-attachment")
+    expect(chip).to_have_count(1)
+    expect(chip).to_contain_text("screenshot.png · PNG 1568x784")
+    expect(chip.locator("img.acpnb-thumbnail")).to_have_count(1)
+
+    send(page, "what is in this picture?")
+    expect(agent_text(page)).to_contain_text("You said: what is in this picture?")
+    received = widget.locator(".acpnb-agent", has_text="Received:")
+    expect(received).to_contain_text("image image/png:")
+    expect(received).to_contain_text("PNG 1568x784")
+    expect(composer.locator(".acpnb-attachment")).to_have_count(0)
+    user = widget.locator(".acpnb-user").last
+    expect(user).to_contain_text("what is in this picture?")
+    thumbnail = user.locator("img.acpnb-thumbnail")
+    expect(thumbnail).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
+    assert page_log.errors == [] and page_log.dialogs == []
