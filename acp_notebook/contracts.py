@@ -421,6 +421,24 @@ class ElicitationRespondRequest(_ChatRequest):
     ) = None
 
 
+class VariablesRequest(_ChatRequest):
+    """The composer's ``@``: the kernel's variables (names and types)."""
+
+    type: Literal["chat:variables"]
+
+
+class MentionRequest(_ChatRequest):
+    """The composer's ``@name``: that variable as an attachment."""
+
+    type: Literal["chat:mention"]
+    name: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+
+
+class VariableName(_Model):
+    name: str
+    type: str
+
+
 ClientRequest = Annotated[
     Union[
         OpenRequest,
@@ -433,6 +451,8 @@ ClientRequest = Annotated[
         SetConfigRequest,
         PermissionRespondRequest,
         ElicitationRespondRequest,
+        VariablesRequest,
+        MentionRequest,
     ],
     Field(discriminator="type"),
 ]
@@ -475,3 +495,8 @@ class Ack(_Model):
     turn: int | None = None
     # Only on chat:open: the new chat.
     chatId: str | None = None
+    # Only on chat:variables: the kernel's variables, and how many were left out.
+    variables: list[VariableName] | None = None
+    omitted: int | None = None
+    # Only on chat:mention: the variable as an attachment for the next prompt.
+    attachment: Attachment | None = None

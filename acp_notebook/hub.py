@@ -16,20 +16,25 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from . import bounded_json
 from .agents import AgentSpec, resolve_agent
 from .attachments import AttachmentError, adapt
 from .contracts import (
+    MAX_DETAIL,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
+    Attachment,
     ClientRequest,
     ErrorCode,
     Frame,
+    MentionRequest,
     OpenRequest,
+    VariableName,
+    VariablesRequest,
     client_request,
     error_ack,
 )
@@ -41,8 +46,15 @@ from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 
 if TYPE_CHECKING:
     from .notebook_tools.mcp_server import ToolsFactory
+    from .notebook_tools.server import KernelQuery
 
 log = logging.getLogger(__name__)
+
+# A kernel's answer to a mention: the query channel's cap (server/kernel_queries.py).
+MAX_MENTION_ANSWER = 64 * 1024
+_VARIABLE_NAMES: TypeAdapter[list[VariableName]] = TypeAdapter(
+    Annotated[list[VariableName], Field(max_length=1000)]
+)
 
 
 @dataclass(frozen=True)
@@ -173,11 +185,14 @@ class Hub:
         config: HubConfig = HubConfig(),
         name: str = "",
         notebook_tools: ToolsFactory | None = None,
+        kernel_query: KernelQuery | None = None,
     ) -> None:
         self.config = config
         self.name = name
         # Serves a chat's `notebook` MCP server; None: this hub's chats get none.
         self.notebook_tools = notebook_tools
+        # Asks the kernel for a kernel-side tool (the composer's @ mentions); None: no kernel.
+        self.kernel_query = kernel_query
         self.chats: dict[str, _Chat] = {}
         self._closed = False
 
@@ -363,6 +378,8 @@ class Hub:
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner is None or user == chat.owner):
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
+        if req.type == "chat:variables" or req.type == "chat:mention":
+            return await self._mention(req)
         try:
             if req.type == "chat:prompt":
                 attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
@@ -398,6 +415,37 @@ class Hub:
         except RpcError as exc:
             return error_ack(ack, "INVALID", f"the agent refused: {exc.message}")
         return {"ack": ack, "accepted": True}
+
+    async def _mention(self, req: VariablesRequest | MentionRequest) -> Frame:
+        """The kernel's variables, or one as an attachment (the kernel's answer is
+        untrusted: parsed bounded and validated against the contract)."""
+        if self.kernel_query is None:
+            return error_ack(req.id, "INVALID", "this chat cannot read the kernel's variables")
+        try:
+            if req.type == "chat:variables":
+                text = await self.kernel_query("mention_list", {})
+                listing = bounded_json.loads(text, max_bytes=MAX_MENTION_ANSWER)
+                if not isinstance(listing, dict):
+                    raise ValueError("the kernel's answer is not an object")
+                names = _VARIABLE_NAMES.validate_python(listing.get("variables"))
+                omitted = listing.get("omitted")
+                return {
+                    "ack": req.id,
+                    "accepted": True,
+                    "variables": [n.model_dump() for n in names],
+                    "omitted": omitted if isinstance(omitted, int) else 0,
+                }
+            text = await self.kernel_query("mention_attach", {"name": req.name})
+            attachment = Attachment.model_validate(
+                bounded_json.loads(text, max_bytes=MAX_MENTION_ANSWER)
+            )
+        except (RuntimeError, ValueError) as exc:  # no kernel, no such variable, a bad answer
+            return error_ack(req.id, "INVALID", str(exc)[:MAX_DETAIL])
+        return {
+            "ack": req.id,
+            "accepted": True,
+            "attachment": attachment.model_dump(exclude_none=True),
+        }
 
     async def _open(self, req: OpenRequest) -> Frame:
         try:

@@ -9,10 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import mentions
 from .errors import format_error, last_error
 from .variables import format_listing, inspect_variable, list_variables
 
-KERNEL_TOOLS = frozenset({"list_variables", "inspect_variable", "last_error"})
+# mention_*: the composer's @ mentions (mentions.py), over the same channel.
+KERNEL_TOOLS = frozenset(
+    {"list_variables", "inspect_variable", "last_error", "mention_list", "mention_attach"}
+)
 
 
 def answer(tool: str, args: Mapping[str, Any]) -> str:
@@ -26,4 +30,11 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
         return inspect_variable(name)
     if tool == "last_error":
         return format_error(last_error())
+    if tool == "mention_list":
+        return mentions.variables()
+    if tool == "mention_attach":
+        name = args.get("name")
+        if not isinstance(name, str) or len(name) > 256:
+            raise ValueError("mention_attach needs a variable name")
+        return mentions.mention(name)
     raise ValueError(f"unknown kernel tool {tool!r}")

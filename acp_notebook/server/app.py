@@ -125,7 +125,7 @@ class AcpNotebookApp(ExtensionApp):
         if self.notebook_tools:
             server = self._server
             tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
-        self.hubs = KernelHubs(self._hub_config(), self.log, tools)
+        self.hubs = KernelHubs(self._hub_config(), self.log, tools, self.queries.ask)
         self.secret = secrets.token_urlsafe(32)
         self._export_env()
         self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)

@@ -4,8 +4,10 @@ restarts (the chats outlive the kernel process), ended when the kernel is gone."
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
 
 from ..hub import Hub, HubConfig
 from ..notebook_tools.server import ServerTools
@@ -13,10 +15,16 @@ from ..notebook_tools.server import ServerTools
 
 class KernelHubs:
     def __init__(
-        self, config: HubConfig, log: logging.Logger, tools: ServerTools | None = None
+        self,
+        config: HubConfig,
+        log: logging.Logger,
+        tools: ServerTools | None = None,
+        query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]] | None = None,
     ) -> None:
         self.config = config
         self.log = log
+        # Asks a kernel (by id) for a kernel-side tool: the composer's @ mentions.
+        self.query = query
         # The chats' notebook tools; None when the server turns them off.
         self.tools = tools
         self._hubs: dict[str, Hub] = {}
@@ -32,7 +40,10 @@ class KernelHubs:
         hub = self._hubs.get(kernel_id)
         if hub is None:
             factory = self.tools.factory(kernel_id) if self.tools is not None else None
-            hub = self._hubs[kernel_id] = Hub(self.config, name=kernel_id, notebook_tools=factory)
+            query = functools.partial(self.query, kernel_id) if self.query is not None else None
+            hub = self._hubs[kernel_id] = Hub(
+                self.config, name=kernel_id, notebook_tools=factory, kernel_query=query
+            )
         return hub
 
     async def drop(self, kernel_id: str, reason: str) -> None:

@@ -8,9 +8,10 @@ import {
   MAX_ATTACHMENTS,
   summarize,
 } from "./attach";
-import type { Attachment } from "./contracts";
+import type { Attachment, VariableName } from "./contracts";
 import { el } from "./dom";
 import { describeError, type Translate } from "./i18n";
+import { MentionMenu, matching, mentionAt } from "./mentions";
 import type { RequestBody, RequestResult } from "./transport";
 
 /**
@@ -31,6 +32,9 @@ export class Composer {
   private readonly chips = el("div", "acpnb-composer-attachments");
   /** What goes with the next prompt. */
   private attachments: Attachment[] = [];
+  private readonly mentions: MentionMenu;
+  /** The kernel's variables, read once per `@` typed (null: not read yet). */
+  private variables: Promise<VariableName[] | null> | null = null;
 
   constructor(
     private readonly t: Translate,
@@ -46,7 +50,11 @@ export class Composer {
     this.button.type = "submit";
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
+    this.mentions = new MentionMenu(this.input, (name) => void this.mention(name));
+    this.input.addEventListener("input", () => void this.offerMentions());
+    this.input.addEventListener("blur", () => this.mentions.hide());
     this.input.addEventListener("keydown", (event) => {
+      if (this.mentions.key(event)) return;
       // isComposing: Enter that confirms an IME candidate (Chinese input) must not send.
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -75,7 +83,7 @@ export class Composer {
     this.chips.hidden = true;
     const row = el("div", "acpnb-composer-row");
     row.append(this.input, this.button);
-    this.el.append(this.chips, row, this.error);
+    this.el.append(this.chips, this.mentions.el, row, this.error);
     if (draftKey) this.keepDraft(draftKey);
   }
 
@@ -110,6 +118,52 @@ export class Composer {
     }
     this.attachments.push(attachment);
     this.renderChips();
+  }
+
+  /** Offers the kernel's variables while the caret is after an `@word`. */
+  private async offerMentions(): Promise<void> {
+    const at = mentionAt(this.input.value, this.input.selectionStart ?? 0);
+    if (at === null) {
+      this.variables = null; // the next `@` reads them again
+      this.mentions.hide();
+      return;
+    }
+    this.variables ??= this.request({ type: "chat:variables" }).then((result) => {
+      if (result.ok) return result.ack?.variables ?? [];
+      this.showError(describeError(this.t, result.code, result.detail));
+      return null;
+    });
+    const variables = await this.variables;
+    // The text may have changed while the kernel answered: match what is there now.
+    const now = mentionAt(this.input.value, this.input.selectionStart ?? 0);
+    if (variables === null || now === null) {
+      this.mentions.hide();
+      return;
+    }
+    this.mentions.show(matching(variables, now.query), this.t("noVariables"));
+  }
+
+  /** `@name` picked: the word becomes `@name`, and the variable's summary is attached. */
+  private async mention(name: string): Promise<void> {
+    const caret = this.input.selectionStart ?? 0;
+    const at = mentionAt(this.input.value, caret);
+    this.mentions.hide();
+    this.variables = null;
+    if (at !== null) {
+      const text = this.input.value;
+      this.input.value = `${text.slice(0, at.start)}@${name} ${text.slice(caret)}`;
+      const end = at.start + name.length + 2;
+      this.input.setSelectionRange(end, end);
+      this.input.dispatchEvent(new Event("input")); // the draft keeps it
+    }
+    const result = await this.request({ type: "chat:mention", name });
+    if (!result.ok) {
+      this.showError(
+        this.t("attachFailed", { detail: describeError(this.t, result.code, result.detail) }),
+      );
+    } else if (result.ack?.attachment) {
+      this.add(result.ack.attachment);
+    }
   }
 
   private async attachFiles(files: File[]): Promise<void> {

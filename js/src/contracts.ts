@@ -296,9 +296,31 @@ export type ClientRequest =
   | SetModeRequest
   | SetConfigRequest
   | PermissionRespondRequest
-  | ElicitationRespondRequest;
+  | ElicitationRespondRequest
+  | VariablesRequest
+  | MentionRequest;
 
 // ---------------------------------------------------------------- acks and frames (down)
+
+/** The composer's `@`: the kernel's variables (names and types). */
+export interface VariablesRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:variables";
+}
+
+/** The composer's `@name`: that variable as an attachment. */
+export interface MentionRequest {
+  chatId: string;
+  id?: number | string | null;
+  type: "chat:mention";
+  name: string;
+}
+
+export interface VariableName {
+  name: string;
+  type: string;
+}
 
 export interface Ack {
   ack?: number | string | null;
@@ -309,6 +331,9 @@ export interface Ack {
   reset?: boolean | null;
   turn?: number | null;
   chatId?: string | null;
+  variables?: VariableName[] | null;
+  omitted?: number | null;
+  attachment?: Attachment | null;
 }
 
 /** @local A batch of one chat's events, in seq order (transport frame, not a model). */

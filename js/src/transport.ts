@@ -10,7 +10,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RequestBody = DistributiveOmit<ClientRequest, "chatId" | "id">;
 
 /** What became of a request: accepted, or an error code (DISCONNECTED when unsent). */
-export type RequestResult = { ok: true } | { ok: false; code: string; detail: string | null };
+/** A request's outcome; `ack` carries what some requests answer (chat:variables, chat:mention). */
+export type RequestResult =
+  | { ok: true; ack?: Ack }
+  | { ok: false; code: string; detail: string | null };
 
 /** The part of the anywidget model the widget uses. */
 export interface WidgetModel {
@@ -112,7 +115,7 @@ export class ChatClient {
     const ack = await this.send(body);
     if (ack === null) return { ok: false, code: "DISCONNECTED", detail: null };
     if (ack.error) return { ok: false, code: ack.error, detail: ack.detail ?? null };
-    return { ok: true };
+    return { ok: true, ack };
   }
 
   dispose(): void {

@@ -116,7 +116,7 @@ describe("comm transport", () => {
     expect(await done).toEqual({ ok: false, code: "AGENT_EXITED", detail: "gone" });
     const next = c.request({ type: "chat:cancel" });
     model.emit("msg:custom", { ack: model.sent[2]?.id, accepted: true });
-    expect(await next).toEqual({ ok: true });
+    expect(await next).toMatchObject({ ok: true, ack: { accepted: true } });
     expect(new Set(model.sent.map((m) => m.id)).size).toBe(3);
     c.dispose();
   });

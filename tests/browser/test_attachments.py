@@ -73,3 +73,41 @@ def test_a_pasted_image_reaches_the_agent(
     thumbnail = user.locator("img.acpnb-thumbnail")
     expect(thumbnail).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
     assert page_log.errors == [] and page_log.dialogs == []
+
+
+def test_at_df_completes_and_attaches_the_frame(
+    page: Page, server: JupyterServer, page_log: PageLog
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp_c': [3, 19]})\n"
+        "dfx = 1\n" + OPEN
+    )
+    filename = write_notebook(server, f"mention-{uuid.uuid4().hex[:6]}", [setup])
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    widget = chat(page)
+    expect(widget.locator(".acpnb-status")).to_have_text("idle")
+    box = widget.locator("textarea.acpnb-composer-input")
+    box.click()
+    box.press_sequentially("which city is warmer in @df")
+    options = widget.locator(".acpnb-mention")
+    expect(options).to_have_count(2)  # df, dfx: names starting with "df"
+    expect(options.first).to_contain_text("pandas.DataFrame")
+    box.press("Enter")  # picks the highlighted one, does not send
+    expect(box).to_have_value("which city is warmer in @df ")
+    chip = widget.locator(".acpnb-composer .acpnb-attachment")
+    expect(chip).to_contain_text("df · DataFrame 2x2")
+
+    # A pasted image goes along with the mention.
+    page.evaluate(PASTE, [png(40, 30), "image/png", "plot.png"])
+    expect(chip).to_have_count(2)
+    box.press("Enter")
+    received = widget.locator(".acpnb-agent", has_text="Received:")
+    expect(received).to_contain_text("resource notebook://variables/df")
+    expect(received).to_contain_text("pandas DataFrame df: 2 rows x 2 columns")
+    expect(received).to_contain_text("PNG 40x30")
+    user = widget.locator(".acpnb-user").last
+    expect(user.locator(".acpnb-attachment")).to_have_count(2)
+    expect(user).to_contain_text("df · DataFrame 2x2")
+    assert page_log.errors == [] and page_log.dialogs == []

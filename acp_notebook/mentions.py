@@ -1,0 +1,74 @@
+"""The composer's ``@`` mentions: the kernel's variables, and one of them as an attachment.
+
+Read in the kernel with the notebook tools' reader (``notebook_tools.variables``), on a
+worker thread, so they answer while a cell runs; asked over the same channel as those
+tools (``kernel:query`` in server mode, a direct call in local mode). Answers are JSON
+text that fits the channel's cap (``server.kernel_queries.MAX_ANSWER``, 64 KiB).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from . import attachments
+from .contracts import MAX_LABEL
+from .notebook_tools import bounded
+from .notebook_tools.variables import inspect_variable, type_name, user_namespace, user_variables
+
+MAX_VARIABLES = 200
+MAX_ANSWER = 60_000  # characters of one answer, under the channel's 64 KiB
+ATTACH_SECONDS = 5.0  # converting one value (a DataFrame's CSV head, a figure's PNG)
+
+
+def variables(namespace: Mapping[str, Any] | None = None) -> str:
+    """``{"variables": [{"name", "type"}], "omitted": n}``: names and types only, so
+    no value's code runs."""
+    names = user_variables(user_namespace() if namespace is None else namespace)
+    listed = [{"name": n, "type": type_name(v)[:128]} for n, v in names[:MAX_VARIABLES]]
+    return json.dumps({"variables": listed, "omitted": max(0, len(names) - MAX_VARIABLES)})
+
+
+def mention(name: str, namespace: Mapping[str, Any] | None = None) -> str:
+    """The attachment for variable ``name`` (JSON): what ``attach=`` makes of it when that
+    fits the answer (a DataFrame, a small figure, a string...), else the notebook tools'
+    inspection of it as text."""
+    ns = user_namespace() if namespace is None else namespace
+    value = dict(user_variables(ns)).get(name, _MISSING)
+    if value is _MISSING:
+        raise ValueError(f"no variable named {name!r}")
+    made = bounded.call(lambda: attachments.attach(value, name), ATTACH_SECONDS)
+    if isinstance(made, dict):
+        block = made["block"]
+        if block["type"] == "resource":  # a DataFrame's head: cut to fit, it is text
+            block["resource"]["text"] = _fit(block["resource"]["text"])
+        elif block["type"] == "text":
+            block["text"] = _fit(block["text"])
+        text = json.dumps(made)
+        if len(text) <= MAX_ANSWER:
+            return text
+    # Not attachable as such (or an image too large for the answer): the inspection.
+    return json.dumps(
+        {
+            "label": f"{name} · {type_name(value)}"[:MAX_LABEL],
+            "block": {
+                "type": "resource",
+                "resource": {
+                    "uri": f"notebook://variables/{quote(name)}",
+                    "mimeType": "text/plain",
+                    "text": _fit(inspect_variable(name, ns)),
+                },
+            },
+        }
+    )
+
+
+def _fit(text: str) -> str:
+    # JSON may double a character (escapes); leave room for the rest of the answer.
+    limit = MAX_ANSWER // 2 - 1000
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_MISSING = object()

@@ -1,0 +1,82 @@
+"""The composer's @ mentions: the kernel's variables and one as an attachment, through
+the hub, read by the notebook tools' reader. Server mode answers while a cell blocks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conftest import OPEN_CHAT
+from .frontend import Frontend, local_kernel  # noqa: F401  (the fixture)
+
+FRAME = "import pandas as pd\ndf = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp_c': [3, 19]})\n"
+
+
+async def test_mentions_in_server_mode_while_a_cell_blocks(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    opened = kernel.execute(FRAME + OPEN_CHAT)
+    ids = await kernel.line(opened, "chat:")
+    await kernel.finished(opened)
+    blocking = kernel.execute("import time\ntime.sleep(20)")
+    tab = await browser(kernel_id, ids["chat"])
+
+    listed = await tab.request({"type": "chat:variables", "chatId": ids["chat"]})
+    assert listed["accepted"], listed
+    assert {"name": "df", "type": "pandas.DataFrame"} in listed["variables"]
+    assert all(not v["name"].startswith("_") for v in listed["variables"])
+
+    picked = await tab.request({"type": "chat:mention", "chatId": ids["chat"], "name": "df"})
+    assert picked["accepted"], picked
+    attachment = picked["attachment"]
+    assert attachment["label"] == "df · DataFrame 2x2"
+    text = attachment["block"]["resource"]["text"]
+    assert "city: " in text and "Oslo,3" in text
+
+    missing = await tab.request({"type": "chat:mention", "chatId": ids["chat"], "name": "nope"})
+    assert missing["error"] == "INVALID" and "no variable named 'nope'" in missing["detail"]
+    assert kernel.busy(blocking), "answered while the cell still runs"
+
+    # The mention goes with a prompt as it came.
+    ack = await tab.request(
+        {
+            "type": "chat:prompt",
+            "chatId": ids["chat"],
+            "text": "which is warmer?",
+            "attachments": [attachment],
+        }
+    )
+    assert ack["accepted"], ack
+    await tab.event(ids["chat"], "turn_ended", turn=1)
+    assert "- resource notebook://variables/df" in tab.text(ids["chat"])
+
+
+async def test_mentions_in_local_mode_over_the_comm(local_kernel: Frontend) -> None:  # noqa: F811
+    kernel = local_kernel
+    cell = kernel.client.execute(FRAME + "from acp_notebook import Chat\nchat = Chat('demo')\nchat")
+    await kernel.finished(cell)
+    comm = next(
+        m["content"]["comm_id"]
+        for m in kernel.messages
+        if m["msg_type"] == "comm_open"
+        and m["parent_header"].get("msg_id") == cell
+        and "chat_id" in json.dumps(m["content"]["data"]["state"])
+    )
+
+    def acks() -> list[dict[str, Any]]:
+        return [
+            m["content"]["data"]["content"]
+            for m in kernel.messages
+            if m["msg_type"] == "comm_msg"
+            and m["content"]["comm_id"] == comm
+            and "ack" in m["content"]["data"].get("content", {})
+        ]
+
+    kernel.send_to_widget(comm, {"type": "chat:variables", "id": "v"})
+    listed = await kernel.until(lambda: next((a for a in acks() if a["ack"] == "v"), None))
+    assert {"name": "df", "type": "pandas.DataFrame"} in listed["variables"]
+    kernel.send_to_widget(comm, {"type": "chat:mention", "name": "df", "id": "m"})
+    picked = await kernel.until(lambda: next((a for a in acks() if a["ack"] == "m"), None))
+    assert picked["attachment"]["block"]["resource"]["uri"] == "notebook://variables/df"
