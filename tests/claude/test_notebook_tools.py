@@ -1,0 +1,165 @@
+"""The notebook tools through the real claude wrapper (it offers them to the model
+directly here; a ToolSearch first is refused): the chat lives in a real kernel
+(local mode), the mocked model calls ``mcp__notebook__*`` and the test reads what each
+tool returned in the ``tool_result`` the model received.
+
+The turn is started with ``send_prompt`` and polled with short cells, as a person
+would leave the kernel idle: ``run_code`` queues behind a running cell like any cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.multikernelmanager import AsyncMultiKernelManager
+
+from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+
+from ..server.conftest import Cells
+from .mock_anthropic import MockAnthropic, text, tool_use
+
+pytestmark = pytest.mark.usefixtures("wrapper_bin")
+
+TOOLS = [f"mcp__notebook__{t}" for t in ("list_variables", "inspect_variable", "last_error")]
+RUN = "mcp__notebook__run_code"
+FIGURE = "import matplotlib.pyplot as plt\nplt.bar(['north', 'south'], [1, 2])\nplt.show()"
+
+
+@pytest.fixture
+async def kernel(
+    wrapper_bin: Path, claude_env: dict[str, str], workdir: Path
+) -> AsyncIterator[Cells]:
+    """A kernel (no server extension: local mode) holding ``chat``, a claude-code chat on
+    the mock API whose permission policy allows everything but code that mentions
+    ``rejected_marker``; every permission request is kept in ``permissions``."""
+    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    manager = AsyncMultiKernelManager()
+    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
+    client = manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    await client.wait_for_ready(timeout=60)
+    cells = Cells(client)
+    agent_env = {**claude_env, "PATH": f"{wrapper_bin.parent}{os.pathsep}{claude_env['PATH']}"}
+    await cells.run(
+        "import json\n"
+        "import pandas as pd\n"
+        "sales = pd.DataFrame({'region': ['north', 'south', 'east'], "
+        "'revenue': [120.5, 98.0, 143.25]})\n"
+        "from acp_notebook.chat import Chat\n"
+        "permissions = []\n"
+        "def policy(request):\n"
+        "    permissions.append(request)\n"
+        "    code = (request['toolCall'].get('rawInput') or {}).get('code', '')\n"
+        "    return 'reject' if 'rejected_marker' in code else 'allow'\n"
+        f"chat = Chat('claude-code', env=json.loads({json.dumps(agent_env)!r}), "
+        f"cwd={str(workdir)!r}, transport='local')\n"
+        "chat.on_permission(policy)\n",
+        timeout=60,
+    )
+    yield cells
+    await cells.run("chat.close()")
+    await cells.stop()
+    await manager.shutdown_all(now=True)
+
+
+async def turn(cells: Cells, prompt: str) -> dict[str, Any]:
+    """Send ``prompt`` and poll, leaving the kernel idle in between, until the turn ends."""
+    number = json.loads(await cells.run(f"print(chat.send_prompt({prompt!r}))"))
+    async with asyncio.timeout(90):
+        while True:
+            out = await cells.run(
+                "try:\n"
+                f"    t = chat.wait({number}, timeout=0.1)\n"
+                "    print(json.dumps({'ok': t.ok, 'text': t.text, 'error': t.error}))\n"
+                "except TimeoutError:\n"
+                "    print('null')\n"
+            )
+            if (ended := json.loads(out)) is not None:
+                return dict(ended)
+            await asyncio.sleep(0.3)
+
+
+def result_text(mock: MockAnthropic, tool: str, index: int = 0) -> str:
+    results = mock.tool_results(tool)
+    assert len(results) > index, f"no result of {tool}"
+    assert not results[index].is_error, results[index].text
+    return results[index].text
+
+
+def result_images(mock: MockAnthropic, tool: str) -> list[dict[str, Any]]:
+    """The image blocks of ``tool``'s results, as the model received them."""
+    images = []
+    for request in mock.main_requests:
+        names = {r.tool_use_id for r in request.tool_results if r.tool_name == tool}
+        for message in request.new_messages:
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("tool_use_id") in names:
+                    content = block.get("content")
+                    images += [
+                        b for b in content or [] if isinstance(b, dict) and b.get("type") == "image"
+                    ]
+    return images
+
+
+async def test_the_model_reads_the_notebook_and_runs_code(
+    kernel: Cells, mock_api: MockAnthropic
+) -> None:
+    failed = kernel.execute(
+        "revenue_by_region = sales.set_index('region')['revenue']\nsales['profit']"
+    )
+    await kernel.finished(failed)
+    mock_api.on_user("Look at my notebook", tool_use(TOOLS[0], {}))
+    mock_api.on_tool_result(TOOLS[0], tool_use(TOOLS[1], {"name": "sales"}))
+    mock_api.on_tool_result(TOOLS[1], tool_use(TOOLS[2], {}))
+    mock_api.on_tool_result(
+        TOOLS[2], tool_use(RUN, {"code": "total = sales['revenue'].sum()\nprint('total', total)"})
+    )
+    mock_api.on_tool_result(RUN, tool_use(RUN, {"code": FIGURE}), contains="total 361.75")
+    mock_api.on_tool_result(RUN, text("Revenue is 361.75 in total."))
+
+    ended = await turn(kernel, "Look at my notebook")
+    assert ended["ok"] and ended["text"] == "Revenue is 361.75 in total.", ended
+
+    listing = result_text(mock_api, TOOLS[0])
+    assert "sales: pandas.DataFrame, (3, 2)" in listing and "revenue (float64)" in listing
+    inspected = result_text(mock_api, TOOLS[1])
+    assert "region:" in inspected and "revenue: float64" in inspected and "143.25" in inspected
+    error = result_text(mock_api, TOOLS[2])
+    assert "KeyError: 'profit'" in error and "sales['profit']" in error
+    assert "total 361.75" in result_text(mock_api, RUN, 0)
+    [image] = result_images(mock_api, RUN)
+    assert base64.b64decode(image["source"]["data"]).startswith(b"\x89PNG")
+    # The code ran in the user's namespace.
+    assert "361.75" in await kernel.run("print(total)")
+    # Each run_code was asked for first, with the code in the permission's tool call.
+    asked = json.loads(
+        await kernel.run(
+            "print(json.dumps([p['toolCall'].get('rawInput', {}).get('code') for p in permissions"
+            f" if p['toolCall'].get('title') == {RUN!r}]))"
+        )
+    )
+    assert asked == ["total = sales['revenue'].sum()\nprint('total', total)", FIGURE]
+
+
+async def test_a_rejected_run_code_runs_nothing(kernel: Cells, mock_api: MockAnthropic) -> None:
+    code = "rejected_marker = 1\nsales.drop(columns=['revenue'], inplace=True)"
+    mock_api.on_user("Drop the revenue", tool_use(RUN, {"code": code}))
+    mock_api.on_tool_result(RUN, text("You declined."))
+
+    ended = await turn(kernel, "Drop the revenue")
+    assert ended["ok"], ended
+    [rejected] = mock_api.tool_results(RUN)
+    assert rejected.is_error  # the CLI reports the refusal to the model
+    out = await kernel.run(
+        "print(json.dumps(['rejected_marker' in globals(), list(sales.columns)]))"
+    )
+    assert json.loads(out) == [False, ["region", "revenue"]]
