@@ -28,6 +28,8 @@ $(STAMP): pyproject.toml js/package.json
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[test]"
+	# An editable install links the JupyterLab extension's build output (js/ builds it).
+	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@
 
 js/node_modules/.package-lock.json: js/package-lock.json
@@ -54,4 +56,4 @@ pytest:
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) js/node_modules tests/*/node_modules acp_notebook/static
+	rm -rf $(VENV) js/node_modules js/lib tests/*/node_modules acp_notebook/static acp_notebook/labextension

@@ -64,4 +64,9 @@ def _load_in_ipython() -> None:
         load_ipython_extension(shell)
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    # For `jupyter labextension develop` (editable installs); a wheel installs it as data.
+    return [{"src": "labextension", "dest": "acp-notebook"}]
+
+
 _load_in_ipython()

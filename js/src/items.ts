@@ -1,6 +1,7 @@
 // Views of the text items of the transcript. Each keeps its DOM node and applies only
 // what changed: streamed text is appended, never re-set from the start.
 
+import { decorateCodeBlocks } from "./codeblocks";
 import { el, setText } from "./dom";
 import type { Translate } from "./i18n";
 import { renderMarkdown } from "./markdown";
@@ -39,10 +40,13 @@ export class AgentItem {
   readonly el = el("div", "acpnb-item acpnb-agent acpnb-markdown");
   private shown: string | null = null;
 
+  constructor(private readonly t: Translate) {}
+
   update(text: string): void {
     if (text === this.shown) return;
     this.shown = text;
     renderMarkdown(this.el, text);
+    decorateCodeBlocks(this.el, this.t);
   }
 }
 

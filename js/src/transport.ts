@@ -36,6 +36,8 @@ export interface ClientHandlers {
 export interface ClientOptions {
   /** The WebSocket class (tests pass a fake). */
   WebSocket?: typeof WebSocket;
+  /** Whether a socket that never opens falls back to the comm (the lab panel has none). */
+  commFallback?: boolean;
 }
 
 /** How long the first socket may take to open before the widget falls back to the comm. */
@@ -80,6 +82,7 @@ export class ChatClient {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly WS: typeof WebSocket | undefined;
+  private readonly commFallback: boolean;
 
   private readonly onCustom = (msg: unknown): void => {
     if (this.mode === "comm") this.handleFrame(msg);
@@ -92,6 +95,7 @@ export class ChatClient {
     options: ClientOptions = {},
   ) {
     this.WS = options.WebSocket ?? globalThis.WebSocket;
+    this.commFallback = options.commFallback ?? true;
     model.on("msg:custom", this.onCustom);
     model.on("change:transport", this.onTransportChange);
   }
@@ -217,7 +221,8 @@ export class ChatClient {
   // The socket never opened: this page's server has no extension for us; use the comm.
   private fallBack(): void {
     this.closeSocket();
-    this.useComm();
+    if (this.commFallback) this.useComm();
+    else this.setMode("closed");
   }
 
   private reconnect(url: string): void {

@@ -284,7 +284,7 @@ export class ChatView {
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
       case "agent": {
-        const view = new AgentItem();
+        const view = new AgentItem(t);
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
       case "thought": {

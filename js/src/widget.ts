@@ -2,10 +2,10 @@
 // re-renders of that output (live.ts).
 
 import "./widget.css";
-import { describeError, resolveLocale, translator } from "./i18n";
+import { resolveLocale, translator } from "./i18n";
 import { acquire, type Live } from "./live";
-import { ChatClient, type WidgetModel } from "./transport";
-import { ChatView } from "./view";
+import { mountChat } from "./mount";
+import type { WidgetModel } from "./transport";
 
 /** The `snapshot` trait: a JSON object, or its JSON text. */
 function readSnapshot(model: WidgetModel): unknown {
@@ -20,19 +20,8 @@ function readSnapshot(model: WidgetModel): unknown {
 
 function liveChat(model: WidgetModel): Live {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
-  const view = new ChatView({
-    t,
-    request: (body) => client.request(body),
-    draftKey: String(model.get("chat_id") ?? ""),
-  });
-  const client = new ChatClient(model, {
-    onEvents: (events, reset) => view.apply(events, reset),
-    onStatus: (status) => {
-      view.setConnected(status === "server" || status === "comm");
-      if (status === "closed") view.endedWithServer();
-    },
-    onResyncError: (code, detail) => view.showError(describeError(t, code, detail)),
-  });
+  const chat = mountChat(model, t);
+  const { view, client } = chat;
   const onSnapshot = (): void => view.paint(readSnapshot(model));
   model.on("change:snapshot", onSnapshot);
   onSnapshot();
@@ -41,9 +30,7 @@ function liveChat(model: WidgetModel): Live {
     el: view.el,
     dispose(): void {
       model.off("change:snapshot", onSnapshot);
-      client.dispose();
-      view.dispose();
-      view.el.remove();
+      chat.dispose();
     },
   };
 }

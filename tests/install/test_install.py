@@ -1,6 +1,7 @@
 """Install check: a real ``pip install`` of the repository into a fresh venv enables the
-server extension (the ``jupyter_server_config.d`` data file). It builds the widget bundle,
-so it needs node/npm and the package index (or pip's cache); a few minutes at most."""
+server extension (the ``jupyter_server_config.d`` data file) and the JupyterLab extension
+(its prebuilt labextension, shared data). It builds both bundles, so it needs node/npm and
+the package index (or pip's cache); a few minutes at most."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.timeout(600)
-def test_pip_install_enables_the_server_extension(tmp_path: Path) -> None:
+def test_pip_install_enables_both_extensions(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -31,7 +32,17 @@ def test_pip_install_enables_the_server_extension(tmp_path: Path) -> None:
         "JUPYTER_DATA_DIR": str(tmp_path / "data"),
     }
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(REPO)],
+        # JupyterLab too, for `jupyter labextension list` (the package does not need it).
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(REPO),
+            "jupyterlab>=4.4",
+        ],
         check=True,
         env=env,
         cwd=tmp_path,
@@ -62,3 +73,19 @@ def test_pip_install_enables_the_server_extension(tmp_path: Path) -> None:
     bundle = Path(static) / "widget.js"
     assert bundle.stat().st_size > 50_000 and b"export" in bundle.read_bytes()
     assert (Path(static) / "widget.css").stat().st_size > 1_000
+    # The prebuilt JupyterLab extension, enabled by the same install.
+    labextensions = subprocess.run(
+        [str(venv / "bin" / "jupyter"), "labextension", "list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", labextensions.stdout + labextensions.stderr)
+    assert f"{venv}/share/jupyter/labextensions" in listing, listing
+    assert re.search(r"acp-notebook v0\.1\.0 enabled\s+OK", listing), listing
+    shipped = venv / "share" / "jupyter" / "labextensions" / "acp-notebook"
+    assert (shipped / "install.json").exists()
+    entries = list((shipped / "static").glob("remoteEntry.*.js"))
+    assert len(entries) == 1, entries

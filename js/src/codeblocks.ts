@@ -1,0 +1,58 @@
+// Actions on the code blocks of agent messages: "Copy" always, "Insert cell below" only
+// when the JupyterLab extension is in the page (it registers the hook; the inline widget
+// and the panel both look it up, so either shows the button when it can work).
+
+import { el } from "./dom";
+import type { Translate } from "./i18n";
+
+export interface LabHooks {
+  /** Puts `code` in a new code cell below the active cell of the active notebook; never runs it. */
+  insertCellBelow(code: string): boolean;
+}
+
+// On globalThis: the widget bundle and the lab extension are separate bundles of one page.
+const shared = globalThis as typeof globalThis & { __acpnbLab?: LabHooks };
+
+export function setLabHooks(hooks: LabHooks | undefined): void {
+  if (hooks === undefined) delete shared.__acpnbLab;
+  else shared.__acpnbLab = hooks;
+}
+
+/** The code of a rendered block: its text without the newline Markdown ends it with. */
+export function blockCode(pre: HTMLElement): string {
+  return (pre.textContent ?? "").replace(/\n$/, "");
+}
+
+function flash(button: HTMLButtonElement, text: string): void {
+  const label = button.textContent;
+  button.textContent = text;
+  setTimeout(() => {
+    button.textContent = label;
+  }, 1500);
+}
+
+/** Adds the actions above every `<pre>` of a freshly rendered message. */
+export function decorateCodeBlocks(root: HTMLElement, t: Translate): void {
+  const hooks = shared.__acpnbLab;
+  for (const pre of root.querySelectorAll("pre")) {
+    const bar = el("div", "acpnb-code-actions");
+    const copy = el("button", "acpnb-btn acpnb-code-copy", t("copy"));
+    copy.type = "button";
+    copy.addEventListener("click", () => {
+      void navigator.clipboard?.writeText(blockCode(pre)).then(
+        () => flash(copy, t("copied")),
+        () => flash(copy, t("copyFailed")),
+      );
+    });
+    bar.append(copy);
+    if (hooks !== undefined) {
+      const insert = el("button", "acpnb-btn acpnb-code-insert", t("insertCellBelow"));
+      insert.type = "button";
+      insert.addEventListener("click", () => {
+        if (!hooks.insertCellBelow(blockCode(pre))) flash(insert, t("noNotebook"));
+      });
+      bar.append(insert);
+    }
+    pre.before(bar);
+  }
+}

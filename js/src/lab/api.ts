@@ -1,0 +1,83 @@
+// The server extension's REST endpoints (acp_notebook/server/api.py), through JupyterLab's
+// ServerConnection: it adds the token or the XSRF header the server checks.
+
+import { URLExt } from "@jupyterlab/coreutils";
+import { ServerConnection } from "@jupyterlab/services";
+
+export interface ChatInfo {
+  chatId: string;
+  agent: string;
+  owner: string | null;
+  status: string;
+  title: string | null;
+  sessionId: string | null;
+}
+
+export interface Agents {
+  agents: string[];
+  default: string;
+}
+
+export interface OpenChat {
+  kernel: string;
+  agent: string;
+  cwd?: string;
+  mode?: string;
+  loadSessionId?: string;
+}
+
+export class ApiError extends Error {}
+
+async function call(path: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, "acp-notebook/api", path);
+  const response = await ServerConnection.makeRequest(url, init, settings);
+  let body: unknown = null;
+  try {
+    body = await response.json();
+  } catch {
+    // An error page, or nothing: the status says enough.
+  }
+  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  if (!response.ok) {
+    const message = typeof record.message === "string" ? record.message : response.statusText;
+    throw new ApiError(`${response.status} ${message}`);
+  }
+  return record;
+}
+
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+export async function listAgents(): Promise<Agents> {
+  const body = await call("agents");
+  const agents = Array.isArray(body.agents) ? body.agents.filter((a) => typeof a === "string") : [];
+  return { agents, default: str(body.default) ?? agents[0] ?? "" };
+}
+
+export async function listChats(kernelId: string): Promise<ChatInfo[]> {
+  const body = await call(`chats?kernel=${encodeURIComponent(kernelId)}`);
+  const chats = Array.isArray(body.chats) ? body.chats : [];
+  return chats.flatMap((c: unknown): ChatInfo[] => {
+    if (typeof c !== "object" || c === null) return [];
+    const r = c as Record<string, unknown>;
+    const chatId = str(r.chatId);
+    if (chatId === null) return [];
+    return [
+      {
+        chatId,
+        agent: str(r.agent) ?? "",
+        owner: str(r.owner),
+        status: str(r.status) ?? "",
+        title: str(r.title),
+        sessionId: str(r.sessionId),
+      },
+    ];
+  });
+}
+
+export async function openChat(options: OpenChat): Promise<string> {
+  const body = await call("chats", { method: "POST", body: JSON.stringify(options) });
+  const chatId = str(body.chatId);
+  if (chatId === null) throw new ApiError("the server sent no chatId");
+  return chatId;
+}

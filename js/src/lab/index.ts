@@ -1,0 +1,94 @@
+// The JupyterLab / Notebook 7 extension: the Agent panel, "Ask the agent" on errors and on
+// selected cells, "Insert cell below" on the agent's code blocks. Everything it shows is
+// the widget's own view code (../view.ts and friends).
+
+import "../widget.css";
+import "./lab.css";
+import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/application";
+import { ICommandPalette } from "@jupyterlab/apputils";
+import type { CodeCell } from "@jupyterlab/cells";
+import { INotebookTracker, NotebookActions, type NotebookPanel } from "@jupyterlab/notebook";
+import { LabIcon } from "@jupyterlab/ui-components";
+import { setLabHooks } from "../codeblocks";
+import { resolveLocale, translator } from "../i18n";
+import { cellError, notebookLanguage, watchErrors } from "./errors";
+import { AgentPanel } from "./panel";
+import { cellsPrompt, errorPrompt } from "./prompt";
+
+const COMMAND_OPEN = "acp-notebook:open-panel";
+const COMMAND_ASK = "acp-notebook:ask-selected";
+/** Free in JupyterLab's and Notebook 7's default shortcuts (checked against their schemas). */
+export const OPEN_KEYS = ["Accel Shift Y"];
+
+const icon = new LabIcon({
+  name: "acp-notebook:agent",
+  svgstr:
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path class="jp-icon3" fill="#616161" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg>',
+});
+
+/** Puts `code` in a new code cell below the active cell; it is never run. */
+function insertBelow(tracker: INotebookTracker, code: string): boolean {
+  const panel = tracker.currentWidget;
+  if (panel === null) return false;
+  const notebook = panel.content;
+  NotebookActions.insertBelow(notebook);
+  if (notebook.activeCell?.model.type !== "code") NotebookActions.changeCellType(notebook, "code");
+  notebook.activeCell?.model.sharedModel.setSource(code);
+  return true;
+}
+
+function activate(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  palette: ICommandPalette | null,
+): void {
+  const t = translator(resolveLocale(""));
+  const panel = new AgentPanel(t);
+  panel.title.icon = icon;
+  app.shell.add(panel, "right", { rank: 900 });
+  const follow = (): void => panel.setNotebook(tracker.currentWidget);
+  tracker.currentChanged.connect(follow);
+  follow();
+  const show = (): void => app.shell.activateById(panel.id);
+
+  app.commands.addCommand(COMMAND_OPEN, { label: t("openPanel"), execute: show });
+  app.commands.addCommand(COMMAND_ASK, {
+    label: t("askSelected"),
+    isEnabled: () => tracker.currentWidget !== null,
+    execute: () => {
+      const current = tracker.currentWidget;
+      if (current === null) return;
+      const notebook = current.content;
+      const sources = notebook.widgets
+        .filter((cell) => notebook.isSelectedOrActive(cell))
+        .map((cell) => cell.model.sharedModel.getSource());
+      show();
+      void panel.ask(cellsPrompt(t, sources, notebookLanguage(current)));
+    },
+  });
+  app.commands.addKeyBinding({ command: COMMAND_OPEN, keys: OPEN_KEYS, selector: "body" });
+  for (const command of [COMMAND_OPEN, COMMAND_ASK]) {
+    palette?.addItem({ command, category: t("agent") });
+  }
+
+  watchErrors(tracker, t, (notebook: NotebookPanel, cell: CodeCell) => {
+    const error = cellError(cell);
+    if (error === null) return;
+    panel.setNotebook(notebook);
+    show();
+    void panel.ask(errorPrompt(t, error.source, error.traceback, notebookLanguage(notebook)));
+  });
+
+  setLabHooks({ insertCellBelow: (code) => insertBelow(tracker, code) });
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: "acp-notebook:plugin",
+  description: "The Agent panel, Ask the agent, code blocks into cells.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICommandPalette],
+  activate,
+};
+
+export default [plugin];

@@ -1,0 +1,223 @@
+// The Agent panel (right sidebar): the chats of the active notebook's kernel, the same
+// ChatView as the inline widget over the same browser socket, so an answer given in
+// either shows in both, and it works while the kernel is busy.
+
+import type { NotebookPanel } from "@jupyterlab/notebook";
+import { Widget } from "@lumino/widgets";
+import { el } from "../dom";
+import { describeError, type Translate } from "../i18n";
+import { type MountedChat, mountChat, socketModel } from "../mount";
+import { type ChatInfo, listAgents, listChats, openChat } from "./api";
+
+export class AgentPanel extends Widget {
+  private readonly t: Translate;
+  private readonly chatSelect = el("select", "acpnb-select acpnb-panel-chats");
+  private readonly agentSelect = el("select", "acpnb-select acpnb-panel-agents");
+  private readonly newButton: HTMLButtonElement;
+  private readonly notice = el("div", "acpnb-panel-notice");
+  private readonly body = el("div", "acpnb-panel-body");
+  private notebook: NotebookPanel | null = null;
+  private kernelId: string | null = null;
+  /** The chat shown for each kernel, so switching notebooks back and forth keeps it. */
+  private readonly chosen = new Map<string, string>();
+  private mounted: { chatId: string; kernelId: string; chat: MountedChat } | null = null;
+  private refreshing: Promise<void> | null = null;
+  private agentsLoaded = false;
+
+  constructor(t: Translate) {
+    super();
+    this.t = t;
+    this.id = "acp-notebook-panel";
+    this.addClass("acpnb-panel");
+    this.title.caption = t("panelCaption");
+    this.newButton = el("button", "acpnb-btn acpnb-panel-new", t("newChat"));
+    this.newButton.type = "button";
+    this.chatSelect.setAttribute("aria-label", t("chat"));
+    this.agentSelect.setAttribute("aria-label", t("agent"));
+    const bar = el("div", "acpnb-panel-bar");
+    bar.append(this.chatSelect, this.agentSelect, this.newButton);
+    this.notice.setAttribute("role", "status");
+    this.node.append(bar, this.notice, this.body);
+    this.chatSelect.addEventListener("change", () => {
+      if (this.kernelId !== null && this.chatSelect.value !== "") {
+        this.chosen.set(this.kernelId, this.chatSelect.value);
+        this.showChat(this.kernelId, this.chatSelect.value);
+      }
+    });
+    this.newButton.addEventListener("click", () => {
+      void this.startChat(this.agentSelect.value).catch((e: unknown) => this.fail(e));
+    });
+    this.update();
+  }
+
+  /** Follows the active notebook (null: none is open). */
+  setNotebook(panel: NotebookPanel | null): void {
+    if (panel === this.notebook) return;
+    const old = this.notebook;
+    if (old !== null) {
+      old.sessionContext.kernelChanged.disconnect(this.onKernel, this);
+      old.sessionContext.statusChanged.disconnect(this.onKernelStatus, this);
+    }
+    this.notebook = panel;
+    if (panel !== null) {
+      panel.sessionContext.kernelChanged.connect(this.onKernel, this);
+      panel.sessionContext.statusChanged.connect(this.onKernelStatus, this);
+    }
+    void this.refresh();
+  }
+
+  /** The chat shown in the panel, opened with the picked agent when there is none. */
+  async ensureChat(): Promise<{ kernelId: string; chat: MountedChat } | null> {
+    await this.refresh();
+    if (this.kernelId === null) {
+      await this.notebook?.sessionContext.ready;
+      await this.refresh();
+    }
+    if (this.mounted === null && this.kernelId !== null) {
+      await this.startChat(this.agentSelect.value);
+    }
+    return this.mounted;
+  }
+
+  /** Sends `text` as a prompt to the panel's chat (opening one if needed). */
+  async ask(text: string): Promise<void> {
+    try {
+      const target = await this.ensureChat();
+      if (target === null) {
+        this.say(this.t("panelNoKernel"));
+        return;
+      }
+      const { chat } = target;
+      if (!(await chat.connected())) return;
+      const result = await chat.client.request({ type: "chat:prompt", text });
+      if (!result.ok) chat.view.showError(describeError(this.t, result.code, result.detail));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Re-reads the kernel's chats (and, once, the agents the server allows). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.load().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  protected override onAfterShow(): void {
+    void this.refresh();
+  }
+
+  // A hidden panel holds no chat view (nor socket): the page has one chat view per output.
+  protected override onAfterHide(): void {
+    this.unmount();
+  }
+
+  override dispose(): void {
+    this.setNotebook(null);
+    this.unmount();
+    super.dispose();
+  }
+
+  private onKernel(): void {
+    void this.refresh();
+  }
+
+  // A cell that just finished may have opened a chat (Chat("demo")): list it.
+  private onKernelStatus(_: unknown, status: string): void {
+    if (status === "idle") void this.refresh();
+  }
+
+  private async load(): Promise<void> {
+    if (!this.agentsLoaded) {
+      const { agents, default: preferred } = await listAgents().catch((e: unknown) => {
+        this.fail(e);
+        return { agents: [], default: "" };
+      });
+      this.agentsLoaded = agents.length > 0;
+      this.agentSelect.replaceChildren(
+        ...agents.map((name) => {
+          const option = el("option", undefined, name);
+          option.value = name;
+          option.selected = name === preferred;
+          return option;
+        }),
+      );
+    }
+    const kernelId = this.notebook?.sessionContext.session?.kernel?.id ?? null;
+    this.kernelId = kernelId;
+    if (!this.isVisible) return;
+    this.newButton.disabled = kernelId === null || !this.agentsLoaded;
+    if (this.notebook === null || kernelId === null) {
+      this.listChats([]);
+      this.unmount();
+      this.say(this.t(this.notebook === null ? "panelNoNotebook" : "panelNoKernel"));
+      return;
+    }
+    let chats: ChatInfo[];
+    try {
+      chats = await listChats(kernelId);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (kernelId !== this.kernelId) return; // the notebook changed meanwhile
+    this.listChats(chats);
+    const remembered = this.chosen.get(kernelId);
+    // The chat chosen before if it still exists, else the newest.
+    const pick = chats.find((c) => c.chatId === remembered) ?? chats[chats.length - 1];
+    if (pick === undefined) {
+      this.unmount();
+      this.say(this.t("panelNoChats"));
+      return;
+    }
+    this.say(null);
+    this.chosen.set(kernelId, pick.chatId);
+    this.chatSelect.value = pick.chatId;
+    this.showChat(kernelId, pick.chatId);
+  }
+
+  private listChats(chats: ChatInfo[]): void {
+    this.chatSelect.replaceChildren(
+      ...chats.map((c) => {
+        const label = c.title ? this.t("chatTitle", { agent: c.agent, title: c.title }) : c.agent;
+        const option = el("option", undefined, label);
+        option.value = c.chatId;
+        return option;
+      }),
+    );
+    this.chatSelect.disabled = chats.length === 0;
+  }
+
+  private async startChat(agent: string): Promise<void> {
+    const kernelId = this.kernelId;
+    if (kernelId === null || agent === "") return;
+    const chatId = await openChat({ kernel: kernelId, agent });
+    this.chosen.set(kernelId, chatId);
+    await this.refresh();
+  }
+
+  private showChat(kernelId: string, chatId: string): void {
+    const current = this.mounted;
+    if (current !== null && current.chatId === chatId && current.kernelId === kernelId) return;
+    this.unmount();
+    const chat = mountChat(socketModel(kernelId, chatId), this.t, { commFallback: false });
+    this.mounted = { chatId, kernelId, chat };
+    this.body.append(chat.view.el);
+    chat.client.start();
+  }
+
+  private unmount(): void {
+    this.mounted?.chat.dispose();
+    this.mounted = null;
+  }
+
+  private say(text: string | null): void {
+    this.notice.textContent = text ?? "";
+    this.notice.hidden = text === null;
+  }
+
+  private fail(error: unknown): void {
+    this.say(this.t("failed", { reason: error instanceof Error ? error.message : String(error) }));
+  }
+}

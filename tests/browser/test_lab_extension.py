@@ -1,0 +1,122 @@
+"""The JupyterLab extension in a real JupyterLab and Notebook 7: the Agent panel, "Ask the
+agent" on an error, "Insert cell below" on a code block of the agent's reply.
+
+The extension is enabled by installing the package (its labextension is shared data).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from .lab import JupyterServer, cell, open_notebook, run_cell, write_notebook
+
+APPS = ["lab", "notebook"]
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:6]}"
+
+
+def agent_panel(page: Page) -> Locator:
+    return page.locator("#acp-notebook-panel")
+
+
+def open_panel(page: Page) -> Locator:
+    """Opens the Agent panel with its keyboard shortcut, as a person would."""
+    cell(page, 0).locator(".jp-InputPrompt").click()  # focus the notebook, not an editor
+    page.keyboard.press("Control+Shift+Y")
+    panel = agent_panel(page)
+    expect(panel).to_be_visible()
+    return panel
+
+
+def send_in(box: Locator, prompt: str) -> None:
+    composer = box.locator("textarea.acpnb-composer-input")
+    composer.click()
+    composer.fill(prompt)
+    composer.press("Enter")
+
+
+def still_running(page: Page, index: int) -> None:
+    expect(cell(page, index).locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\*\]"))
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_panel_answers_while_the_kernel_is_busy(
+    page: Page, server: JupyterServer, app: str
+) -> None:
+    filename = write_notebook(
+        server,
+        unique(f"panel-{app}"),
+        ["from acp_notebook import Chat\nchat = Chat('demo')\nchat", "import time\ntime.sleep(20)"],
+    )
+    open_notebook(page, server, filename, app)
+    inline = run_cell(page, 0).locator(".acpnb-root")
+    expect(inline).to_be_visible()
+
+    panel = open_panel(page)
+    # The kernel's chat (the inline one) is listed and shown.
+    expect(panel.locator(".acpnb-panel-chats option")).to_have_count(1)
+    expect(panel.locator(".acpnb-root")).to_be_visible()
+    send_in(panel, "ask-user")
+    card = panel.locator(".acpnb-card-elicitation")
+    expect(card).to_be_visible()
+    # The same card is pending inline too.
+    expect(inline.locator(".acpnb-card-elicitation")).to_be_visible()
+
+    run_cell(page, 1, wait=False)
+    still_running(page, 1)
+    card.get_by_role("radio", name="Green").check()
+    card.get_by_role("button", name="Answer").click()
+    expect(panel.locator(".acpnb-agent").last).to_contain_text('"question_0":"green"')
+    # Both views of the chat update: the inline widget shows the answer as well.
+    expect(inline.locator(".acpnb-agent").last).to_contain_text('"question_0":"green"')
+    expect(inline.locator(".acpnb-card-elicitation")).to_have_count(0)
+    still_running(page, 1)  # all of it while the kernel was busy
+
+    # A new chat started from the panel, with an agent the server allows.
+    expect(panel.locator(".acpnb-panel-agents")).to_have_value("demo")
+    panel.get_by_role("button", name="New chat").click()
+    expect(panel.locator(".acpnb-panel-chats option")).to_have_count(2)
+    send_in(panel, "hello from the panel")
+    expect(panel.locator(".acpnb-agent").last).to_contain_text("You said: hello from the panel")
+    still_running(page, 1)
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_ask_the_agent_about_an_error_then_insert_its_code(
+    page: Page, server: JupyterServer, app: str
+) -> None:
+    filename = write_notebook(server, unique(f"error-{app}"), ["x = 1\nx / 0"])
+    open_notebook(page, server, filename, app)
+    failed = run_cell(page, 0)
+    expect(failed.locator(".jp-OutputArea-output")).to_contain_text("ZeroDivisionError")
+    failed.get_by_role("button", name="Ask the agent").click()
+
+    # The panel opens a chat (none existed) and sends the cell and its traceback.
+    panel = agent_panel(page)
+    expect(panel).to_be_visible()
+    reply = panel.locator(".acpnb-agent").last
+    expect(reply).to_contain_text("ZeroDivisionError: division by zero", timeout=60_000)
+    expect(panel.locator(".acpnb-user").last).not_to_contain_text("\x1b[")  # ANSI stripped
+
+    # The demo agent quoted the cell back in a code block: insert it below the cell.
+    code_block = reply.locator("pre").first
+    expect(code_block).to_have_text("x = 1\nx / 0")
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    before = cells.count()  # Shift+Enter on the last cell added an empty one
+    cell(page, 0).locator(".jp-InputPrompt").click()  # the active cell is the failed one
+    reply.get_by_role("button", name="Insert cell below").first.click()
+    expect(cells).to_have_count(before + 1)
+    inserted = cell(page, 1)
+    expect(inserted.locator(".cm-content")).to_have_text("x = 1x / 0")  # one .cm-line per line
+    expect(inserted.locator(".cm-line")).to_have_count(2)
+    expect(inserted.locator(".cm-line").nth(0)).to_have_text("x = 1")
+    expect(inserted.locator(".cm-line").nth(1)).to_have_text("x / 0")
+    # Never run: no execution count, no output.
+    expect(inserted.locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\[ \]:$"))
+    expect(inserted.locator(".jp-OutputArea-output")).to_have_count(0)
