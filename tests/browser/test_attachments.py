@@ -29,6 +29,19 @@ PASTE = """([data, type, name]) => {
 }"""
 
 
+# Drops a file on the composer the way a browser does for a file dragged in.
+DROP = """([data, type, name]) => {
+  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, { type }));
+  const forms = document.querySelectorAll("form.acpnb-composer");
+  const form = forms[forms.length - 1];
+  for (const kind of ["dragover", "drop"]) {
+    form.dispatchEvent(new DragEvent(kind, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }
+}"""
+
+
 def png(width: int, height: int) -> str:
     buffer = io.BytesIO()
     Image.new("RGB", (width, height), "teal").save(buffer, format="PNG")
@@ -72,6 +85,10 @@ def test_a_pasted_image_reaches_the_agent(
     expect(user).to_contain_text("what is in this picture?")
     thumbnail = user.locator("img.acpnb-thumbnail")
     expect(thumbnail).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
+
+    # A dropped image is attached the same way.
+    page.evaluate(DROP, [png(20, 10), "image/png", "dropped.png"])
+    expect(composer.locator(".acpnb-attachment")).to_contain_text("dropped.png · PNG 20x10")
     assert page_log.errors == [] and page_log.dialogs == []
 
 
