@@ -3,7 +3,9 @@ the hub, read by the notebook tools' reader. Server mode answers while a cell bl
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 from typing import Any
 
 from .conftest import OPEN_CHAT
@@ -80,3 +82,47 @@ async def test_mentions_in_local_mode_over_the_comm(local_kernel: Frontend) -> N
     kernel.send_to_widget(comm, {"type": "chat:mention", "name": "df", "id": "m"})
     picked = await kernel.until(lambda: next((a for a in acks() if a["ack"] == "m"), None))
     assert picked["attachment"]["block"]["resource"]["uri"] == "notebook://variables/df"
+
+
+async def test_a_full_size_image_travels_both_sockets(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    """An image at its cap goes through the kernel's socket (Chat.ask) and the browser's
+    (the widget's prompt); one over the cap is refused with a reason, nothing sent."""
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    opened = kernel.execute(OPEN_CHAT)
+    ids = await kernel.line(opened, "chat:")
+    await kernel.finished(opened)
+    out = await kernel.run(
+        "import os\n"
+        "from acp_notebook.attachments import MAX_IMAGE_BYTES\n"
+        "noise = b'\\x89PNG\\r\\n\\x1a\\n' + os.urandom(MAX_IMAGE_BYTES - 8)\n"
+        "turn = await chat.ask('the kernel sends', attach={'noise': noise})\n"
+        "print('text:' + json.dumps(turn.text))",
+        timeout=60,
+    )
+    text = json.loads(out.split("text:", 1)[1])
+    assert "- image image/png: 1,050,000 bytes" in text
+
+    tab = await browser(kernel_id, ids["chat"])
+    data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(1_050_000 - 8)).decode()
+    image = {"label": "shot", "block": {"type": "image", "mimeType": "image/png", "data": data}}
+    ack = await tab.request(
+        {
+            "type": "chat:prompt",
+            "chatId": ids["chat"],
+            "text": "the page sends",
+            "attachments": [image],
+        }
+    )
+    assert ack["accepted"], ack
+    await tab.event(ids["chat"], "turn_ended", turn=2)
+    await tab.resync(ids["chat"])  # both turns
+    assert tab.text(ids["chat"]).count("- image image/png: 1,050,000 bytes") == 2
+
+    over = {**image, "block": {**image["block"], "data": data + "AAAA" * 200}}
+    refused = await tab.request(
+        {"type": "chat:prompt", "chatId": ids["chat"], "text": "too big", "attachments": [over]}
+    )
+    assert refused["error"] == "INVALID" and "1400000" in refused["detail"].replace(",", "")
