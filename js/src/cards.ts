@@ -5,6 +5,7 @@ import type { ElicitationField, FieldValue } from "./contracts";
 import { clip, countdown, el, setText, str, uid } from "./dom";
 import type { ElicitationView, PermissionView } from "./fold";
 import { describeError, type Translate } from "./i18n";
+import { actionTitle, codeBlock, notebookTool } from "./notebook";
 import { renderToolContent } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
 
@@ -94,9 +95,17 @@ export class PermissionCard extends Card {
     super(ctx, "permission", ctx.t("permissionHeading", { agent: ctx.agentName() }));
     this.state = state;
     const call = state.toolCall ?? {};
-    this.el.append(
-      el("div", "acpnb-card-title", clip(str(call.title) ?? str(call.toolCallId) ?? "")),
-    );
+    const tool = notebookTool(str(call.title));
+    // A notebook tool asks in words, and run_code shows the code it would run.
+    const title =
+      tool === "run_code"
+        ? ctx.t("nbRunCodeAsk")
+        : tool !== null
+          ? actionTitle(tool, call.rawInput, ctx.t)
+          : clip(str(call.title) ?? str(call.toolCallId) ?? "");
+    this.el.append(el("div", "acpnb-card-title", title));
+    const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
+    if (code !== null) this.el.append(code);
     const content = renderToolContent(call.content, ctx.t);
     if (content.childElementCount > 0) {
       const body = el("div", "acpnb-tool-body");

@@ -5,6 +5,7 @@ import { unifiedDiff } from "./diff";
 import { clip, el, isRecord, str } from "./dom";
 import type { ToolCallView } from "./fold";
 import { hasKey, type StringKey, type Translate } from "./i18n";
+import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
 
 const STATUS_KEYS: Record<string, StringKey> = {
   pending: "toolPending",
@@ -60,13 +61,7 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
   return fragment;
 }
 
-function label(prefix: string, value: string, t: Translate): string {
-  const key = `${prefix}${value}`;
-  return hasKey(key) ? t(key) : value;
-}
-
-/** Fills `box` with the tool call (replacing what was there). */
-export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translate): void {
+function statusHead(call: ToolCallView, t: Translate): HTMLElement {
   const status = call.status ?? "pending";
   const statusKey = STATUS_KEYS[status];
   const head = el("div", "acpnb-tool-head");
@@ -77,6 +72,43 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
       statusKey === undefined ? status : t(statusKey),
     ),
   );
+  return head;
+}
+
+/** A call of the chat's notebook tools: the action, its code as Python, its output. */
+function renderNotebookAction(
+  box: HTMLElement,
+  call: ToolCallView,
+  tool: string,
+  t: Translate,
+): void {
+  const head = statusHead(call, t);
+  head.append(
+    el("span", "acpnb-tool-kind", t("nbAction")),
+    el("span", "acpnb-tool-title", actionTitle(tool, call.rawInput, t)),
+  );
+  const parts: HTMLElement[] = [head];
+  const body = el("div", "acpnb-tool-body acpnb-nb-body");
+  const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
+  if (code !== null) body.append(code);
+  body.append(renderOutput(call.content));
+  if (body.childElementCount > 0) parts.push(body);
+  box.replaceChildren(...parts);
+}
+
+function label(prefix: string, value: string, t: Translate): string {
+  const key = `${prefix}${value}`;
+  return hasKey(key) ? t(key) : value;
+}
+
+/** Fills `box` with the tool call (replacing what was there). */
+export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translate): void {
+  const tool = notebookTool(call.title);
+  if (tool !== null) {
+    renderNotebookAction(box, call, tool, t);
+    return;
+  }
+  const head = statusHead(call, t);
   if (call.kind !== null) head.append(el("span", "acpnb-tool-kind", label("kind_", call.kind, t)));
   head.append(el("span", "acpnb-tool-title", clip(call.title ?? call.toolCallId)));
   const parts: HTMLElement[] = [head];
