@@ -22,7 +22,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import demo_store
@@ -43,10 +43,11 @@ PERMISSION_OPTIONS = [
     {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 ]
 TEXT_ONLY = os.environ.get("ACP_DEMO_TEXT_ONLY") == "1"
+STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
 CUSTOM_ANSWER_HINT = "Type your own answer, or add a note…"
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
-    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `stream 100`."
+    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `stream 100`."
 )
 
 
@@ -211,6 +212,8 @@ WITHDRAW_SCHEMA: Json = {
 class Session:
     record: Record
     turn: asyncio.Task[str] | None = None
+    # The session's MCP servers; in memory only (a server's secret never goes to disk).
+    mcp_servers: list[Json] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -373,6 +376,8 @@ class DemoAgent:
                     "embeddedContext": not TEXT_ONLY,
                 },
                 "sessionCapabilities": {"list": {}, "resume": {}},
+                # ACP_DEMO_STDIO_MCP=1: an agent without HTTP MCP (gets the stdio proxy).
+                "mcpCapabilities": {"http": not STDIO_MCP, "sse": False},
             },
             "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
             "authMethods": [],
@@ -382,7 +387,7 @@ class DemoAgent:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             raise RpcError(-32602, "session/new needs cwd (an absolute path)")
-        session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd))
+        session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd), mcp_servers=_servers(params))
         self._sessions[session.id] = session
         demo_store.save(session.record)
         return {
@@ -399,7 +404,7 @@ class DemoAgent:
         if record is None:
             raise RpcError(-32002, f"no stored session {session_id!r}")
         record.cwd = cwd
-        session = Session(record)
+        session = Session(record, mcp_servers=_servers(params))
         self._sessions[session.id] = session
         return session
 
@@ -802,6 +807,63 @@ async def default_reply(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(GREETING.format(prompt=turn.text))
 
 
+async def notebook(turn: Turn, _match: re.Match[str]) -> None:
+    """Lists the notebook's variables, inspects one and runs a line (after asking), through
+    the chat's `notebook` MCP server, as a real agent would."""
+    entry = next((s for s in turn.session.mcp_servers if s.get("name") == "notebook"), None)
+    if entry is None:
+        await turn.say("This chat has no notebook tools (it was opened with notebook_tools=False).")
+        return
+    from . import demo_notebook as nb
+
+    async with nb.connect(entry) as client:
+        turn.tool_call_id = f"call-{turn.number}-vars"
+        turn.tool_call("mcp__notebook__list_variables", "other", rawInput={})
+        listing = await client.call_tool("list_variables", {})
+        turn.tool_status("completed", content=nb.as_acp_content(listing))
+        variable = nb.pick_variable(nb.text_of(listing))
+        if variable is not None:
+            turn.tool_call_id = f"call-{turn.number}-inspect"
+            turn.tool_call(
+                "mcp__notebook__inspect_variable", "other", rawInput={"name": variable[0]}
+            )
+            inspected = await client.call_tool("inspect_variable", {"name": variable[0]})
+            turn.tool_status("completed", content=nb.as_acp_content(inspected))
+        code = nb.line_for(variable)
+        turn.tool_call_id = f"call-{turn.number}-run"
+        title, raw_input = "mcp__notebook__run_code", {"code": code}
+        call = {
+            "toolCallId": turn.tool_call_id,
+            "title": title,
+            "kind": "other",
+            "rawInput": raw_input,
+        }
+        turn.tool_call(title, "other", rawInput=raw_input)
+        params = {"sessionId": turn.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
+        result = await turn.ask("session/request_permission", params)
+        outcome = result.get("outcome") if isinstance(result, dict) else None
+        chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
+        if not str(chosen).startswith("allow"):
+            turn.tool_status("failed")
+            await turn.say(f"I did not run `{code}`: you declined.")
+            return
+        turn.tool_status("in_progress")
+        ran = await client.call_tool("run_code", {"code": code})
+        turn.tool_status("completed", content=nb.as_acp_content(ran))
+    count = sum(1 for line in nb.text_of(listing).splitlines() if ": " in line)
+    about = f"`{variable[0]}` ({variable[1]})" if variable else "nothing (no variables yet)"
+    output = nb.text_of(ran).strip().splitlines()
+    await turn.say(
+        f"Your notebook has {count} variables. I inspected {about} and ran `{code}`: "
+        f"{output[-1] if output else '(no output)'}"
+    )
+
+
+def _servers(params: Json) -> list[Json]:
+    servers = params.get("mcpServers")
+    return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
+
+
 def keyword(pattern: str) -> re.Pattern[str]:
     # Hyphens count as part of a word, so `ask-user` does not match inside `ask-user-withdraw`.
     return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE)
@@ -825,6 +887,7 @@ BEHAVIOURS: list[tuple[str, re.Pattern[str], Behaviour]] = [
     ("ask-url", keyword("ask-url"), ask_url),
     ("ask-user", keyword("ask-user"), ask_user),
     ("fs", keyword("fs"), fs),
+    ("notebook", keyword("notebook"), notebook),
     ("default", re.compile(""), default_reply),  # matches anything
 ]
 

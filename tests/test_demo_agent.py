@@ -198,7 +198,7 @@ def test_hello_reply(agent: AgentProcess) -> None:
     assert {c["messageId"] for c in chunks} == {"msg-1-2"}
     assert reply_text(seen) == (
         "Hello from the **demo agent**. You said: hello\n\n"
-        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `stream 100`."
+        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `stream 100`."
     )
     [usage] = updates(seen, "usage_update")
     assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"

@@ -2,14 +2,10 @@
 directly here; a ToolSearch first is refused): the chat lives in a real kernel
 (local mode), the mocked model calls ``mcp__notebook__*`` and the test reads what each
 tool returned in the ``tool_result`` the model received.
-
-The turn is started with ``send_prompt`` and polled with short cells, as a person
-would leave the kernel idle: ``run_code`` queues behind a running cell like any cell.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import os
@@ -23,6 +19,7 @@ from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
 from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
 
+from ..kernel_chat import kernel_turn
 from ..server.conftest import Cells
 from .mock_anthropic import MockAnthropic, text, tool_use
 
@@ -71,23 +68,6 @@ async def kernel(
     await manager.shutdown_all(now=True)
 
 
-async def turn(cells: Cells, prompt: str) -> dict[str, Any]:
-    """Send ``prompt`` and poll, leaving the kernel idle in between, until the turn ends."""
-    number = json.loads(await cells.run(f"print(chat.send_prompt({prompt!r}))"))
-    async with asyncio.timeout(90):
-        while True:
-            out = await cells.run(
-                "try:\n"
-                f"    t = chat.wait({number}, timeout=0.1)\n"
-                "    print(json.dumps({'ok': t.ok, 'text': t.text, 'error': t.error}))\n"
-                "except TimeoutError:\n"
-                "    print('null')\n"
-            )
-            if (ended := json.loads(out)) is not None:
-                return dict(ended)
-            await asyncio.sleep(0.3)
-
-
 def result_text(mock: MockAnthropic, tool: str, index: int = 0) -> str:
     results = mock.tool_results(tool)
     assert len(results) > index, f"no result of {tool}"
@@ -126,7 +106,7 @@ async def test_the_model_reads_the_notebook_and_runs_code(
     mock_api.on_tool_result(RUN, tool_use(RUN, {"code": FIGURE}), contains="total 361.75")
     mock_api.on_tool_result(RUN, text("Revenue is 361.75 in total."))
 
-    ended = await turn(kernel, "Look at my notebook")
+    ended = await kernel_turn(kernel, "Look at my notebook")
     assert ended["ok"] and ended["text"] == "Revenue is 361.75 in total.", ended
 
     listing = result_text(mock_api, TOOLS[0])
@@ -155,7 +135,7 @@ async def test_a_rejected_run_code_runs_nothing(kernel: Cells, mock_api: MockAnt
     mock_api.on_user("Drop the revenue", tool_use(RUN, {"code": code}))
     mock_api.on_tool_result(RUN, text("You declined."))
 
-    ended = await turn(kernel, "Drop the revenue")
+    ended = await kernel_turn(kernel, "Drop the revenue")
     assert ended["ok"], ended
     [rejected] = mock_api.tool_results(RUN)
     assert rejected.is_error  # the CLI reports the refusal to the model

@@ -17,6 +17,7 @@ from mcp import Client, StdioServerParameters
 from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
 from acp_notebook.mcp_servers import SECRET_HEADER, notebook_entry
 
+from ..kernel_chat import kernel_turn
 from ..mcp_client import call_tool, images_of, post, text_of
 from .conftest import Cells
 
@@ -214,3 +215,41 @@ async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
         }
         listing = text_of(await client.call_tool("list_variables", {}))
     assert "through_the_proxy: list, len 3" in listing
+
+
+async def test_the_demo_agent_reads_the_notebook_and_runs_a_line(kernel: Kernel) -> None:
+    await kernel.cells.run(
+        "import pandas as pd\n"
+        "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})\n"
+        "asked = []\n"
+        "chat.on_permission(lambda request: asked.append(request) or 'allow-once')\n"
+    )
+    ended = await kernel_turn(kernel.cells, "notebook")
+    assert ended["ok"], ended
+    assert "I inspected `sales` (pandas.DataFrame) and ran `sales.shape`: (2, 2)" in ended["text"]
+    calls = json.loads(
+        await kernel.cells.run(
+            "print(json.dumps([(c['title'], c['status'], c['rawInput']) "
+            "for c in chat.state['toolCalls'].values()]))"
+        )
+    )
+    assert calls == [
+        ["mcp__notebook__list_variables", "completed", {}],
+        ["mcp__notebook__inspect_variable", "completed", {"name": "sales"}],
+        ["mcp__notebook__run_code", "completed", {"code": "sales.shape"}],
+    ]
+    asked = await kernel.cells.run("print(asked[0]['toolCall']['rawInput']['code'])")
+    assert asked.strip() == "sales.shape"
+
+
+async def test_an_agent_without_http_mcp_gets_the_stdio_proxy(kernel: Kernel) -> None:
+    await kernel.cells.run(
+        "import pandas as pd\n"
+        "frame = pd.DataFrame({'a': [1]})\n"
+        "chat.close()\n"
+        "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0', 'ACP_DEMO_STDIO_MCP': '1'})\n"
+        "chat.on_permission(lambda request: 'allow-once')\n"
+    )
+    ended = await kernel_turn(kernel.cells, "notebook")
+    assert ended["ok"], ended
+    assert "I inspected `frame` (pandas.DataFrame) and ran `frame.shape`: (1, 1)" in ended["text"]
