@@ -18,7 +18,7 @@ import type { RequestBody, RequestResult } from "./transport";
  * Unsent drafts by chat, shared by every view in the page: the end of each turn
  * re-displays the output (to refresh its saved transcript), which re-creates the view.
  */
-type Drafts = Map<string, { text: string; focused: boolean }>;
+type Drafts = Map<string, { text: string; focused: boolean; attachments: Attachment[] }>;
 // On globalThis, not in module scope: anywidget may import the bundle again for a new view.
 const shared = globalThis as typeof globalThis & { __acpnbDrafts?: Drafts };
 shared.__acpnbDrafts ??= new Map();
@@ -91,11 +91,13 @@ export class Composer {
     const saved = drafts.get(key);
     if (saved) {
       this.input.value = saved.text;
+      this.attachments = [...saved.attachments];
+      this.renderChips();
       // The old view is gone; give the focus back once this one is in the page.
       if (saved.focused) queueMicrotask(() => this.input.isConnected && this.input.focus());
     }
     const save = (focused: boolean): void => {
-      drafts.set(key, { text: this.input.value, focused });
+      drafts.set(key, { text: this.input.value, focused, attachments: this.attachments });
     };
     this.input.addEventListener("input", () => save(true));
     this.input.addEventListener("focus", () => save(true));
@@ -192,6 +194,11 @@ export class Composer {
     };
     this.chips.replaceChildren(attachmentChips(this.attachments.map(summarize), remove));
     this.chips.hidden = this.attachments.length === 0;
+    if (this.draftKey) {
+      // Pasted while a turn runs: the view its end re-creates keeps them.
+      const focused = drafts.get(this.draftKey)?.focused ?? false;
+      drafts.set(this.draftKey, { text: this.input.value, focused, attachments: this.attachments });
+    }
   }
 
   private showError(text: string): void {

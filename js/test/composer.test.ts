@@ -63,6 +63,19 @@ describe("composer attachments", () => {
     expect(composer.el.querySelectorAll(".acpnb-attachment")).toHaveLength(0);
   });
 
+  it("survive a new view of the same chat", () => {
+    const first = new Composer(t, async () => ({ ok: true }), "chat-att");
+    first.add(image);
+    const second = new Composer(t, async () => ({ ok: true }), "chat-att");
+    expect(second.el.querySelectorAll(".acpnb-attachment")).toHaveLength(1);
+    second.el.querySelector<HTMLButtonElement>(".acpnb-attachment-remove")?.click();
+    expect(
+      new Composer(t, async () => ({ ok: true }), "chat-att").el.querySelectorAll(
+        ".acpnb-attachment",
+      ),
+    ).toHaveLength(0);
+  });
+
   it("can be removed, and refuse what is not an image with a clear error", async () => {
     const composer = new Composer(t, async () => ({ ok: true }));
     composer.add(image);
