@@ -30,6 +30,7 @@ from .client import Client
 from .contracts import TRUSTED_TYPES, Frame, error_ack
 from .errors import ChatError, error_for
 from .events import Event
+from .notebook_tools.waiting import cell_waits
 from .server_client import chat_owner, connect
 
 log = logging.getLogger(__name__)
@@ -382,7 +383,8 @@ class Chat(anywidget.AnyWidget):
         await self.ready()
         ack = await self._arequest(message)
         future = self._turn_future(int(ack["turn"]))
-        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        with cell_waits():
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
 
     def send_prompt(self, text: str, *, attach: Attachable = ()) -> int:
         """Send a prompt without waiting; returns the turn number."""
@@ -394,6 +396,10 @@ class Chat(anywidget.AnyWidget):
         In local mode a question that only a person could answer cannot reach this
         kernel while it blocks, so that raises ``NeedsAnswer`` instead of hanging.
         """
+        with cell_waits():
+            return self._wait(turn, timeout)
+
+    def _wait(self, turn: int | None, timeout: float | None) -> Turn:
         number = turn if turn is not None else self._latest_turn()
         future = self._turn_future(number)
         waited = 0.0

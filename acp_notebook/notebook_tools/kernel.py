@@ -12,10 +12,18 @@ from typing import Any
 from .. import mentions
 from .errors import format_error, last_error
 from .variables import format_listing, inspect_variable, list_variables
+from .waiting import a_cell_waits
 
 # mention_*: the composer's @ mentions (mentions.py), over the same channel.
 KERNEL_TOOLS = frozenset(
-    {"list_variables", "inspect_variable", "last_error", "mention_list", "mention_attach"}
+    {
+        "list_variables",
+        "inspect_variable",
+        "last_error",
+        "cell_waits",
+        "mention_list",
+        "mention_attach",
+    }
 )
 
 
@@ -30,6 +38,8 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
         return inspect_variable(name)
     if tool == "last_error":
         return format_error(last_error())
+    if tool == "cell_waits":  # whether run_code would wait on itself (waiting.py)
+        return "yes" if a_cell_waits() else "no"
     if tool == "mention_list":
         return mentions.variables()
     if tool == "mention_attach":

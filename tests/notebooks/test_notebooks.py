@@ -89,6 +89,7 @@ def home(tmp_path: Path) -> Path:
 def test_every_notebook_is_tested() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == [
         "claude-code.ipynb",
+        "data-analysis.ipynb",
         "from-python.ipynb",
         "magics.ipynb",
         "quickstart.ipynb",
@@ -96,7 +97,7 @@ def test_every_notebook_is_tested() -> None:
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT + 30)
-@pytest.mark.parametrize("name", ["quickstart", "from-python", "magics"])
+@pytest.mark.parametrize("name", ["quickstart", "from-python", "magics", "data-analysis"])
 def test_demo_notebook(name: str, home: Path) -> None:
     run_nbval(NOTEBOOKS / f"{name}.ipynb", clean_env(home))
 

@@ -253,3 +253,15 @@ async def test_an_agent_without_http_mcp_gets_the_stdio_proxy(kernel: Kernel) ->
     ended = await kernel_turn(kernel.cells, "notebook")
     assert ended["ok"], ended
     assert "I inspected `frame` (pandas.DataFrame) and ran `frame.shape`: (1, 1)" in ended["text"]
+
+
+async def test_run_code_from_a_turn_a_cell_waits_for_says_so_at_once(kernel: Kernel) -> None:
+    # The cell awaits the turn; code queued behind it could only run after the turn.
+    out = await kernel.cells.run(
+        "chat.on_permission(lambda request: 'allow-once')\n"
+        "turn = await chat.ask('notebook')\n"
+        "print(turn.ok)\n"
+        "print(chat.state['toolCalls']['call-1-run']['content'][0]['content']['text'])\n",
+        timeout=30,
+    )
+    assert out.startswith("True\nNot run: a cell of this kernel is waiting for this chat's turn")
