@@ -21,6 +21,7 @@ from bench import (  # the repository root is importable from here on
     latency,
     memory,
     notebook,
+    notebook_tools,
     throughput,
 )
 from bench.common import FULL, QUICK, Context, Row, print_table, workdir
@@ -33,6 +34,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "concurrency": concurrency.run,
     "browser": browser.run,
     "notebook": notebook.run,
+    "notebook_tools": notebook_tools.run,
 }
 
 
