@@ -28,7 +28,7 @@ from . import fold as folding
 from . import mcp_servers as mcp_servers_shape
 from .client import Client
 from .contracts import TRUSTED_TYPES, Frame, error_ack
-from .errors import ChatError, error_for
+from .errors import ChatError, InvalidRequest, error_for
 from .events import Event
 from .notebook_tools.waiting import cell_waits
 from .server_client import chat_owner, connect
@@ -478,7 +478,7 @@ class Chat(anywidget.AnyWidget):
                 (o["optionId"] for o in options if str(o.get("kind", "")).startswith(prefix)), None
             )
             if option_id is None:
-                raise ChatError("INVALID", f"no {prefix} option on {request_id}")
+                raise InvalidRequest("INVALID", f"no {prefix} option on {request_id}")
         self._request(
             {"type": "chat:permission.respond", "requestId": request_id, "optionId": option_id}
         )

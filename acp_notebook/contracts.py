@@ -488,6 +488,10 @@ class Ack(_Model):
     accepted: Literal[True] | None = None
     error: ErrorCode | None = None
     detail: str | None = None
+    # Why the chat is in that state (AGENT_EXITED: the agent's exit detail).
+    reason: str | None = None
+    # The agent's JSON-RPC error data (a validation report, say), as short JSON text.
+    data: str | None = None
     # Only on chat:resync: the bounded history, then every pending card.
     events: list[dict[str, Any]] | None = None
     reset: bool | None = None

@@ -7,9 +7,6 @@ same exception whichever transport carried it.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from .contracts import Frame
 
 
@@ -18,7 +15,7 @@ class ChatError(RuntimeError):
 
     ``code`` is the ack's error code, ``detail`` what was wrong, ``reason`` why the
     chat is in that state (the agent's exit detail, for instance) and ``data`` what the
-    agent added to its JSON-RPC error (a validation report, for instance).
+    agent added to its JSON-RPC error (a validation report, for instance), as JSON text.
     """
 
     def __init__(
@@ -26,15 +23,9 @@ class ChatError(RuntimeError):
         code: str,
         detail: str | None = None,
         reason: str | None = None,
-        data: Any = None,
+        data: str | None = None,
     ) -> None:
-        message = code
-        for part in (detail, reason):
-            if part:
-                message += f": {part}"
-        if data is not None:
-            message += f" {json.dumps(data, ensure_ascii=False, default=str)[:1000]}"
-        super().__init__(message)
+        super().__init__(": ".join(part for part in (code, detail, reason, data) if part))
         self.code = code
         self.detail = detail
         self.reason = reason

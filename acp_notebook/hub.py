@@ -244,7 +244,9 @@ class Hub:
         ``notebook`` server is added unless ``notebook_tools`` is False.
         """
         if self._closed:
-            raise RuntimeError("the hub is closed")
+            raise RuntimeError(
+                "the chats of this kernel are closed (it shut down, or the server stops)"
+            )
         spec = self.resolve(agent, command, env, mode)
         servers = normalize(mcp_servers)
         tools = notebook_tools and self.notebook_tools is not None
@@ -411,9 +413,11 @@ class Hub:
         except Busy as exc:
             return error_ack(ack, "BUSY", str(exc))
         except AgentExited as exc:
-            return error_ack(ack, "AGENT_EXITED", str(exc))
+            return error_ack(ack, "AGENT_EXITED", str(exc), reason=exc.reason)
         except RpcError as exc:
-            return error_ack(ack, "INVALID", f"the agent refused: {exc.message}")
+            return error_ack(
+                ack, "INVALID", f"the agent refused: {exc.message}", data=exc.data_text
+            )
         return {"ack": ack, "accepted": True}
 
     async def _mention(self, req: VariablesRequest | MentionRequest) -> Frame:
@@ -464,7 +468,7 @@ class Hub:
             return error_ack(req.id, "FORBIDDEN", str(exc))
         except ValueError as exc:  # an unknown agent, malformed mcpServers
             return error_ack(req.id, "INVALID", str(exc))
-        except RuntimeError as exc:  # the hub is closed: the server is stopping
+        except RuntimeError as exc:  # the hub is closed
             return error_ack(req.id, "INTERNAL", str(exc))
         log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
         return {"ack": req.id, "accepted": True, "chatId": chat_id}

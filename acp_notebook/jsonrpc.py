@@ -17,6 +17,8 @@ from .bounded_json import Rejected, loads
 # Parsing costs a few times a line's size (and bounded_json caps its containers), so
 # this bounds a line's memory. The hostile-agent tests send 10 MB titles, and pass.
 MAX_LINE = 16 * 1024 * 1024
+# An error's data as shown to people: enough for a validation report, no more.
+MAX_DATA_TEXT = 2000
 
 # JSON-RPC and ACP error codes (reference/acp-protocol.md §1).
 PARSE_ERROR = -32700
@@ -257,6 +259,19 @@ class RpcError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+    @property
+    def data_text(self) -> str | None:
+        """The error's ``data`` (an agent's validation report, say) as short JSON text."""
+        if self.data is None:
+            return None
+        text = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"), default=str)
+        return text if len(text) <= MAX_DATA_TEXT else text[: MAX_DATA_TEXT - 1] + "…"
+
+    def describe(self) -> str:
+        """The message, and the data when there is some: what a person needs to see."""
+        data = self.data_text
+        return f"{self.message}: {data}" if data else self.message
 
     @classmethod
     def from_error(cls, error: dict[str, Any]) -> RpcError:

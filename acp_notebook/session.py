@@ -64,7 +64,11 @@ class Busy(RuntimeError):
 
 
 class AgentExited(RuntimeError):
-    pass
+    """The agent is gone; ``reason`` is why (the exited event's detail)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass
@@ -126,6 +130,7 @@ class ChatSession:
         self._give_up: asyncio.TimerHandle | None = None  # armed by the turn's first cancel
         self._given_up = False
         self._end_reason: str | None = None
+        self.exit_detail: str | None = None  # why the agent is gone, once it is
         self._started = asyncio.Event()  # the handshake is over, however it ended
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
         self.conn = AgentConnection(
@@ -184,7 +189,7 @@ class ChatSession:
             detail = (
                 f"the agent did not start within {self.config.start_timeout:g} s"
                 if isinstance(exc, asyncio.TimeoutError)
-                else f"the agent refused to start: {exc.message}"
+                else f"the agent refused to start: {exc.describe()}"
             )
             log.info("chat %s: %s", self.chat_id, detail)
             self._end_reason = detail  # what _on_exit reports once we have ended the agent
@@ -269,7 +274,7 @@ class ChatSession:
         ``attachments`` are wire ``Attachment`` dicts, already bounded (contracts.py).
         """
         if self.status == "exited":
-            raise AgentExited("the agent has exited")
+            raise AgentExited("the agent has exited", self.exit_detail)
         if self.turn_active:
             raise Busy("a turn is already running; cancel it or wait for it to end")
         self.turn += 1
@@ -303,7 +308,7 @@ class ChatSession:
             reason = result.get("stopReason") if isinstance(result, dict) else None
             ended["stopReason"] = reason if isinstance(reason, str) else "end_turn"
         except RpcError as exc:
-            ended["error"] = exc.message[:2048]
+            ended["error"] = exc.describe()[:2048]
         except AttachmentError as exc:
             ended["error"] = str(exc)
         except asyncio.CancelledError:
@@ -612,6 +617,7 @@ class ChatSession:
 
     def _exited(self, code: int | None, detail: str) -> None:
         self.status = "exited"
+        self.exit_detail = detail
         self._emit(
             {
                 "kind": "agent_status",

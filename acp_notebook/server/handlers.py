@@ -159,6 +159,8 @@ class BrowserSocket(_ChatSocket):
 
 
 class KernelSocket(_ChatSocket):
+    hub: Hub  # the kernel's, attached when the socket opens
+
     def initialize(  # type: ignore[override]
         self, hubs: KernelHubs, secret: str, queries: KernelQueries
     ) -> None:
@@ -197,6 +199,10 @@ class KernelSocket(_ChatSocket):
         except kernel_auth.Refused as exc:
             self.log.warning("acp_notebook: refused a kernel socket: %s", exc)
             raise web.HTTPError(403) from None
+        try:
+            self.hub = self.hubs.attach(self.kernel_id)
+        except RuntimeError:  # the server is stopping
+            raise web.HTTPError(503) from None
         await super().get(*args, **kwargs)
 
     async def handle(self, message: str | bytes) -> Frame | None:
@@ -207,9 +213,7 @@ class KernelSocket(_ChatSocket):
         if isinstance(frame, dict) and frame.get("type") == ANSWER:
             self.queries.answered(self.kernel_id, frame)
             return None
-        try:
-            hub = self.hubs.attach(self.kernel_id)
-        except RuntimeError as exc:  # the server is stopping
-            return error_ack(None, "INTERNAL", str(exc))
-        # The kernel runs the notebook's own code: it may act for any owner.
-        return await hub.handle(frame, trusted=True, follow=self.follow)
+        # The kernel runs the notebook's own code: it may act for any owner. Its hub
+        # is the one of when the socket opened: once the kernel is gone (or the server
+        # stops) that hub is closed and opens no chat, whatever the socket sends.
+        return await self.hub.handle(frame, trusted=True, follow=self.follow)

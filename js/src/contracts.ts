@@ -327,6 +327,8 @@ export interface Ack {
   accepted?: true | null;
   error?: ErrorCode | null;
   detail?: string | null;
+  reason?: string | null;
+  data?: string | null;
   events?: Record<string, unknown>[] | null;
   reset?: boolean | null;
   turn?: number | null;

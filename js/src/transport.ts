@@ -67,6 +67,12 @@ export function serverSocketUrl(kernelId: string, chatId: string): string | null
   return url.href;
 }
 
+/** What a refusal says, and why: the detail, the chat's reason, the agent's error data. */
+export function ackDetail(ack: Ack): string | null {
+  const parts = [ack.detail, ack.reason, ack.data].filter((p): p is string => Boolean(p));
+  return parts.length > 0 ? parts.join(": ") : null;
+}
+
 function isAck(frame: Record<string, unknown>): frame is Record<string, unknown> & Ack {
   return "ack" in frame;
 }
@@ -118,7 +124,7 @@ export class ChatClient {
   async request(body: RequestBody): Promise<RequestResult> {
     const ack = await this.send(body);
     if (ack === null) return { ok: false, code: "DISCONNECTED", detail: null };
-    if (ack.error) return { ok: false, code: ack.error, detail: ack.detail ?? null };
+    if (ack.error) return { ok: false, code: ack.error, detail: ackDetail(ack) };
     return { ok: true, ack };
   }
 
@@ -147,7 +153,7 @@ export class ChatClient {
 
   private resync(): void {
     void this.send({ type: "chat:resync" }).then((ack) => {
-      if (ack?.error) this.handlers.onResyncError(ack.error, ack.detail ?? null);
+      if (ack?.error) this.handlers.onResyncError(ack.error, ackDetail(ack));
       else if (ack?.accepted && Array.isArray(ack.events)) {
         this.handlers.onEvents(ack.events as unknown as StreamEvent[], ack.reset !== false);
       }

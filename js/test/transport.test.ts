@@ -121,6 +121,25 @@ describe("comm transport", () => {
     c.dispose();
   });
 
+  it("says why a request was refused: the detail, the chat's reason, the agent's data", async () => {
+    const { model, client: c } = client({ transport: "comm" });
+    c.start();
+    const done = c.request({ type: "chat:prompt", text: "go" });
+    model.emit("msg:custom", {
+      ack: model.sent[1]?.id,
+      error: "AGENT_EXITED",
+      detail: "the agent has exited",
+      reason: "the agent refused to start: Invalid params",
+      data: '{"issues":[]}',
+    });
+    expect(await done).toEqual({
+      ok: false,
+      code: "AGENT_EXITED",
+      detail: 'the agent has exited: the agent refused to start: Invalid params: {"issues":[]}',
+    });
+    c.dispose();
+  });
+
   it("waits while the transport trait is empty, then connects when it is set", () => {
     const { model, client: c, statuses } = client({ transport: "" });
     c.start();
