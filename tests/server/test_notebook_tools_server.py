@@ -145,3 +145,25 @@ async def test_variables_and_last_error_come_from_the_kernel_while_it_runs(
     assert error.startswith("KeyError: 'cost'") and "prices['cost']" in error
     assert kernel.busy(busy)
     await extension._server.kernel_manager.interrupt_kernel(kernel_id)
+
+
+async def test_cancelling_the_turn_interrupts_run_code(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "cancel.ipynb", "Cancel")
+    chat_id, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    code = "import time\nprint('started', flush=True)\ntime.sleep(60)\nprint('finished')"
+    started = asyncio.get_running_loop().time()
+    call = asyncio.create_task(
+        call_tool(endpoint.url, endpoint.secret, "run_code", {"code": code, "timeout": 120})
+    )
+    await asyncio.sleep(2)
+    hub = extension.hubs.get(kernel_id)
+    assert hub is not None
+    hub.chats[chat_id].session.cancel()  # what chat:cancel (the Stop button) does
+    result = await asyncio.wait_for(call, 30)
+    assert text_of(result) == "Cancelled: the turn was cancelled."
+    # The kernel was interrupted: the next run starts at once, long before the 60 s sleep.
+    after = text_of(await call_tool(endpoint.url, endpoint.secret, "run_code", {"code": "6 * 7"}))
+    assert "42" in after
+    assert asyncio.get_running_loop().time() - started < 30
