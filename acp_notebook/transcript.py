@@ -27,6 +27,17 @@ def _tail(text: str, limit: int) -> str:
     return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :]
 
 
+def _run_code(tool: dict[str, Any]) -> str | None:
+    """The code of a notebook run_code call (kept, so a saved chat still shows it)."""
+    raw = tool.get("rawInput")
+    if tool.get("title") not in ("mcp__notebook__run_code", "run_code") or not isinstance(
+        raw, dict
+    ):
+        return None
+    code = raw.get("code")
+    return _tail(code, MAX_TOOL_TEXT) if isinstance(code, str) else None
+
+
 def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
     content = []
     for block in tool.get("content") or []:
@@ -60,7 +71,7 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
         "status": tool.get("status"),
         "content": content,
         "locations": (tool.get("locations") or [])[:20],
-        "rawInput": None,
+        "rawInput": {"code": code} if (code := _run_code(tool)) is not None else None,
         "rawOutput": None,
     }
 
@@ -133,6 +144,8 @@ def render_html(snap: dict[str, Any]) -> str:
             rows.append(
                 f"<div>🔧 {_text(tool.get('title') or item['toolCallId'])} — {_text(tool.get('status') or '')}</div>"
             )
+            if (code := _run_code(tool)) is not None:
+                rows.append(f"<pre>{_text(code)}</pre>")
         elif kind == "permission":
             p = snap["permissions"].get(item["requestId"], {})
             title = (p.get("toolCall") or {}).get("title") or "permission"
