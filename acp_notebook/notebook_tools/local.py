@@ -19,7 +19,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from . import kernel
 from .cells import Part, history_cells
 from .execute import Progress, Runner
-from .waiting import NOT_RUN, a_cell_waits
+from .waiting import NOT_RUN, a_cell_waits, still_waiting
 
 
 def _connection_file() -> str | None:
@@ -64,7 +64,10 @@ class LocalBackend:
         return await asyncio.to_thread(read)
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        if a_cell_waits():
+        async def waits() -> bool:
+            return a_cell_waits()
+
+        if await still_waiting(waits):
             return [{"type": "text", "text": NOT_RUN}]
         if self._runner is None:
             connection_file = _connection_file()

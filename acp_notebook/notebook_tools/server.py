@@ -19,7 +19,7 @@ from jupyter_core.utils import ensure_async
 from .cells import Part, notebook_cells
 from .execute import Progress, Runner
 from .mcp_server import Endpoint, ToolHost, ToolsFactory
-from .waiting import NOT_RUN
+from .waiting import NOT_RUN, still_waiting
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,10 @@ class ServerBackend:
         return cells
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        if await self._query("cell_waits", {}) == "yes":
+        async def waits() -> bool:
+            return await self._query("cell_waits", {}) == "yes"
+
+        if await still_waiting(waits):
             return [{"type": "text", "text": NOT_RUN}]
         return await self._runner.run(code, timeout, progress)
 

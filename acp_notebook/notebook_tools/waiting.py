@@ -7,10 +7,13 @@ a deadlock. So ``run_code`` refuses at once and says why instead of waiting.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator
 
+GRACE = 2.0
 _lock = threading.Lock()
 _waiting = 0
 
@@ -39,3 +42,14 @@ def cell_waits() -> Iterator[None]:
 
 def a_cell_waits() -> bool:
     return _waiting > 0
+
+
+async def still_waiting(check: Callable[[], Awaitable[bool]], seconds: float = GRACE) -> bool:
+    """Whether a cell keeps waiting for the turn for ``seconds`` (a short ``chat.wait(
+    timeout=...)`` poll ends by itself; only a wait for the whole turn deadlocks)."""
+    deadline = time.monotonic() + seconds
+    while await check():
+        if time.monotonic() >= deadline:
+            return True
+        await asyncio.sleep(0.1)
+    return False
