@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Any, TypedDict
 
 from . import bounded
-from .variables import _shell
+from .variables import ipython_shell
 
 MAX_TRACEBACK = 8000
 MAX_SOURCE = 8000
@@ -42,7 +42,7 @@ def _cut(text: str, limit: int) -> str:
 
 def _cell_of(tb: TracebackType | None) -> tuple[str | None, int | None]:
     """The source and execution count of the outermost frame that is a notebook cell."""
-    shell = _shell()
+    shell = ipython_shell()
     names: dict[str, int] = getattr(getattr(shell, "compile", None), "_filename_map", {})
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename

@@ -14,18 +14,6 @@ from .errors import format_error, last_error
 from .variables import format_listing, inspect_variable, list_variables
 from .waiting import a_cell_waits
 
-# mention_*: the composer's @ mentions (mentions.py), over the same channel.
-KERNEL_TOOLS = frozenset(
-    {
-        "list_variables",
-        "inspect_variable",
-        "last_error",
-        "cell_waits",
-        "mention_list",
-        "mention_attach",
-    }
-)
-
 
 def answer(tool: str, args: Mapping[str, Any]) -> str:
     """Run one kernel-side tool; raises ``ValueError`` for an unknown tool or bad args."""
@@ -40,6 +28,7 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
         return format_error(last_error())
     if tool == "cell_waits":  # whether run_code would wait on itself (waiting.py)
         return "yes" if a_cell_waits() else "no"
+    # mention_*: the composer's @ mentions (mentions.py), over the same channel.
     if tool == "mention_list":
         return mentions.variables()
     if tool == "mention_attach":

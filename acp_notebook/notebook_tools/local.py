@@ -19,6 +19,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from . import kernel
 from .cells import Part, history_cells
 from .execute import Progress, Runner
+from .variables import ipython_shell
 from .waiting import NOT_RUN, a_cell_waits, still_waiting
 
 
@@ -53,9 +54,7 @@ class LocalBackend:
 
     async def read_cells(self, start: int, count: int) -> list[Part]:
         def read() -> list[Part]:
-            from .variables import _shell
-
-            shell = _shell()
+            shell = ipython_shell()
             history = getattr(shell, "history_manager", None)
             inputs = list(getattr(history, "input_hist_raw", None) or [""])
             outputs = dict(getattr(history, "output_hist", None) or {})

@@ -121,7 +121,7 @@ class ToolHost:
     def remove(self, secret: str) -> None:
         self._chats.pop(secret, None)
 
-    def _chat(self, secret: str | None) -> tuple[Backend, Endpoint] | None:
+    def chat_for(self, secret: str | None) -> tuple[Backend, Endpoint] | None:
         if not secret:
             return None
         for known, chat in self._chats.items():
@@ -131,7 +131,7 @@ class ToolHost:
 
     def _of(self, ctx: Context[Any, Any]) -> tuple[Backend, Endpoint]:
         headers = ctx.headers or {}
-        chat = self._chat(headers.get(SECRET_HEADER.lower()) or headers.get(SECRET_HEADER))
+        chat = self.chat_for(headers.get(SECRET_HEADER.lower()) or headers.get(SECRET_HEADER))
         if chat is None:  # the guard let it through, then the chat closed
             raise RuntimeError("this chat has ended")
         return chat
@@ -263,7 +263,7 @@ class _Guard:
         if scope["type"] != "http":
             return
         headers = dict(_headers(scope))
-        if self.host._chat(headers.get(SECRET_HEADER.lower())) is None:
+        if self.host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
             await _refuse(send, 401, "missing or unknown notebook secret")
             return
         if scope["method"] != "POST":

@@ -49,11 +49,11 @@ class Listing(TypedDict):
 
 def user_namespace() -> dict[str, Any]:
     """The IPython user namespace of this process ({} outside IPython)."""
-    shell = _shell()
+    shell = ipython_shell()
     return shell.user_ns if shell is not None else {}
 
 
-def _shell() -> Any:
+def ipython_shell() -> Any:
     ipython = sys.modules.get("IPython")
     if ipython is None:
         return None
@@ -61,7 +61,7 @@ def _shell() -> Any:
 
 
 def _hidden() -> Mapping[str, Any]:
-    shell = _shell()
+    shell = ipython_shell()
     return getattr(shell, "user_ns_hidden", {}) if shell is not None else {}
 
 

@@ -265,3 +265,19 @@ async def test_run_code_from_a_turn_a_cell_waits_for_says_so_at_once(kernel: Ker
         timeout=30,
     )
     assert out.startswith("True\nNot run: a cell of this kernel is waiting for this chat's turn")
+
+
+async def test_the_secret_stays_out_of_widget_state_and_the_agents_command_line(
+    kernel: Kernel,
+) -> None:
+    out = await kernel.cells.run(
+        "import json\n"
+        "from pathlib import Path\n"
+        "_pid = local_client().hub.chats[chat.chat_id].session.conn.pid\n"
+        "print(json.dumps([json.dumps(chat.state), json.dumps(chat.snapshot), "
+        "str(chat._repr_mimebundle_()), Path(f'/proc/{_pid}/cmdline').read_text()]))\n"
+    )
+    state, snapshot, bundle, argv = json.loads(out)
+    assert "demo_agent" in argv
+    for shown in (state, snapshot, bundle, argv):
+        assert kernel.secret not in shown
