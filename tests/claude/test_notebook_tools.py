@@ -25,7 +25,10 @@ from .mock_anthropic import MockAnthropic, text, tool_use
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 
-TOOLS = [f"mcp__notebook__{t}" for t in ("list_variables", "inspect_variable", "last_error")]
+TOOLS = [
+    f"mcp__notebook__{t}"
+    for t in ("list_variables", "inspect_variable", "last_error", "read_cells")
+]
 RUN = "mcp__notebook__run_code"
 FIGURE = "import matplotlib.pyplot as plt\nplt.bar(['north', 'south'], [1, 2])\nplt.show()"
 
@@ -100,8 +103,9 @@ async def test_the_model_reads_the_notebook_and_runs_code(
     mock_api.on_user("Look at my notebook", tool_use(TOOLS[0], {}))
     mock_api.on_tool_result(TOOLS[0], tool_use(TOOLS[1], {"name": "sales"}))
     mock_api.on_tool_result(TOOLS[1], tool_use(TOOLS[2], {}))
+    mock_api.on_tool_result(TOOLS[2], tool_use(TOOLS[3], {"start": 0, "count": 10}))
     mock_api.on_tool_result(
-        TOOLS[2], tool_use(RUN, {"code": "total = sales['revenue'].sum()\nprint('total', total)"})
+        TOOLS[3], tool_use(RUN, {"code": "total = sales['revenue'].sum()\nprint('total', total)"})
     )
     mock_api.on_tool_result(RUN, tool_use(RUN, {"code": FIGURE}), contains="total 361.75")
     mock_api.on_tool_result(RUN, text("Revenue is 361.75 in total."))
@@ -115,6 +119,8 @@ async def test_the_model_reads_the_notebook_and_runs_code(
     assert "region:" in inspected and "revenue: float64" in inspected and "143.25" in inspected
     error = result_text(mock_api, TOOLS[2])
     assert "KeyError: 'profit'" in error and "sales['profit']" in error
+    cells = result_text(mock_api, TOOLS[3])  # no notebook in local mode: the kernel's history
+    assert "--- In[2]\nrevenue_by_region = sales.set_index('region')['revenue']" in cells
     assert "total 361.75" in result_text(mock_api, RUN, 0)
     [image] = result_images(mock_api, RUN)
     assert base64.b64decode(image["source"]["data"]).startswith(b"\x89PNG")
