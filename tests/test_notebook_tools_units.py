@@ -1,0 +1,99 @@
+"""The notebook tools' pure parts: deadlines on user code, the cells' paging and caps,
+and the server's questions to kernels (answers matched to the kernel that was asked)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from acp_notebook.notebook_tools import bounded
+from acp_notebook.notebook_tools.cells import MAX_IMAGES, history_cells, notebook_cells
+from acp_notebook.server.kernel_queries import KernelQueries, KernelUnavailable
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def test_map_bounded_skips_a_stuck_value_and_goes_on() -> None:
+    release = threading.Event()
+
+    def preview(value: int) -> str:
+        if value == 1:
+            release.wait(30)  # a __repr__ that sleeps
+        if value == 2:
+            raise RuntimeError("repr exploded")
+        return f"<{value}>"
+
+    started = time.monotonic()
+    results = bounded.map_bounded(preview, [0, 1, 2, 3], per_item=0.2, total=5)
+    release.set()
+    assert time.monotonic() - started < 2
+    assert results[0] == "<0>" and results[1] is bounded.TIMED_OUT and results[3] == "<3>"
+    assert (
+        isinstance(results[2], bounded.Failed) and results[2].error == "RuntimeError: repr exploded"
+    )
+
+
+def test_map_bounded_stops_at_its_total_budget() -> None:
+    results = bounded.map_bounded(lambda v: time.sleep(0.05) or v, list(range(100)), 1, 0.3)
+    assert bounded.SKIPPED in results and results[0] == 0
+
+
+def notebook(cells: int, images_per_cell: int = 0) -> dict[str, Any]:
+    image = {"output_type": "display_data", "data": {"image/png": PNG, "text/plain": "<Figure>"}}
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": [f"x = {i}\n", "x"],
+                "execution_count": i,
+                "outputs": [image] * images_per_cell
+                + [{"output_type": "stream", "name": "stdout", "text": "\x1b[31mred\x1b[0m"}],
+            }
+            for i in range(cells)
+        ]
+    }
+
+
+def test_cells_are_paged_and_images_capped() -> None:
+    parts = notebook_cells(notebook(100, images_per_cell=3), start=10, count=5)
+    text = "\n".join(p["text"] for p in parts if p["type"] == "text")
+    assert "100 cells; showing 10..14" in text and "--- cell 10 (code) [10]\nx = 10\nx" in text
+    assert "--- cell 15" not in text and "read_cells(start=15)" in text
+    assert "red" in text and "\x1b" not in text
+    assert sum(p["type"] == "image" for p in parts) == MAX_IMAGES
+    assert "at most 4 per answer" in text
+    last = notebook_cells(notebook(100), start=-2, count=50)
+    assert "showing 98..99" in last[0]["text"]  # type: ignore[typeddict-item]
+
+
+def test_history_cells_without_a_notebook() -> None:
+    parts = history_cells(["", "a = 1", "a + 1"], {2: 2}, start=0, count=10)
+    text = parts[0]["text"]  # type: ignore[typeddict-item]
+    assert "No notebook is known" in text and "--- In[2]\na + 1\n[Out[2]]\n2" in text
+
+
+async def test_a_kernel_answers_only_its_own_queries() -> None:
+    queries = KernelQueries()
+    sent: list[dict[str, Any]] = []
+    queries.attach("k1", sent.append)
+    asking = asyncio.create_task(queries.ask("k1", "list_variables", {}, timeout=5))
+    await asyncio.sleep(0)
+    [query] = sent
+    queries.answered("k2", {"type": "kernel:answer", "query": query["query"], "text": "forged"})
+    queries.answered("k1", {"type": "kernel:answer", "query": 999, "text": "unknown"})
+    queries.answered("k1", {"type": "kernel:answer", "query": query["query"], "text": "x" * 10**6})
+    assert len(await asking) == 64 * 1024
+
+    with pytest.raises(KernelUnavailable, match="not connected"):
+        await queries.ask("k2", "list_variables", {})
+    with pytest.raises(KernelUnavailable, match="did not answer within"):
+        await queries.ask("k1", "last_error", {}, timeout=0.05)
+    waiting = asyncio.create_task(queries.ask("k1", "last_error", {}, timeout=5))
+    await asyncio.sleep(0)
+    queries.detach("k1", sent.append)
+    with pytest.raises(KernelUnavailable, match="socket closed"):
+        await waiting
