@@ -229,6 +229,7 @@ class Chat(anywidget.AnyWidget):
                 named=self._named,
                 cwd=self.cwd,
                 mode=self._mode,
+                locale=self.locale,
             )
         return bundle
 

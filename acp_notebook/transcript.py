@@ -173,6 +173,7 @@ def saved_chat(
     named: bool,
     cwd: str,
     mode: str | None,
+    locale: str = "",
 ) -> dict[str, Any]:
     """The ``SAVED_MIME`` data: the transcript, and whether "Continue" can reopen it.
 
@@ -193,4 +194,6 @@ def saved_chat(
         and isinstance(session_id, str)
         and continue_method(agent_state.get("capabilities")) is not None,
         "snapshot": compact_snapshot,
+        # Chat(locale=...), for a renderer other than the widget (the JupyterLab extension's).
+        "locale": locale,
     }

@@ -12,26 +12,17 @@ export interface MountedChat {
   dispose(): void;
 }
 
-export interface MountOptions extends ClientOptions {
-  /** The link closed for good (the chat ended on the server, or its socket never opened). */
-  onClosed?: () => void;
-}
-
 export function mountChat(
   model: WidgetModel,
   t: Translate,
-  options: MountOptions = {},
+  options: ClientOptions = {},
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
   const setStatus = (next: LinkStatus): void => {
     status = next;
     view.setConnected(next === "server" || next === "comm");
-    if (next === "closed") {
-      view.endedWithServer();
-      // After the client has finished handling the close (the callback may dispose it).
-      if (options.onClosed !== undefined) queueMicrotask(options.onClosed);
-    }
+    if (next === "closed") view.endedWithServer();
     if (next === "connecting" || next === "waiting") return;
     for (const wake of waiters) wake(next !== "closed");
     waiters = [];

@@ -216,6 +216,9 @@ def run_cell(page: Page, index: int, wait: bool = True) -> Locator:
 
 def save(page: Page) -> None:
     """Save the notebook (Ctrl+S from command mode) so a reload keeps its outputs."""
+    # A click on a prompt leaves the focus in an output's input (a chat's composer) where
+    # it was, and shortcuts from there are suppressed: let go of it first.
+    page.evaluate("document.activeElement?.blur()")
     cell(page, 0).locator(".jp-InputPrompt").click()  # focus the notebook, not a widget
     page.keyboard.press("Control+s")
     # The dirty marker on the tab (JupyterLab) or title (Notebook 7) goes away once saved.

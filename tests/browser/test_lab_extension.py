@@ -1,5 +1,6 @@
 """The JupyterLab extension in a real JupyterLab and Notebook 7: the Agent panel, "Ask the
-agent" on an error, "Insert cell below" on a code block of the agent's reply.
+agent" on an error, "Insert cell below" on a code block of the agent's reply, and saved
+chats (live, or the transcript with Continue).
 
 The extension is enabled by installing the package (its labextension is shared data).
 """
@@ -7,12 +8,13 @@ The extension is enabled by installing the package (its labextension is shared d
 from __future__ import annotations
 
 import re
+import urllib.request
 import uuid
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .lab import JupyterServer, cell, open_notebook, run_cell, write_notebook
+from .lab import JupyterServer, cell, open_notebook, run_cell, save, write_notebook
 
 APPS = ["lab", "notebook"]
 
@@ -120,3 +122,39 @@ def test_ask_the_agent_about_an_error_then_insert_its_code(
     # Never run: no execution count, no output.
     expect(inserted.locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\[ \]:$"))
     expect(inserted.locator(".jp-OutputArea-output")).to_have_count(0)
+
+
+def test_a_saved_chat_shows_its_transcript_then_continues(
+    page: Page, server: JupyterServer
+) -> None:
+    # The saved-chat renderer: live while the chat exists, else the transcript with
+    # Continue, which opens a chat on the new kernel that loads the agent's session.
+    filename = write_notebook(
+        server,
+        unique("saved"),
+        ["from acp_notebook import Chat\nchat = Chat('demo')\nawait chat.ready()\nchat"],
+    )
+    open_notebook(page, server, filename)
+    output = run_cell(page, 0).locator(".jp-OutputArea-output")
+    send_in(output, "remember this")
+    expect(output.locator(".acpnb-agent").last).to_contain_text("You said: remember this")
+    save(page)
+
+    # The kernel goes away (its chats with it); the notebook comes back on a new one.
+    [session] = [s for s in server.get_json("api/sessions") if s["path"] == filename]
+    request = urllib.request.Request(server.url(f"api/sessions/{session['id']}"), method="DELETE")
+    urllib.request.urlopen(request, timeout=30).close()
+    open_notebook(page, server, filename)
+    output = cell(page, 0).locator(".jp-OutputArea-output")
+    expect(output.locator(".acpnb-continue")).to_be_visible()
+    expect(output.locator(".acpnb-user")).to_have_text(["remember this"])
+    expect(output.locator("textarea.acpnb-composer-input")).to_be_disabled()
+
+    output.get_by_role("button", name="Continue").click()
+    expect(output.locator(".acpnb-continue")).to_have_count(0)
+    # The loaded session replays the earlier turn into the new chat, which goes on.
+    expect(output.locator(".acpnb-status")).to_have_text("idle")
+    expect(output.locator(".acpnb-user")).to_have_text(["remember this"])
+    send_in(output, "and now")
+    expect(output.locator(".acpnb-agent").last).to_contain_text("You said: and now")
+    expect(output.locator(".acpnb-user")).to_have_text(["remember this", "and now"])

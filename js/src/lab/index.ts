@@ -1,6 +1,6 @@
 // The JupyterLab / Notebook 7 extension: the Agent panel, "Ask the agent" on errors and on
-// selected cells, "Insert cell below" on the agent's code blocks. Everything it shows is
-// the widget's own view code (../view.ts and friends).
+// selected cells, "Insert cell below" on the agent's code blocks, and the renderer of saved
+// chats. Everything it shows is the widget's own view code (../view.ts and friends).
 
 import "../widget.css";
 import "./lab.css";
@@ -8,12 +8,15 @@ import type { JupyterFrontEnd, JupyterFrontEndPlugin } from "@jupyterlab/applica
 import { ICommandPalette } from "@jupyterlab/apputils";
 import type { CodeCell } from "@jupyterlab/cells";
 import { INotebookTracker, NotebookActions, type NotebookPanel } from "@jupyterlab/notebook";
+import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import { LabIcon } from "@jupyterlab/ui-components";
 import { setLabHooks } from "../codeblocks";
 import { resolveLocale, translator } from "../i18n";
+import { SAVED_MIME } from "../saved";
 import { cellError, notebookLanguage, watchErrors } from "./errors";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";
+import { SAVED_RANK, SavedChatRenderer, WIDGET_MIME } from "./saved";
 
 const COMMAND_OPEN = "acp-notebook:open-panel";
 const COMMAND_ASK = "acp-notebook:ask-selected";
@@ -40,6 +43,7 @@ function insertBelow(tracker: INotebookTracker, code: string): boolean {
 function activate(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
+  rendermime: IRenderMimeRegistry,
   palette: ICommandPalette | null,
 ): void {
   const t = translator(resolveLocale(""));
@@ -80,13 +84,36 @@ function activate(
   });
 
   setLabHooks({ insertCellBelow: (code) => insertBelow(tracker, code) });
+
+  rendermime.addFactory(
+    {
+      safe: true,
+      mimeTypes: [SAVED_MIME],
+      defaultRank: SAVED_RANK,
+      createRenderer: (options) => {
+        // The output's notebook: its document's path is what its URL resolver resolves from.
+        const path = (options.resolver as { path?: unknown } | null)?.path;
+        const owner = (): NotebookPanel | undefined => tracker.find((p) => p.context.path === path);
+        return new SavedChatRenderer({
+          widgetRenderer: () => {
+            const registry = owner()?.content.rendermime;
+            return registry?.mimeTypes.includes(WIDGET_MIME)
+              ? registry.createRenderer(WIDGET_MIME)
+              : null;
+          },
+          kernelId: () => owner()?.sessionContext.session?.kernel?.id ?? null,
+        });
+      },
+    },
+    SAVED_RANK,
+  );
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: "acp-notebook:plugin",
-  description: "The Agent panel, Ask the agent, code blocks into cells.",
+  description: "The Agent panel, Ask the agent, code blocks into cells, saved chats.",
   autoStart: true,
-  requires: [INotebookTracker],
+  requires: [INotebookTracker, IRenderMimeRegistry],
   optional: [ICommandPalette],
   activate,
 };
