@@ -1,6 +1,8 @@
 """The agent process and the JSON-RPC conversation with it.
 
-Owns the subprocess (its own process group, so teardown reaches its children),
+Owns the subprocess (on Linux under ``reaper.py``, which ends every descendant of
+the agent on teardown and when the server dies; elsewhere in a process group of its
+own, which teardown ends),
 drains stdout and stderr continuously, matches responses to our requests, and
 hands every agent->client request and notification to the session. When the
 agent goes away every request still waiting on it is settled, so nothing hangs.
@@ -13,9 +15,11 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import jsonrpc
@@ -42,6 +46,11 @@ EXIT_DRAIN = 2.0  # how long output is still read after the agent exited
 THREAD_PARSE = 1 << 20
 # What the unfinished lines of all agents in this process may hold together.
 LINE_BUDGET = LineBudget(64 * 1024 * 1024)
+REAPER = Path(__file__).with_name("reaper.py")
+REAPED = sys.platform == "linux"  # prctl is Linux only
+# Between the reaper's SIGTERM and SIGKILL to the agent's descendants: less than
+# close()'s grace, so the reaper is done before close() would SIGKILL it.
+REAPER_GRACE = 1.0
 
 
 class AgentConnection:
@@ -83,6 +92,7 @@ class AgentConnection:
         self._closed = False
         self.returncode: int | None = None
         self.exited = asyncio.Event()
+        self.agent_pid: int | None = None  # pid is the reaper's, where there is one
 
     # ------------------------------------------------------------ lifecycle
 
@@ -90,16 +100,34 @@ class AgentConnection:
         """Spawn the agent; raises ``OSError`` when the command cannot run."""
         loop = asyncio.get_running_loop()
         protocol = _Protocol(loop, self._exit)
-        transport, _ = await loop.subprocess_exec(
-            lambda: protocol,
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self.env,
-            cwd=self.cwd,
-            start_new_session=True,
-        )
+        reaped = REAPED
+        status_read, status_write = os.pipe() if reaped else (-1, -1)
+        argv = _reaper_argv(self.argv, status_write) if reaped else self.argv
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: protocol,
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=True,
+                pass_fds=(status_write,) if reaped else (),
+            )
+        finally:
+            if reaped:
+                os.close(status_write)
+        if reaped:
+            try:
+                self.agent_pid = await asyncio.to_thread(_agent_started, status_read)
+            except OSError:
+                transport.close()
+                raise
+            finally:
+                os.close(status_read)
+        else:
+            self.agent_pid = transport.get_pid()
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)
         self._tasks = [
             asyncio.create_task(self._read_stderr()),
@@ -316,6 +344,33 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
     def process_exited(self) -> None:
         super().process_exited()
         self._exited.set()
+
+
+def _reaper_argv(argv: Sequence[str], status_fd: int) -> list[str]:
+    # -I -S: no site, no user paths, no PYTHON* variables of the agent's environment.
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        str(REAPER),
+        str(os.getpid()),
+        str(REAPER_GRACE),
+        str(status_fd),
+        *argv,
+    ]
+
+
+def _agent_started(status_fd: int) -> int:
+    """The agent's pid, as the reaper reports it; ``OSError`` when it could not start."""
+    data = b""
+    while chunk := os.read(status_fd, 4096):
+        data += chunk
+    code, _, detail = data.decode(errors="replace").strip().partition(" ")
+    if code == "0" and detail.isdigit():
+        return int(detail)
+    if code.isdigit():
+        raise OSError(int(code), detail)
+    raise OSError("the agent's reaper ended before it started the agent")
 
 
 def _size(size: int) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ FAULTS = (
     "deep",  # lines nested thousands deep
     "objects",  # one line of millions of {}
     "endless",  # a huge line that never ends, then silence
+    "spawn",  # children in its group, in a session of their own, a daemon; ignores EOF, SIGTERM
 )
 # When the fault fires: on `initialize`, on `session/new`, in the first turn after
 # its first chunk, or in the first turn while a question / a permission is pending.
@@ -88,6 +90,7 @@ class Agent:
         self.prompt_id: Any = None  # the session/prompt being served
         self.asked: dict[Any, str] = {}  # our request id -> what it asked
         self.cancelled = False
+        self.stubborn = False  # lives on after the end of its input
 
     # ------------------------------------------------------------ output
 
@@ -154,6 +157,27 @@ class Agent:
         sys.stderr.write("fault agent: exiting with a child left behind\n")
         sys.stderr.flush()
         os._exit(0)
+
+    def fault_spawn(self) -> None:
+        # Inherited by the children: only SIGKILL ends any of them.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        self.stubborn = True
+        sleep = ["sleep", "300"]
+        in_group = subprocess.Popen(sleep)
+        own_session = subprocess.Popen(sleep, start_new_session=True)
+        # A daemon: its parent exits at once, so it is nobody's child.
+        daemon = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import subprocess; print(subprocess.Popen("
+                f"{sleep!r}, start_new_session=True, stdout=subprocess.DEVNULL).pid)",
+            ],
+            stdout=subprocess.PIPE,
+            check=True,
+        )
+        for pid in (in_group.pid, own_session.pid, int(daemon.stdout)):
+            self.log(child=pid)
 
     def fault_garbage(self) -> None:
         self.write(b"\n".join(GARBAGE) + b"\n")
@@ -246,7 +270,7 @@ class Agent:
             self.log(recv=message)
             self.dispatch(message)
         self.log(eof=True)
-        while self.silent:  # a hung agent ignores the end of its input too
+        while self.silent or self.stubborn:  # a hung agent ignores the end of its input too
             time.sleep(1)
 
     def dispatch(self, message: dict[str, Any]) -> None:

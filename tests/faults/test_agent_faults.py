@@ -15,13 +15,13 @@ import pytest
 
 from acp_notebook import fold as folding
 
-from .conftest import PERSON, Event, FaultChat, all_gone, drain
+from .conftest import PERSON, Event, FaultChat, alive, all_gone, drain
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 
 POINTS = ("initialize", "session_new", "stream", "question", "permission")
 # The agent lives on and behaves afterwards.
-SURVIVES = ("garbage", "huge", "flood", "deep", "objects")
+SURVIVES = ("garbage", "huge", "flood", "deep", "objects", "spawn")
 DIES = ("crash", "orphan", "close_stdout")
 START_TIMEOUT = 2.0  # for a hang before the session exists
 CANCEL_GRACE = 1.0  # for a hang in a turn
@@ -197,10 +197,12 @@ async def test_agent_fault(fault_chat: OpenChat, fault: str, point: str) -> None
                 last = [e for e in rec.events if e["kind"] == "turn_ended"][-1]
                 assert last["turn"] == 2 and last.get("error"), last
 
+    if fault == "spawn":  # one in the group, one in a session of its own, one daemon
+        assert len(fc.child_pids()) == 3 and all(map(alive, fc.child_pids()))
     await fc.hub.close_chat(fc.chat_id)
     for rec in fc.recs:
         drain(rec)
     check_no_auto_approval(fc, check_resolved_once(fc))
     check_folds(fc)
-    await all_gone([pid, *fc.child_pids()], pid)
+    await all_gone([pid, fc.session.conn.agent_pid or pid, *fc.child_pids()], pid)
     assert fc.answers_written() == fc.answers_received()

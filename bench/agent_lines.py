@@ -1,0 +1,128 @@
+"""What the agent-side hardening costs and saves (issue 12), each next to its reference.
+
+    python -m bench.agent_lines
+
+1. Chat start: spawn + ``initialize`` of the demo agent under the reaper, against
+   spawning it directly (the reference, as before the reaper).
+2. One big agent line, through a real subprocess into AgentConnection: peak RSS
+   growth of this process and the longest stall of its event loop, against
+   ``json.loads`` of the same line (what the reader did before).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from acp_notebook import connection
+from acp_notebook.connection import AgentConnection
+
+DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo_agent"]
+MiB = 1024 * 1024
+
+
+def peak_rss() -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+
+
+def reset_peak_rss() -> int:
+    Path("/proc/self/clear_refs").write_text("5")
+    return peak_rss()
+
+
+def _connection(argv: list[str], exited: asyncio.Event | None = None) -> AgentConnection:
+    return AgentConnection(
+        argv,
+        on_request=lambda r: None,
+        on_notification=lambda n: None,
+        on_exit=lambda code, tail: exited.set() if exited else None,
+    )
+
+
+async def start_once(reaped: bool) -> float:
+    connection.REAPED = reaped
+    conn = _connection(DEMO_AGENT)
+    start = time.perf_counter()
+    await conn.start()
+    await conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    took = time.perf_counter() - start
+    await conn.close()
+    return took
+
+
+async def chat_start(runs: int = 10) -> None:
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(runs):
+        for use_reaper in (False, True):
+            times[use_reaper].append(await start_once(use_reaper))
+    connection.REAPED = sys.platform == "linux"
+    direct, reaped_ms = (statistics.median(times[k]) * 1000 for k in (False, True))
+    print(f"chat start (spawn + initialize, median of {runs})")
+    print(f"  direct (reference)  {direct:7.1f} ms")
+    print(f"  under the reaper    {reaped_ms:7.1f} ms   (+{reaped_ms - direct:.1f} ms)")
+
+
+def objects_line(size: int) -> bytes:
+    return b'{"jsonrpc":"2.0","method":"m","params":[' + b"{}," * (size // 3) + b"{}]}\n"
+
+
+async def max_lag(work: asyncio.Future[object]) -> float:
+    """The longest the loop went without running a 5 ms ticker while ``work`` ran."""
+    worst, last = 0.0, time.perf_counter()
+    while not work.done():
+        await asyncio.sleep(0.005)
+        now = time.perf_counter()
+        worst, last = max(worst, now - last - 0.005), now
+    await work
+    return worst
+
+
+async def through_connection(size: int) -> tuple[float, float]:
+    script = (
+        "import sys; sys.stdout.buffer.write("
+        f'b\'{{"jsonrpc":"2.0","method":"m","params":[\' + b\'{{}},\' * {size // 3} + b\'{{}}]}}\\n\')'
+    )
+    exited = asyncio.Event()
+    conn = _connection([sys.executable, "-c", script], exited)
+    before = reset_peak_rss()
+    await conn.start()
+    lag = await max_lag(asyncio.ensure_future(exited.wait()))
+    await conn.close()
+    return (peak_rss() - before) / MiB, lag * 1000
+
+
+async def reference(size: int) -> tuple[float, float]:
+    line = objects_line(size)
+    before = reset_peak_rss()
+    loop = asyncio.get_running_loop()
+    # json.loads holds the GIL for the whole parse: even in a thread it is one stall
+    # (the reader ran it on the loop itself).
+    lag = await max_lag(loop.run_in_executor(None, json.loads, line))
+    del line
+    return (peak_rss() - before) / MiB, lag * 1000
+
+
+async def big_lines() -> None:
+    print("one agent line of [{},{},...]: peak RSS growth, longest event-loop stall")
+    for mb in (15, 50):
+        ref_rss, ref_lag = await reference(mb * MiB)
+        rss, lag = await through_connection(mb * MiB)
+        print(f"  {mb} MB  json.loads (reference)  +{ref_rss:6.0f} MiB  {ref_lag:7.0f} ms")
+        print(f"  {mb} MB  AgentConnection         +{rss:6.0f} MiB  {lag:7.0f} ms")
+
+
+async def main() -> None:
+    logging.disable(logging.WARNING)  # the skipped lines are logged; the figures are the point
+    await chat_start()
+    await big_lines()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
