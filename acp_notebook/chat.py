@@ -14,11 +14,12 @@ import functools
 import logging
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 import anywidget
 import traitlets
@@ -34,6 +35,7 @@ from .notebook_tools.waiting import cell_waits
 from .server_client import chat_owner, connect
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _STATIC = Path(__file__).parent / "static"
 ACK_TIMEOUT = 30.0
@@ -146,6 +148,9 @@ class Chat(anywidget.AnyWidget):
         self._state = folding.initial_state()
         self._turns: dict[int, Future[Turn]] = {}
         self._listeners: list[Callable[[Event], None]] = []
+        # Signalled after each frame: what ready(), next_request() and wait() wait on.
+        self._changed = threading.Condition(self._lock)
+        self._wakers: list[Callable[[], None]] = []
         self._elicitation_policy: ElicitationPolicy | None = None
         self._permission_policy: PermissionPolicy | None = None
         self._policy_done: set[str] = set()
@@ -295,6 +300,10 @@ class Chat(anywidget.AnyWidget):
                 listener(event)
         for request in fresh:
             self._apply_policy(request)
+        with self._changed:
+            self._changed.notify_all()
+        for wake in list(self._wakers):
+            wake()
 
     def _turn_result(self, event: Event) -> Turn:
         snap = folding.snapshot(self._state)
@@ -354,23 +363,35 @@ class Chat(anywidget.AnyWidget):
         future = self._client.request(message)
         future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)
 
+    async def _until(self, check: Callable[[], T | None], timeout: float | None = None) -> T:
+        """``check()``'s first result that is not None, re-checked after every frame."""
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def wake() -> None:  # on the client's thread
+            loop.call_soon_threadsafe(changed.set)
+
+        async def watch() -> T:
+            while True:
+                changed.clear()
+                found = check()
+                if found is not None:
+                    return found
+                await changed.wait()
+
+        self._wakers.append(wake)
+        try:
+            return await asyncio.wait_for(watch(), timeout)
+        finally:
+            self._wakers.remove(wake)
+
     async def ready(self) -> str:
         """Wait until the agent is ready (or has exited); returns the status."""
-        while True:
-            status = self.status
-            if status != "starting":
-                return status
-            await asyncio.sleep(0.02)
+        return await self._until(lambda: None if self.status == "starting" else self.status)
 
     async def next_request(self, timeout: float | None = 30.0) -> dict[str, Any]:
         """The oldest question or permission the agent waits on, waiting for one to arrive."""
-
-        async def first() -> dict[str, Any]:
-            while not (pending := self.pending):
-                await asyncio.sleep(0.02)
-            return pending[0]
-
-        return await asyncio.wait_for(first(), timeout)
+        return await self._until(lambda: next(iter(self.pending), None), timeout)
 
     async def ask(
         self, text: str, timeout: float | None = None, *, attach: Attachable = ()
@@ -403,22 +424,28 @@ class Chat(anywidget.AnyWidget):
     def _wait(self, turn: int | None, timeout: float | None) -> Turn:
         number = turn if turn is not None else self._latest_turn()
         future = self._turn_future(number)
-        waited = 0.0
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            with contextlib.suppress(TimeoutError):
-                return future.result(0.05)
-            waited += 0.05
-            if timeout is not None and waited >= timeout:
-                raise TimeoutError(f"turn {number} did not end within {timeout} s")
-            if self.mode == "local":
-                stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
-                if stuck and not self._has_policy(stuck[0]):
-                    raise NeedsAnswer(
-                        f"the agent is waiting for an answer ({stuck[0]['type']} "
-                        f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
-                        "from the widget in local mode: use `await chat.ask(...)`, answer "
-                        "it with chat.answer()/chat.allow(), or set a policy"
-                    )
+            with self._changed:  # every frame notifies, after its turn ends are set
+                if future.done():
+                    return future.result()
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(f"turn {number} did not end within {timeout} s")
+                self._check_answerable()
+                self._changed.wait(left)
+
+    def _check_answerable(self) -> None:
+        """In local mode, raise ``NeedsAnswer`` when only a person could unblock the turn."""
+        if self.mode == "local":
+            stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
+            if stuck and not self._has_policy(stuck[0]):
+                raise NeedsAnswer(
+                    f"the agent is waiting for an answer ({stuck[0]['type']} "
+                    f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
+                    "from the widget in local mode: use `await chat.ask(...)`, answer "
+                    "it with chat.answer()/chat.allow(), or set a policy"
+                )
 
     def _latest_turn(self) -> int:
         with self._lock:

@@ -154,7 +154,7 @@ class PermissionRequestEvent(_Event):
     requestId: str
     toolCall: dict[str, Any]
     options: list[dict[str, Any]]
-    # Epoch milliseconds when the watchdog will cancel it.
+    # Epoch milliseconds when it is cancelled unless answered.
     deadline: float | None = None
 
 

@@ -9,6 +9,7 @@ them once, so merging n chunks costs O(n), not O(n^2).
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
 Event = dict[str, Any]
@@ -96,6 +97,22 @@ class ChunkRun:
             self._pieces = [text]
             self._merged = self._with_text(text)
             self.size = len(text)
+
+
+def append_merged(items: deque[Event | ChunkRun], event: Event) -> tuple[int, bool]:
+    """Append ``event``, merged into the last item when both are chunks of one message.
+
+    Returns the bytes it added and whether it is a new item (not merged).
+    """
+    key = chunk_key(event)
+    if key is not None and items:
+        last = items[-1]
+        if isinstance(last, ChunkRun) and last.key == key:
+            before = last.size
+            last.add(event)
+            return last.size - before, False
+    items.append(ChunkRun(event, key) if key is not None else event)
+    return event_size(event), True
 
 
 def event_size(event: Event) -> int:

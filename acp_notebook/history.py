@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .events import ChunkRun, Event, chunk_key, event_size
+from .events import ChunkRun, Event, append_merged
 
 
 class History:
@@ -29,22 +29,12 @@ class History:
         return self._bytes
 
     def append(self, event: Event) -> None:
-        key = chunk_key(event)
-        items = self._items
-        if key is not None and items:
-            last = items[-1]
-            if isinstance(last, ChunkRun) and last.key == key:
-                before = last.size
-                last.add(event)
-                grown = last.size - before
-                self._sizes[-1] += grown
-                self._bytes += grown
-                self._trim()
-                return
-        size = event_size(event)
-        items.append(ChunkRun(event, key) if key is not None else event)
-        self._sizes.append(size)
-        self._bytes += size
+        grown, new = append_merged(self._items, event)
+        if new:
+            self._sizes.append(grown)
+        else:
+            self._sizes[-1] += grown
+        self._bytes += grown
         self._trim()
 
     def _trim(self) -> None:

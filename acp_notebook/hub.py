@@ -1,7 +1,7 @@
 """The hub: the chats of one kernel, and the policy around them.
 
 It validates every client request against one schema, lets only a chat's owner
-act on it, runs the watchdog that cancels a question nobody answers, and fans
+act on it, and fans
 events out to any number of subscribers without letting a slow one stall the
 agent or the others.
 """
@@ -39,7 +39,7 @@ from .contracts import (
     error_ack,
 )
 from .elicitation import AnswerError
-from .events import ChunkRun, Event, chunk_key, event_size
+from .events import ChunkRun, Event, append_merged
 from .jsonrpc import RpcError
 from .mcp_servers import NOTEBOOK, normalize
 from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
@@ -101,17 +101,8 @@ class Subscription:
         self._wakeup.set()
         if self._reset:
             return
-        key = chunk_key(event)
-        items = self._items
-        if key is not None and items:
-            last = items[-1]
-            if isinstance(last, ChunkRun) and last.key == key:
-                last.add(event)
-                self._bytes += len(event["update"]["content"]["text"])
-                self._check()
-                return
-        items.append(ChunkRun(event, key) if key is not None else event)
-        self._bytes += event_size(event)
+        grown, _new = append_merged(self._items, event)
+        self._bytes += grown
         self._check()
 
     def seal(self) -> None:
@@ -173,7 +164,6 @@ class _Chat:
     session: ChatSession
     owner: str | None
     subscribers: list[Subscription] = field(default_factory=list)
-    watchdogs: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     start_task: asyncio.Task[None] | None = None
 
 
@@ -293,8 +283,6 @@ class Hub:
         if chat.start_task is not None and not chat.start_task.done():
             chat.start_task.cancel()
         await chat.session.close()
-        for timer in chat.watchdogs.values():
-            timer.cancel()
         for sub in list(chat.subscribers):
             sub.close()
 
@@ -324,16 +312,6 @@ class Hub:
         return chat.session.resync() if chat is not None else []
 
     def _fan_out(self, chat: _Chat, event: Event) -> None:
-        kind = event["kind"]
-        if kind in ("permission_request", "elicitation_request"):
-            request_id = event["requestId"]
-            chat.watchdogs[request_id] = asyncio.get_running_loop().call_later(
-                self.config.session.answer_timeout, chat.session.expire, request_id
-            )
-        elif kind in ("permission_resolved", "elicitation_resolved"):
-            timer = chat.watchdogs.pop(event["requestId"], None)
-            if timer is not None:
-                timer.cancel()
         for sub in chat.subscribers:
             sub.push(event)
 

@@ -2,8 +2,13 @@
 
 ``ChatSession`` is the seed's ``DaemonSession``: it starts the agent, runs turns,
 keeps every permission and question the agent is waiting on (``requestId`` ->
-JSON-RPC id + backstop timer) and makes sure each ends exactly once, with one
+JSON-RPC id + its deadline) and makes sure each ends exactly once, with one
 answer to the agent and one ``*_resolved`` event.
+
+One deadline per pending request, owned here: armed when the request arrives,
+cancelled in ``_settle`` (the one place a request ends). No second timer backs it
+up: the hub and this session share one process and one loop, and the one party
+that can fail on its own, the agent process, settles everything when it exits.
 """
 
 from __future__ import annotations
@@ -44,8 +49,7 @@ MAX_OPTION_TEXT = 256
 
 @dataclass(frozen=True)
 class SessionConfig:
-    answer_timeout: float = 60.0  # the hub's watchdog; shown to people as a countdown
-    backstop_grace: float = 15.0  # the session cancels on its own this long after that
+    answer_timeout: float = 60.0  # an unanswered request is cancelled; shown as a countdown
     start_timeout: float = 180.0  # npx may download the agent on first use
     cancel_grace: float = 10.0  # a turn the agent does not end after session/cancel is given up
     history_events: int = 5000
@@ -421,7 +425,7 @@ class ChatSession:
         self._settle(request_id, outcome, by, result=result)
 
     def expire(self, request_id: str) -> bool:
-        """The watchdog (or the backstop) ran out: cancel to the agent, outcome ``timeout``."""
+        """The request's deadline passed: cancel to the agent, outcome ``timeout``."""
         if request_id not in self.pending:
             return False
         self._settle(request_id, "timeout", by=None)
@@ -500,9 +504,7 @@ class ChatSession:
         self.pending[request_id] = pending
         self._by_rpc_id[rpc_id] = request_id
         loop = asyncio.get_running_loop()
-        pending.timer = loop.call_later(
-            self.config.answer_timeout + self.config.backstop_grace, self.expire, request_id
-        )
+        pending.timer = loop.call_later(self.config.answer_timeout, self.expire, request_id)
         self._emit(event)
 
     def _permission_request(self, req: Request) -> None:

@@ -101,7 +101,7 @@ def mock_openai() -> Iterator[MockOpenAI]:
 
 @pytest.fixture
 async def hub() -> AsyncIterator[Hub]:
-    h = Hub(HubConfig(session=SessionConfig(answer_timeout=30, backstop_grace=15)))
+    h = Hub(HubConfig(session=SessionConfig(answer_timeout=30)))
     yield h
     await h.close()
 

@@ -126,8 +126,8 @@ async def test_invalid_answer_keeps_the_card_pending(hub: Hub) -> None:
     await rec.kind("turn_ended")
 
 
-async def test_watchdog_timeout_cancels_to_the_agent() -> None:
-    hub = Hub(HubConfig(session=SessionConfig(answer_timeout=0.3, backstop_grace=10)))
+async def test_answer_timeout_cancels_to_the_agent() -> None:
+    hub = Hub(HubConfig(session=SessionConfig(answer_timeout=0.3)))
     try:
         chat_id, rec = await open_demo(hub)
         answers = spy_answers(hub, chat_id)
@@ -142,25 +142,39 @@ async def test_watchdog_timeout_cancels_to_the_agent() -> None:
         assert (await rec.kind("permission_resolved", timeout=5))["outcome"] == "timeout"
         await rec.kind("turn_ended", turn=2)
         assert "permission: cancelled" in rec.text()
-        assert len(answers) == 2  # one answer each, no second from the backstop
+        assert len(answers) == 2  # one answer each, never a second
         await asyncio.sleep(0.1)
         assert not hub.chats[chat_id].session.pending
     finally:
         await hub.close()
 
 
-async def test_backstop_fires_when_the_watchdog_does_not() -> None:
-    # A hub whose watchdog is far away; the session's own backstop still ends the question.
-    hub = Hub(HubConfig(session=SessionConfig(answer_timeout=0.2, backstop_grace=0.2)))
+async def test_one_deadline_per_pending_request() -> None:
+    # The session owns the only timer of a request: armed on arrival, gone once settled.
+    hub = Hub(HubConfig(session=SessionConfig(answer_timeout=0.3)))
     try:
         chat_id, rec = await open_demo(hub)
-        chat = hub.chats[chat_id]
+        session = hub.chats[chat_id].session
         await prompt(hub, chat_id, "ask-user")
         req = await rec.kind("elicitation_request")
-        chat.watchdogs.pop(req["requestId"]).cancel()
+        timer = session.pending[req["requestId"]].timer
+        assert timer is not None and not timer.cancelled()
+        assert req["deadline"] - req["ts"] == pytest.approx(300, abs=5)
         resolved = await rec.kind("elicitation_resolved", timeout=5)
-        assert resolved["outcome"] == "timeout"
-        assert resolved["ts"] - req["ts"] >= 390
+        assert resolved["outcome"] == "timeout" and 250 <= resolved["ts"] - req["ts"] < 1000
+        await rec.kind("turn_ended")
+        await prompt(hub, chat_id, "permission")
+        req = await rec.kind("permission_request")
+        timer = session.pending[req["requestId"]].timer
+        ack = await hub.handle(
+            {
+                "type": "chat:permission.respond",
+                "chatId": chat_id,
+                "requestId": req["requestId"],
+                "cancel": True,
+            }
+        )
+        assert ack["accepted"] and timer is not None and timer.cancelled()
     finally:
         await hub.close()
 

@@ -1,6 +1,6 @@
 // The widget's link to the hub: a WebSocket to the server extension (server mode) or the
-// anywidget comm to the kernel-hosted hub (comm mode). Both carry the same frames
-// (SPEC "Transport frames"); the rest of the widget cannot tell them apart.
+// anywidget comm to the kernel-hosted hub (comm mode). Both carry the same frames (Ack and
+// EventBatch in contracts.ts); the rest of the widget cannot tell them apart.
 
 import type { Ack, ClientRequest, StreamEvent } from "./contracts";
 

@@ -251,7 +251,7 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
         **session: Any,
     ) -> FaultChat:
         if hub is None:
-            settings = {"answer_timeout": 30.0, "backstop_grace": 15.0, "start_timeout": 30.0}
+            settings = {"answer_timeout": 30.0, "start_timeout": 30.0}
             hub = Hub(HubConfig(session=SessionConfig(**{**settings, **session})))
             hubs.append(hub)
         log = tmp_path / f"agent-{next(counter)}.jsonl"
