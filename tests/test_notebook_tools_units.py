@@ -97,3 +97,14 @@ async def test_a_kernel_answers_only_its_own_queries() -> None:
     queries.detach("k1", sent.append)
     with pytest.raises(KernelUnavailable, match="socket closed"):
         await waiting
+
+
+def test_the_tool_host_leaves_the_processs_logging_alone() -> None:
+    import logging
+
+    from acp_notebook.notebook_tools.mcp_server import ToolHost
+
+    root = logging.getLogger()
+    before = (list(root.handlers), root.level)
+    ToolHost()
+    assert (list(root.handlers), root.level) == before

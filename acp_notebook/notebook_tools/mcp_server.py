@@ -139,14 +139,22 @@ class ToolHost:
     # ------------------------------------------------------------ tools
 
     def _tools(self) -> MCPServer:
-        server: MCPServer = MCPServer(
-            SERVER_NAME,
-            instructions=(
-                "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
-                "the notebook's cells, the last error, and running code in the kernel."
-            ),
-            log_level="WARNING",
-        )
+        # MCPServer calls logging.basicConfig, which would give the root logger of the
+        # user's kernel (or the Jupyter server) a handler of its own: not ours to change.
+        root = logging.getLogger()
+        placeholder = logging.NullHandler()
+        root.addHandler(placeholder)
+        try:
+            server: MCPServer = MCPServer(
+                SERVER_NAME,
+                instructions=(
+                    "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
+                    "the notebook's cells, the last error, and running code in the kernel."
+                ),
+                log_level="WARNING",
+            )
+        finally:
+            root.removeHandler(placeholder)
 
         @server.tool()
         async def list_variables(ctx: Context[Any, Any]) -> str:
@@ -224,6 +232,7 @@ class ToolHost:
             )
             config = uvicorn.Config(
                 _Guard(app, self),
+                log_config=None,  # the host process's logging stays as it is
                 log_level="warning",
                 access_log=False,
                 lifespan="on",
