@@ -158,3 +158,19 @@ def test_a_saved_chat_shows_its_transcript_then_continues(
     send_in(output, "and now")
     expect(output.locator(".acpnb-agent").last).to_contain_text("You said: and now")
     expect(output.locator(".acpnb-user")).to_have_text(["remember this", "and now"])
+
+
+def test_ask_about_the_selected_cells_from_the_palette(page: Page, server: JupyterServer) -> None:
+    filename = write_notebook(server, unique("selected"), ["a = 41", "b = a + 1", "print(b)"])
+    open_notebook(page, server, filename)
+    cell(page, 1).locator(".jp-InputPrompt").click()
+    page.keyboard.press("Shift+ArrowDown")  # cells 1 and 2 selected
+    page.keyboard.press("Control+Shift+C")
+    palette = page.locator(".lm-CommandPalette-input")
+    palette.fill("Ask the agent about the selected cells")
+    palette.press("Enter")
+    prompt = agent_panel(page).locator(".acpnb-user").last
+    expect(prompt).to_contain_text("About these Jupyter cells:")
+    expect(prompt).to_contain_text("b = a + 1")
+    expect(prompt).to_contain_text("print(b)")
+    expect(prompt).not_to_contain_text("a = 41")
