@@ -28,13 +28,17 @@ class Rejected(ValueError):
     """Input that is not JSON, or that is too large, too deep or has too many objects."""
 
 
+class OverLimit(Rejected):
+    """Input that may be JSON, but is too large, too deep or has too many objects."""
+
+
 def check_shape(
     data: bytes, max_depth: int = MAX_DEPTH, max_containers: int = MAX_CONTAINERS
 ) -> None:
     """Raise ``Rejected`` when ``data`` nests deeper or holds more arrays/objects than allowed."""
     brackets = _brackets(data, max_containers)
     if len(brackets) > 2 * max_containers:
-        raise Rejected(f"more than {max_containers:,} arrays and objects")
+        raise OverLimit(f"more than {max_containers:,} arrays and objects")
     if b'"' in brackets or brackets.count(b"[") * 2 != len(brackets):
         raise Rejected("not JSON: unbalanced brackets or an unterminated string")
     # Each pass removes the innermost pairs; what is left after max_depth passes nests
@@ -45,7 +49,7 @@ def check_shape(
             return
         brackets = brackets.replace(b"[]", b"")
     if brackets:
-        raise Rejected(f"nested deeper than {max_depth} levels")
+        raise OverLimit(f"nested deeper than {max_depth} levels")
 
 
 def _brackets(data: bytes, max_containers: int) -> bytes:
@@ -65,7 +69,7 @@ def _brackets(data: bytes, max_containers: int) -> bytes:
         # Now a bracket separates each string from the next: more strings than that
         # are more containers than allowed, and the regex below stays short.
         if kept.count(b'"') > 4 * max_containers + 2:
-            raise Rejected(f"more than {max_containers:,} arrays and objects")
+            raise OverLimit(f"more than {max_containers:,} arrays and objects")
         kept = _QUOTED.sub(b"", kept)
     return kept.translate(_SQUARE)
 
@@ -80,7 +84,7 @@ def loads(
     """Parse untrusted JSON text; raises ``Rejected`` (a ``ValueError``)."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if len(raw) > max_bytes:
-        raise Rejected(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit")
+        raise OverLimit(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit")
     check_shape(raw, max_depth, max_containers)
     try:
         # Decoding here spares json.loads its encoding sniffing; a BOM is tolerated.
@@ -91,6 +95,6 @@ def loads(
         )
         return json.loads(text)
     except RecursionError:  # only reachable with a max_depth above the interpreter's limit
-        raise Rejected(f"nested deeper than {max_depth} levels") from None
+        raise OverLimit(f"nested deeper than {max_depth} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise Rejected(f"not JSON: {exc}") from None

@@ -284,6 +284,10 @@ class AgentConnection:
             self._on_request(msg)
         elif isinstance(msg, Invalid):
             log.warning("agent sent a malformed line (%s): %r", msg.reason, msg.line[:120])
+            if msg.over_limit:  # perhaps a real message, lost: say so (garbage is only logged)
+                self._on_notice(
+                    f"the agent sent a line that could not be read ({msg.reason}); it is skipped"
+                )
 
     async def _read_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None

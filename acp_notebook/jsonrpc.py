@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Union
 
-from .bounded_json import Rejected, loads
+from .bounded_json import OverLimit, Rejected, loads
 
 # Parsing costs a few times a line's size (and bounded_json caps its containers), so
 # this bounds a line's memory. The hostile-agent tests send 10 MB titles, and pass.
@@ -57,6 +57,7 @@ class Invalid:
 
     reason: str
     line: bytes
+    over_limit: bool = False  # perhaps JSON, but too deep or too many objects to read
 
 
 Message = Union[Request, Notification, Response, Invalid]
@@ -200,7 +201,7 @@ def parse(line: bytes, max_line: int = MAX_LINE) -> Message | None:
     try:
         obj = loads(line, max_bytes=max_line)
     except Rejected as exc:
-        return Invalid(str(exc), line[:200])
+        return Invalid(str(exc), line[:200], isinstance(exc, OverLimit))
     return parse_object(obj, line)
 
 

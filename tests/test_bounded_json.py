@@ -110,3 +110,12 @@ def test_many_short_strings_are_checked_fast() -> None:
 def test_unbalanced_is_not_json_rather_than_deep(bad: bytes) -> None:
     with pytest.raises(Rejected, match="unbalanced"):
         loads(bad, max_bytes=1 << 20)
+
+
+def test_limits_are_over_limit_and_malformed_is_not() -> None:
+    for big in (b"[" * 100 + b"]" * 100, b"[" + b"{}," * 300_000 + b"{}]", b'"' + b"x" * 99 + b'"'):
+        with pytest.raises(bounded_json.OverLimit):
+            loads(big, max_bytes=1 << 20 if len(big) > 101 else 50)
+    with pytest.raises(Rejected) as info:
+        loads(b"{bad", max_bytes=100)
+    assert not isinstance(info.value, bounded_json.OverLimit)

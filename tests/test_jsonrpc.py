@@ -106,13 +106,19 @@ def test_parse_deep_nesting_is_invalid_not_a_recursion_error(depth: int) -> None
     line = b'{"jsonrpc":"2.0","method":"session/update","params":' + b"[" * depth
     line += b"]" * depth + b"}"
     msg = jsonrpc.parse(line)
-    assert isinstance(msg, Invalid) and "deeper" in msg.reason
+    assert isinstance(msg, Invalid) and "deeper" in msg.reason and msg.over_limit
 
 
 def test_parse_too_many_objects_is_invalid() -> None:
     line = b'{"jsonrpc":"2.0","method":"m","params":[' + b"{}," * 300_000 + b"{}]}"
     msg = jsonrpc.parse(line)
-    assert isinstance(msg, Invalid) and "arrays and objects" in msg.reason
+    assert isinstance(msg, Invalid) and "arrays and objects" in msg.reason and msg.over_limit
+
+
+def test_parse_garbage_is_invalid_but_not_over_a_limit() -> None:
+    for line in (b"not json", b"[1, 2", b'{"a": "unterminated'):
+        msg = jsonrpc.parse(line)
+        assert isinstance(msg, Invalid) and not msg.over_limit, msg
 
 
 def test_parse_classifies_messages() -> None:

@@ -159,6 +159,17 @@ async def test_agent_fault(fault_chat: OpenChat, fault: str, point: str) -> None
             for rec in fc.recs:
                 told = [e["message"] for e in rec.events if e["kind"] == "agent_error"]
                 assert len(told) == 1 and "limit 16 MiB" in told[0], told
+        if fault == "deep":  # three lines, each lost and said so
+            for rec in fc.recs:
+                told = [e["message"] for e in rec.events if e["kind"] == "agent_error"]
+                assert (
+                    told
+                    == [
+                        "the agent sent a line that could not be read (nested deeper than 64"
+                        " levels); it is skipped"
+                    ]
+                    * 3
+                ), told
         await check_usable(fc, 1 if early else 2)
     elif fault in DIES:
         exited = await check_dead(fc, pid, pid)
