@@ -3,8 +3,10 @@
 The extension puts a per-server secret in the environment every kernel inherits;
 that shows a client is one of this server's kernels. The kernel id is proven
 separately with an HMAC keyed by that kernel's own session key (which only the
-kernel and the server know) over the id and a fresh timestamp. Pure functions,
-shared by both ends.
+kernel and the server know) over the id and a fresh timestamp. A proof is good
+once, and only for a few seconds: the server remembers the proofs it accepted
+until they are too old to be accepted anyway (``UsedProofs``), so a copied set of
+headers opens no second socket. The functions are pure, shared by both ends.
 """
 
 from __future__ import annotations
@@ -21,12 +23,34 @@ KERNEL_HEADER = "X-ACP-Notebook-Kernel"
 TIME_HEADER = "X-ACP-Notebook-Time"
 PROOF_HEADER = "X-ACP-Notebook-Proof"
 
-# How far a proof's timestamp may be from the server's clock (same machine).
-MAX_SKEW = 60.0
+# How old a proof may be when it arrives (the kernel makes it just before connecting),
+# and how far ahead of the server's clock (the same machine's clock: hardly at all).
+MAX_AGE = 10.0
+MAX_AHEAD = 1.0
 
 
 class Refused(Exception):
     """The kernel could not prove who it is; the reason is for the server log only."""
+
+
+class UsedProofs:
+    """The proofs accepted while they could still be accepted: each is good once.
+
+    Only proofs with a valid HMAC are kept, and each only for ``MAX_AGE + MAX_AHEAD``
+    seconds, so the set is as small as the rate at which kernels really connect.
+    """
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+
+    def claim(self, token: str, now: float) -> bool:
+        """False when ``token`` was claimed before."""
+        if len(self._until) > 64:
+            self._until = {t: until for t, until in self._until.items() if until >= now}
+        if token in self._until:
+            return False
+        self._until[token] = now + MAX_AGE + MAX_AHEAD
+        return True
 
 
 def proof(key: bytes, kernel_id: str, timestamp: str) -> str:
@@ -48,6 +72,7 @@ def verify(
     secret: str,
     key_of: Callable[[str], bytes | None],
     now: float,
+    used: UsedProofs,
 ) -> str:
     """The proven kernel id; raises ``Refused``. ``key_of`` gives a live kernel's session key."""
     if not hmac.compare_digest(headers.get(SECRET_HEADER, "").encode(), secret.encode()):
@@ -59,11 +84,14 @@ def verify(
         raise Refused(f"no such kernel {kernel_id[:64]!r}")
     timestamp = headers.get(TIME_HEADER, "")
     try:
-        skew = abs(now - float(timestamp))
+        age = now - float(timestamp)
     except ValueError:
         raise Refused("bad timestamp") from None
-    if not skew <= MAX_SKEW:  # also rejects nan
-        raise Refused("stale timestamp")
-    if not hmac.compare_digest(headers.get(PROOF_HEADER, ""), proof(key, kernel_id, timestamp)):
+    if not -MAX_AHEAD <= age <= MAX_AGE:  # also rejects nan
+        raise Refused("timestamp in the future" if age < -MAX_AHEAD else "stale timestamp")
+    given = headers.get(PROOF_HEADER, "")
+    if not hmac.compare_digest(given, proof(key, kernel_id, timestamp)):
         raise Refused("wrong proof")
+    if not used.claim(given, now):
+        raise Refused("proof already used")
     return kernel_id

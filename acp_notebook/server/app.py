@@ -22,7 +22,7 @@ from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from ..hub import HubConfig
 from ..jsonrpc import LineBudget
-from ..kernel_auth import SECRET_ENV, URL_ENV
+from ..kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from ..notebook_tools.server import ServerTools
 from ..session import SessionConfig
 from .api import AgentsHandler, ChatsHandler
@@ -127,6 +127,7 @@ class AcpNotebookApp(ExtensionApp):
             tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
         self.hubs = KernelHubs(self._hub_config(), self.log, tools, self.queries.ask)
         self.secret = secrets.token_urlsafe(32)
+        self.proofs = UsedProofs()
         self._export_env()
         self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
         self._reconciler = PeriodicCallback(self._reconcile, self.reconcile_interval * 1000)
@@ -139,7 +140,12 @@ class AcpNotebookApp(ExtensionApp):
                 (
                     r"acp-notebook/ws/kernel",
                     KernelSocket,
-                    {"hubs": self.hubs, "secret": self.secret, "queries": self.queries},
+                    {
+                        "hubs": self.hubs,
+                        "secret": self.secret,
+                        "queries": self.queries,
+                        "proofs": self.proofs,
+                    },
                 ),
                 (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),
                 (r"acp-notebook/api/chats", ChatsHandler, {"hubs": self.hubs}),

@@ -162,11 +162,16 @@ class KernelSocket(_ChatSocket):
     hub: Hub  # the kernel's, attached when the socket opens
 
     def initialize(  # type: ignore[override]
-        self, hubs: KernelHubs, secret: str, queries: KernelQueries
+        self,
+        hubs: KernelHubs,
+        secret: str,
+        queries: KernelQueries,
+        proofs: kernel_auth.UsedProofs,
     ) -> None:
         super().initialize(hubs)
         self.secret = secret
         self.queries = queries
+        self.proofs = proofs
         self.kernel_id = ""
 
     def open(self, *args: Any, **kwargs: Any) -> None:
@@ -194,7 +199,7 @@ class KernelSocket(_ChatSocket):
             raise web.HTTPError(403)
         try:
             self.kernel_id = kernel_auth.verify(
-                self.request.headers, self.secret, self._session_key, time.time()
+                self.request.headers, self.secret, self._session_key, time.time(), self.proofs
             )
         except kernel_auth.Refused as exc:
             self.log.warning("acp_notebook: refused a kernel socket: %s", exc)
@@ -213,6 +218,12 @@ class KernelSocket(_ChatSocket):
         if isinstance(frame, dict) and frame.get("type") == ANSWER:
             self.queries.answered(self.kernel_id, frame)
             return None
+        if self.kernel_id not in self.kernel_manager:
+            # Shut down, its hub perhaps not dropped yet: a socket it left open (or one
+            # someone else holds) acts for no one.
+            raw_id = frame.get("id") if isinstance(frame, dict) else None
+            ack = raw_id if isinstance(raw_id, (int, str)) else None
+            return error_ack(ack, "FORBIDDEN", "this kernel has shut down")
         # The kernel runs the notebook's own code: it may act for any owner. Its hub
         # is the one of when the socket opened: once the kernel is gone (or the server
         # stops) that hub is closed and opens no chat, whatever the socket sends.
