@@ -273,9 +273,12 @@ async def test_the_secret_stays_out_of_widget_state_and_the_agents_command_line(
     out = await kernel.cells.run(
         "import json\n"
         "from pathlib import Path\n"
-        "_pid = local_client().hub.chats[chat.chat_id].session.conn.pid\n"
+        "await chat.ready()\n"
+        "_conn = local_client().hub.chats[chat.chat_id].session.conn\n"
+        "_argv = ' '.join(Path(f'/proc/{p}/cmdline').read_text() for p in "
+        "{_conn.pid, _conn.agent_pid} if p and Path(f'/proc/{p}/cmdline').exists())\n"
         "print(json.dumps([json.dumps(chat.state), json.dumps(chat.snapshot), "
-        "str(chat._repr_mimebundle_()), Path(f'/proc/{_pid}/cmdline').read_text()]))\n"
+        "str(chat._repr_mimebundle_()), _argv]))\n"
     )
     state, snapshot, bundle, argv = json.loads(out)
     assert "demo_agent" in argv
