@@ -296,8 +296,10 @@ async def test_server_stopped_with_chats_open(tmp_path: Path) -> None:
             finally:
                 client.stop_channels()
         before = descendants(lab.proc.pid)
-        agents = [p for p in before if "fault_agent.py" in Path(f"/proc/{p}/cmdline").read_text()]
-        assert len(agents) == 2, before
+        commands = {p: Path(f"/proc/{p}/cmdline").read_text() for p in before}
+        # Each agent runs under a reaper, whose command line names the agent's too.
+        agents = [p for p, c in commands.items() if "fault_agent.py" in c and "reaper.py" not in c]
+        assert len(agents) == 2, commands
     finally:
         await asyncio.to_thread(lab.stop)
     await all_gone(before)
