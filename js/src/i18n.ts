@@ -75,6 +75,7 @@ const en = {
   err_AGENT_EXITED: "the agent has exited",
   err_INTERNAL: "internal error",
   err_DISCONNECTED: "not connected",
+  err_TIMEOUT: "no answer from the kernel or the server; try again",
   chatGone:
     "this chat ended with its Jupyter server or kernel; questions still open were cancelled",
   continueChat: "Continue",
@@ -183,6 +184,7 @@ const zh: Strings = {
   err_AGENT_EXITED: "智能体已退出",
   err_INTERNAL: "内部错误",
   err_DISCONNECTED: "未连接",
+  err_TIMEOUT: "内核或服务器没有响应，请重试",
   chatGone: "该会话已随其 Jupyter 服务器或内核结束；未回答的问题已取消",
   continueChat: "继续",
   continueHint: "在此笔记本的内核上重新启动 {agent} 并载入这段对话",

@@ -9,7 +9,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** A request as the UI builds it; the client adds `chatId` and `id`. */
 export type RequestBody = DistributiveOmit<ClientRequest, "chatId" | "id">;
 
-/** What became of a request: accepted, or an error code (DISCONNECTED when unsent). */
+/**
+ * What became of a request: accepted, or an error code (DISCONNECTED when unsent,
+ * TIMEOUT when no ack came within the request timeout).
+ */
 /** A request's outcome; `ack` carries what some requests answer (chat:variables, chat:mention). */
 export type RequestResult =
   | { ok: true; ack?: Ack }
@@ -38,7 +41,19 @@ export interface ClientOptions {
   WebSocket?: typeof WebSocket;
   /** Whether a socket that never opens falls back to the comm (the lab panel has none). */
   commFallback?: boolean;
+  /** How long a request waits for its ack (tests shorten it). */
+  requestTimeoutMs?: number;
 }
+
+/** Why a request got no ack. */
+type NoAck = "DISCONNECTED" | "TIMEOUT";
+
+/**
+ * A request whose ack does not come in this time fails with TIMEOUT, so no card stays
+ * busy: a kernel that never relays it (comm mode, the kernel busy or gone), a lost
+ * frame. Longer than the kernel's own wait for an ack (30 s).
+ */
+const REQUEST_TIMEOUT_MS = 45_000;
 
 /** How long the first socket may take to open before the widget falls back to the comm. */
 const OPEN_TIMEOUT_MS = 5000;
@@ -80,7 +95,11 @@ function isAck(frame: Record<string, unknown>): frame is Record<string, unknown>
 export class ChatClient {
   private readonly prefix = Math.random().toString(36).slice(2, 10);
   private counter = 0;
-  private readonly pending = new Map<string, (ack: Ack | null) => void>();
+  private readonly pending = new Map<
+    string,
+    { resolve: (ack: Ack | NoAck) => void; timer: ReturnType<typeof setTimeout> }
+  >();
+  private readonly requestTimeoutMs: number;
   private mode: LinkStatus = "waiting";
   private socket: WebSocket | null = null;
   private everOpened = false;
@@ -101,6 +120,7 @@ export class ChatClient {
     options: ClientOptions = {},
   ) {
     this.WS = options.WebSocket ?? globalThis.WebSocket;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     this.commFallback = options.commFallback ?? true;
     model.on("msg:custom", this.onCustom);
     model.on("change:transport", this.onTransportChange);
@@ -123,7 +143,7 @@ export class ChatClient {
   /** Sends a request; resolves when its ack arrives (or at once when there is no link). */
   async request(body: RequestBody): Promise<RequestResult> {
     const ack = await this.send(body);
-    if (ack === null) return { ok: false, code: "DISCONNECTED", detail: null };
+    if (typeof ack === "string") return { ok: false, code: ack, detail: null };
     if (ack.error) return { ok: false, code: ack.error, detail: ackDetail(ack) };
     return { ok: true, ack };
   }
@@ -136,7 +156,7 @@ export class ChatClient {
     this.failPending();
   }
 
-  private send(body: RequestBody): Promise<Ack | null> {
+  private send(body: RequestBody): Promise<Ack | NoAck> {
     this.counter += 1;
     const id = `${this.prefix}-${this.counter}`;
     const request = { ...body, chatId: this.chatId, id };
@@ -146,15 +166,29 @@ export class ChatClient {
     } else if (this.mode === "comm") {
       this.model.send(request);
     } else {
-      return Promise.resolve(null);
+      return Promise.resolve("DISCONNECTED");
     }
-    return new Promise((resolve) => this.pending.set(id, resolve));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(id, "TIMEOUT"), this.requestTimeoutMs);
+      this.pending.set(id, { resolve, timer });
+    });
+  }
+
+  private settle(id: string, ack: Ack | NoAck): boolean {
+    const waiting = this.pending.get(id);
+    if (waiting === undefined) return false;
+    this.pending.delete(id);
+    clearTimeout(waiting.timer);
+    waiting.resolve(ack);
+    return true;
   }
 
   private resync(): void {
     void this.send({ type: "chat:resync" }).then((ack) => {
-      if (ack?.error) this.handlers.onResyncError(ack.error, ackDetail(ack));
-      else if (ack?.accepted && Array.isArray(ack.events)) {
+      if (ack === "TIMEOUT") this.handlers.onResyncError(ack, null);
+      else if (typeof ack === "string") return;
+      else if (ack.error) this.handlers.onResyncError(ack.error, ackDetail(ack));
+      else if (ack.accepted && Array.isArray(ack.events)) {
         this.handlers.onEvents(ack.events as unknown as StreamEvent[], ack.reset !== false);
       }
     });
@@ -164,12 +198,8 @@ export class ChatClient {
     if (typeof frame !== "object" || frame === null) return;
     const record = frame as Record<string, unknown>;
     if (isAck(record)) {
-      const key = String(record.ack);
-      const resolve = this.pending.get(key);
       // Acks of other views of the same model arrive here too (comm broadcast): ignored.
-      if (resolve === undefined) return;
-      this.pending.delete(key);
-      resolve(record);
+      this.settle(String(record.ack), record);
     } else if (record.chatId === this.chatId && Array.isArray(record.events)) {
       this.handlers.onEvents(record.events as StreamEvent[], false);
     }
@@ -250,7 +280,6 @@ export class ChatClient {
   }
 
   private failPending(): void {
-    for (const resolve of this.pending.values()) resolve(null);
-    this.pending.clear();
+    for (const id of [...this.pending.keys()]) this.settle(id, "DISCONNECTED");
   }
 }

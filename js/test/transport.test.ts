@@ -140,6 +140,31 @@ describe("comm transport", () => {
     c.dispose();
   });
 
+  it("fails a request that gets no ack in time, so no card stays busy", async () => {
+    vi.useFakeTimers();
+    try {
+      const { model, client: c, errors } = client({ transport: "comm" });
+      c.start();
+      const done = c.request({ type: "chat:cancel" });
+      await vi.advanceTimersByTimeAsync(44_999);
+      model.emit("msg:custom", { ack: model.sent[0]?.id, accepted: true, events: [] });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await done).toEqual({ ok: false, code: "TIMEOUT", detail: null });
+      expect(errors).toEqual([]); // the resync was answered in time
+      // A late ack is dropped; the next request works as before.
+      model.emit("msg:custom", { ack: model.sent[1]?.id, accepted: true });
+      const next = c.request({ type: "chat:cancel" });
+      model.emit("msg:custom", { ack: model.sent[2]?.id, accepted: true });
+      expect(await next).toMatchObject({ ok: true });
+      c.start(); // a resync that never gets its ack is reported too
+      await vi.advanceTimersByTimeAsync(45_000);
+      expect(errors).toEqual(["TIMEOUT"]);
+      c.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("waits while the transport trait is empty, then connects when it is set", () => {
     const { model, client: c, statuses } = client({ transport: "" });
     c.start();
