@@ -23,6 +23,11 @@ from .waiting import NOT_RUN, still_waiting
 
 log = logging.getLogger(__name__)
 
+
+class KernelUnavailable(RuntimeError):
+    """The kernel cannot be asked (no socket to it) or did not answer in time."""
+
+
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
 
@@ -83,7 +88,10 @@ class ServerBackend:
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         async def waits() -> bool:
-            return await self._query("cell_waits", {}) == "yes"
+            try:
+                return await self._query("cell_waits", {}) == "yes"
+            except KernelUnavailable:  # no socket (restarted, no Chat yet): no cell waits
+                return False
 
         if await still_waiting(waits):
             return [{"type": "text", "text": NOT_RUN}]

@@ -13,16 +13,14 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..notebook_tools.server import KernelUnavailable
+
 QUERY = "kernel:query"
 ANSWER = "kernel:answer"
 TIMEOUT = 15.0
 MAX_ANSWER = 64 * 1024
 
 Send = Callable[[dict[str, Any]], None]
-
-
-class KernelUnavailable(RuntimeError):
-    pass
 
 
 class KernelQueries:
