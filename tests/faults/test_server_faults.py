@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,12 +33,12 @@ from .conftest import alive, all_gone, fault_argv, process_group
 FLOOD = 60_000
 
 
-def open_chat_cell(log: Path, then: str = "") -> str:
+def open_chat_cell(log: Path, then: str = "", fault: str = "none") -> str:
     """A cell that opens a chat with the fault agent through the extension."""
     return (
         "import json, time\n"
         "from acp_notebook.chat import Chat\n"
-        f"chat = Chat(command={fault_argv('none', 'stream', log)!r})\n"
+        f"chat = Chat(command={fault_argv(fault, 'stream', log)!r})\n"
         "assert chat.mode == 'server', chat.mode\n"
         "while chat.status == 'starting':\n"
         "    time.sleep(0.02)\n"
@@ -309,6 +310,49 @@ async def test_server_stopped_with_chats_open(tmp_path: Path) -> None:
         assert process_group(pid) == []
     for log in logs:
         assert answers(log) == [{"action": "cancel"}]
+
+
+@pytest.mark.fault(
+    "kill -9 of a real Jupyter server; its agent ignores EOF and SIGTERM, has 3 children"
+)
+async def test_server_killed_takes_its_agents_along(tmp_path: Path) -> None:
+    lab = await asyncio.to_thread(start_server, tmp_path / "lab")
+    log = tmp_path / "agent.jsonl"
+    try:
+        kernel = json.loads(
+            await asyncio.to_thread(_post, lab.url("api/kernels"), {"name": "python3"})
+        )
+        client = AsyncKernelClient()
+        client.load_connection_file(
+            str(tmp_path / "lab" / "runtime" / f"kernel-{kernel['id']}.json")
+        )
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            # The first turn's stream is where the fault agent leaves its children.
+            turn = 'chat.send_prompt("go")\n'
+            reply = await client.execute_interactive(
+                open_chat_cell(log, turn, fault="spawn"), timeout=60
+            )
+            assert reply["content"]["status"] == "ok", reply
+        finally:
+            client.stop_channels()
+        for _ in range(500):
+            entries = [json.loads(line) for line in log.read_text().splitlines()]
+            children = [e["child"] for e in entries if "child" in e]
+            if len(children) == 3:
+                break
+            await asyncio.sleep(0.02)
+        ours = descendants(lab.proc.pid)
+        commands = {p: Path(f"/proc/{p}/cmdline").read_text() for p in ours}
+        agent = [p for p, c in commands.items() if "fault_agent.py" in c]  # with its reaper
+        assert len(children) == 3 and agent, commands
+        agent_side = agent + children
+        assert all(map(alive, agent_side)), agent_side
+        os.kill(lab.proc.pid, signal.SIGKILL)  # the server only: nobody closes anything
+        await all_gone(agent_side, timeout=5)
+    finally:
+        await asyncio.to_thread(lab.stop)
 
 
 def _post(url: str, body: dict[str, Any]) -> str:
