@@ -31,8 +31,8 @@ function flash(button: HTMLButtonElement, text: string): void {
   }, 1500);
 }
 
-/** Adds the actions above every `<pre>` of a freshly rendered message. */
-export function decorateCodeBlocks(root: HTMLElement, t: Translate): void {
+/** Adds the actions above every `<pre>` of freshly rendered Markdown blocks. */
+export function decorateCodeBlocks(root: ParentNode, t: Translate): void {
   const hooks = shared.__acpnbLab;
   for (const pre of root.querySelectorAll("pre")) {
     const bar = el("div", "acpnb-code-actions");

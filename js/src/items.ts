@@ -4,30 +4,18 @@
 import { decorateCodeBlocks } from "./codeblocks";
 import { el, setText } from "./dom";
 import type { Translate } from "./i18n";
-import { renderMarkdown } from "./markdown";
+import { BreakingText } from "./longtext";
+import { MarkdownStream } from "./markdown";
 
-/** Plain text that only grows (user messages, errors, thoughts): appended in place. */
-class GrowingText {
-  readonly node = document.createTextNode("");
-
-  set(text: string): void {
-    const shown = this.node.data;
-    if (text.length > shown.length && text.startsWith(shown)) {
-      this.node.appendData(text.slice(shown.length));
-    } else if (text !== shown) {
-      this.node.data = text;
-    }
-  }
-}
-
+/** Plain text that only grows (user messages, errors): appended in place. */
 export class PlainItem {
   readonly el: HTMLElement;
-  private readonly text = new GrowingText();
+  private readonly text: BreakingText;
 
   constructor(kind: "user" | "error") {
     this.el = el("div", `acpnb-item acpnb-${kind}`);
     if (kind === "error") this.el.setAttribute("role", "alert");
-    this.el.append(this.text.node);
+    this.text = new BreakingText(this.el);
   }
 
   update(text: string): void {
@@ -35,18 +23,20 @@ export class PlainItem {
   }
 }
 
-/** Agent text: Markdown, re-rendered (sanitized) at most once per frame when it grew. */
+/** Agent text: Markdown, rendered (sanitized) at most once per frame when it grew. */
 export class AgentItem {
   readonly el = el("div", "acpnb-item acpnb-agent acpnb-markdown");
+  private readonly markdown: MarkdownStream;
   private shown: string | null = null;
 
-  constructor(private readonly t: Translate) {}
+  constructor(t: Translate) {
+    this.markdown = new MarkdownStream(this.el, (blocks) => decorateCodeBlocks(blocks, t));
+  }
 
   update(text: string): void {
     if (text === this.shown) return;
     this.shown = text;
-    renderMarkdown(this.el, text);
-    decorateCodeBlocks(this.el, this.t);
+    this.markdown.update(text);
   }
 }
 
@@ -60,11 +50,11 @@ export interface ThoughtState {
 export class ThoughtItem {
   readonly el = el("details", "acpnb-item acpnb-thought");
   private readonly summary = el("summary");
-  private readonly text = new GrowingText();
+  private readonly text: BreakingText;
 
   constructor(private readonly t: Translate) {
     const body = el("div", "acpnb-thought-text");
-    body.append(this.text.node);
+    this.text = new BreakingText(body);
     this.el.append(this.summary, body);
   }
 

@@ -1,9 +1,12 @@
 // Markdown from the agent -> a sanitized DOM fragment. Nothing the agent sends may
 // run script or make the browser fetch anything: raw HTML is shown as text, images
 // become plain links, and DOMPurify enforces a small tag and attribute allow-list.
+// A streamed answer is rendered block by block: completed blocks stay in the DOM and
+// only the open last block is parsed again as text arrives.
 
 import DOMPurify from "dompurify";
-import { Marked } from "marked";
+import { Lexer, Marked, type Token, type TokensList } from "marked";
+import { breakLongRuns } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 
@@ -80,13 +83,92 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
   return instance;
 }
 
-/** Replaces the children of `el` with the rendered, sanitized Markdown of `text`. */
-export function renderMarkdown(el: HTMLElement, text: string): void {
-  const fragment = getPurifier().sanitize(marked.parse(text, { async: false }), {
+function sanitize(html: string): DocumentFragment {
+  const fragment = getPurifier().sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOWED_URI_REGEXP: SAFE_URL,
     RETURN_DOM_FRAGMENT: true,
   });
-  el.replaceChildren(fragment);
+  breakLongRuns(fragment);
+  return fragment;
+}
+
+// marked reads "\r\n" and "\r" as "\n"; offsets into the source are taken after that.
+function normalize(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+function lex(source: string, links: TokensList["links"]): TokensList {
+  const lexer = new Lexer(marked.defaults);
+  Object.assign(lexer.tokens.links, links);
+  return lexer.lex(source);
+}
+
+function render(tokens: Token[]): DocumentFragment {
+  return sanitize(marked.parser(tokens));
+}
+
+/** Replaces the children of `el` with the rendered, sanitized Markdown of `text`. */
+export function renderMarkdown(el: HTMLElement, text: string): void {
+  el.replaceChildren(render(lex(normalize(text), {})));
+}
+
+/**
+ * Markdown that grows: `update(text)` renders the same DOM as `renderMarkdown(el, text)`,
+ * but a block that is complete (another block follows it) is parsed and rendered once;
+ * each update parses only the last block onwards.
+ */
+export class MarkdownStream {
+  /** The source of the completed blocks, and the link definitions they hold. */
+  private done = "";
+  private links: TokensList["links"] = {};
+  /** The nodes of the open blocks, replaced on each update. */
+  private open: ChildNode[] = [];
+
+  /** `decorate` adds the widget's own controls to each newly rendered run of blocks. */
+  constructor(
+    readonly el: HTMLElement,
+    private readonly decorate: (blocks: DocumentFragment) => void = () => {},
+  ) {}
+
+  update(text: string): void {
+    const source = normalize(text);
+    if (!source.startsWith(this.done)) this.reset();
+    let tokens = lex(source.slice(this.done.length), this.links);
+    // A new link definition can change a completed block: render everything again.
+    const defined = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
+    if (defined && this.done !== "") {
+      this.reset();
+      tokens = lex(source, {});
+    }
+    for (const node of this.open) node.remove();
+    // The last block that is not blank may still change; everything before it is final.
+    let last = tokens.length - 1;
+    while (last > 0 && tokens[last]?.type === "space") last--;
+    const complete = tokens.slice(0, Math.max(0, last));
+    if (complete.length > 0) {
+      const blocks = render(complete);
+      this.decorate(blocks);
+      this.el.append(blocks);
+      this.done += complete.map((token) => token.raw).join("");
+      // Only the completed blocks' definitions: one in the open block may still grow.
+      marked.walkTokens(complete, (token) => {
+        if (token.type === "def" && !Object.hasOwn(this.links, token.tag)) {
+          this.links[token.tag] = { href: token.href, title: token.title };
+        }
+      });
+    }
+    const fragment = render(tokens.slice(complete.length));
+    this.decorate(fragment);
+    this.open = [...fragment.childNodes];
+    this.el.append(fragment);
+  }
+
+  private reset(): void {
+    this.done = "";
+    this.links = {};
+    this.open = [];
+    this.el.replaceChildren();
+  }
 }

@@ -5,6 +5,7 @@ import { unifiedDiff } from "./diff";
 import { clip, el, isRecord, str } from "./dom";
 import type { ToolCallView } from "./fold";
 import { hasKey, type StringKey, type Translate } from "./i18n";
+import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
 
 const STATUS_KEYS: Record<string, StringKey> = {
@@ -56,7 +57,11 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
       fragment.append(
         el("div", "acpnb-tool-text", t("terminal", { id: str(item.terminalId) ?? "" })),
       );
-    else fragment.append(el("pre", "acpnb-tool-text", blockText(item.content)));
+    else {
+      const text = el("pre", "acpnb-tool-text");
+      text.append(breakable(blockText(item.content)));
+      fragment.append(text);
+    }
   }
   return fragment;
 }

@@ -1,0 +1,104 @@
+// Long unbroken runs of text (base64, minified code, long log lines) get a break
+// opportunity, a <wbr>, every MAX_RUN characters. Laid out with an "anywhere" wrap, one
+// 64 K-character word froze the page for seconds; bounded runs keep layout cheap,
+// and the text stays the same when read or copied (a <wbr> adds no character).
+
+/** The longest run of non-space characters laid out without a break opportunity. */
+export const MAX_RUN = 200;
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * `text` cut where a run of non-space characters reaches MAX_RUN (never inside a
+ * surrogate pair); `run` is the length of the run that `text` continues.
+ */
+export function splitRuns(text: string, run = 0): { pieces: string[]; run: number } {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 32) {
+      run = 0;
+      continue;
+    }
+    if (run >= MAX_RUN && !isLowSurrogate(code)) {
+      pieces.push(text.slice(start, i));
+      start = i;
+      run = 0;
+    }
+    run++;
+  }
+  pieces.push(text.slice(start));
+  return { pieces, run };
+}
+
+/** The pieces as text nodes with a <wbr> between each two. */
+function appendPieces(parent: ParentNode, pieces: readonly string[]): Text {
+  let node = document.createTextNode(pieces[0] ?? "");
+  parent.append(node);
+  for (const piece of pieces.slice(1)) {
+    node = document.createTextNode(piece);
+    parent.append(document.createElement("wbr"), node);
+  }
+  return node;
+}
+
+/** `text` as a fragment with its long runs broken. */
+export function breakable(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  appendPieces(fragment, splitRuns(text).pieces);
+  return fragment;
+}
+
+/** Breaks the long runs of the text under `root` in place (not inside a <pre>). */
+export function breakLongRuns(root: Node): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const long: Text[] = [];
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    // A <pre> does not wrap: its long lines scroll sideways.
+    if ((node as Text).length > MAX_RUN && node.parentElement?.closest("pre") == null) {
+      long.push(node as Text);
+    }
+  }
+  for (const node of long) {
+    const { pieces } = splitRuns(node.data);
+    if (pieces.length < 2) continue;
+    const fragment = document.createDocumentFragment();
+    appendPieces(fragment, pieces);
+    node.replaceWith(fragment);
+  }
+}
+
+/** Plain text that only grows, shown with its long runs broken; chunks are appended. */
+export class BreakingText {
+  private shown = "";
+  private last: Text | null = null;
+  private run = 0;
+
+  constructor(readonly parent: HTMLElement) {}
+
+  set(text: string): void {
+    if (text === this.shown) return;
+    if (!text.startsWith(this.shown) || this.last === null) {
+      this.parent.replaceChildren();
+      this.shown = "";
+      this.last = null;
+      this.run = 0;
+    }
+    const { pieces, run } = splitRuns(text.slice(this.shown.length), this.run);
+    this.shown = text;
+    this.run = run;
+    const [first, ...rest] = pieces;
+    if (this.last === null) {
+      this.last = appendPieces(this.parent, pieces);
+      return;
+    }
+    this.last.appendData(first ?? "");
+    if (rest.length > 0) {
+      this.parent.append(document.createElement("wbr"));
+      this.last = appendPieces(this.parent, rest);
+    }
+  }
+}

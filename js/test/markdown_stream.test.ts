@@ -1,0 +1,69 @@
+// @vitest-environment jsdom
+// A streamed answer is rendered block by block: the DOM is the same as a full render of
+// the same text, and completed blocks are never rendered again.
+import { describe, expect, it } from "vitest";
+import { MAX_RUN } from "../src/longtext";
+import { MarkdownStream, renderMarkdown } from "../src/markdown";
+
+function full(text: string): string {
+  const box = document.createElement("div");
+  renderMarkdown(box, text);
+  return box.innerHTML;
+}
+
+const ANSWER = [
+  "# Title\n\nSome **bold** text and `code`.\n\n",
+  "- one\n- two\n\n  still two\n\n- three\n\n",
+  "* other bullet\n\n1. first\n2. second\n\n",
+  "```py\nprint(1)\n\n\nprint(2)\n```\n\n",
+  "> quote\nlazy line\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n",
+  "para\n===\n\nsee [the docs][docs] and <b>raw</b> ![img](https://x.y/i.png)\n\n",
+  "    indented code\n\npara\r\nwith CRLF\rand CR\n\n",
+  `${"x".repeat(3 * MAX_RUN)}\n\n`,
+  "[docs]: https://example.com/docs\n\nlast [docs] paragraph  \nwith a break",
+].join("");
+
+describe("MarkdownStream", () => {
+  it("renders the same DOM as a full render at every chunk size", () => {
+    for (const size of [5, 13, 64, 1000]) {
+      const box = document.createElement("div");
+      const stream = new MarkdownStream(box);
+      for (let end = size; end < ANSWER.length + size; end += size) {
+        const text = ANSWER.slice(0, end);
+        stream.update(text);
+        expect(box.innerHTML, `${size} ${end}`).toBe(full(text));
+      }
+    }
+  }, 60_000);
+
+  it("keeps completed blocks and re-renders only the open one", () => {
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    stream.update("first paragraph\n\n- a list\n\nopen");
+    const [first, list] = [box.querySelector("p"), box.querySelector("ul")];
+    stream.update("first paragraph\n\n- a list\n\nopen paragraph grows");
+    stream.update("first paragraph\n\n- a list\n\nopen paragraph grows\n\nnext");
+    expect(box.querySelector("p")).toBe(first);
+    expect(box.querySelector("ul")).toBe(list);
+    expect(box.querySelectorAll("p")).toHaveLength(3);
+  });
+
+  it("starts over when the text is replaced rather than extended", () => {
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    stream.update("one\n\ntwo\n\nthree");
+    stream.update("other\n\ntext");
+    expect(box.innerHTML).toBe(full("other\n\ntext"));
+  });
+
+  it("keeps sanitizing: raw HTML stays text and images stay links", () => {
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    const text =
+      "a\n\n<img src=x onerror=alert(1)>\n\n![i](https://e.com/i.png)\n\n<script>x</script>";
+    for (let end = 1; end <= text.length; end++) stream.update(text.slice(0, end));
+    expect(box.querySelector("img, script")).toBeNull();
+    expect(box.textContent).toContain("<img src=x onerror=alert(1)>");
+    expect(box.querySelector("a")?.getAttribute("href")).toBe("https://e.com/i.png");
+  });
+});
