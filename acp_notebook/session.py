@@ -288,15 +288,31 @@ class ChatSession:
             event["by"] = by
         if attachments:
             event["attachments"] = [attachment_summary(a) for a in attachments]
-        self._emit(event)
+        # A chat loading a session shows the replayed conversation first: a prompt sent
+        # before the replay is over starts its turn after it.
+        later = self.load_session_id is not None and not self._started.is_set()
+        if not later:
+            self._emit(event)
         blocks = [dict(a["block"]) for a in attachments]
-        self._turn_task = asyncio.create_task(self._run_turn(self.turn, text, blocks))
+        self._turn_task = asyncio.create_task(
+            self._run_turn(self.turn, text, blocks, event if later else None)
+        )
         return self.turn
 
-    async def _run_turn(self, turn: int, text: str, blocks: Sequence[dict[str, Any]] = ()) -> None:
+    async def _run_turn(
+        self,
+        turn: int,
+        text: str,
+        blocks: Sequence[dict[str, Any]] = (),
+        started: Event | None = None,
+    ) -> None:
         ended: Event = {"kind": "turn_ended", "turn": turn}
         try:
-            if not await self._wait_started():
+            waited = await self._wait_started()
+            if started is not None:
+                self._emit(started)
+                started = None
+            if not waited:
                 ended["stopReason"] = "cancelled"
                 return
             if self.status != "ready":
@@ -324,6 +340,8 @@ class ChatSession:
                 )
             raise
         finally:
+            if started is not None:  # ended before the handshake was: still one start, one end
+                self._emit(started)
             if self._give_up is not None:
                 self._give_up.cancel()
             self._give_up, self._given_up = None, False

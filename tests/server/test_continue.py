@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .conftest import DEMO
@@ -42,3 +43,30 @@ async def test_kernel_opens_a_chat_on_an_earlier_session(
     bad = await kernel.request({"type": "chat:open", "agent": "demo", "loadSessionId": ""})
     assert bad["error"] == "INVALID"
     kernel.close()
+
+
+async def test_chat_resume_from_a_kernel_in_server_mode(
+    start_kernel: Any, cells: Any, tmp_path: Any
+) -> None:
+    kernel = await cells(await start_kernel())
+    out = await kernel.run(
+        "import json\n"
+        "from acp_notebook.chat import Chat\n"
+        f"chat = Chat('demo', env={DEMO!r}, cwd={str(tmp_path)!r})\n"
+        "assert chat.mode == 'server', chat.mode\n"
+        "chat.wait(chat.send_prompt('hello there'), timeout=30)\n"
+        "sid = chat.state['agent']['sessionId']\n"
+        "chat.close()\n"
+        f"again = Chat.resume(sid, 'demo', env={DEMO!r}, cwd={str(tmp_path)!r})\n"
+        "turn = again.wait(again.send_prompt('think'), timeout=30)\n"
+        "items = again.state['items']\n"
+        "print('resumed:' + json.dumps({'same': again.state['agent']['sessionId'] == sid,"
+        " 'first': items[0], 'text': turn.text}))\n"
+        "again.close()\n"
+    )
+    resumed = json.loads(out.split("resumed:", 1)[1].splitlines()[0])
+    assert resumed == {
+        "same": True,
+        "first": {"type": "user", "text": "hello there"},
+        "text": "Done thinking: the answer is **42**.",
+    }
