@@ -7,6 +7,8 @@
 2. One big agent line, through a real subprocess into AgentConnection: peak RSS
    growth of this process and the longest stall of its event loop, against
    ``json.loads`` of the same line (what the reader did before).
+3. A real Jupyter server whose chat's agent sends such a line: the slowest
+   ``/api/status`` answer while it does, against a turn without one.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ import logging
 import re
 import statistics
 import sys
+import tempfile
+import threading
 import time
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+
+from jupyter_client.blocking.client import BlockingKernelClient
 
 from acp_notebook import connection
 from acp_notebook.connection import AgentConnection
+from tests.browser.lab import start_server
 
 DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo_agent"]
 MiB = 1024 * 1024
@@ -118,6 +127,94 @@ async def big_lines() -> None:
         print(f"  {mb} MB  AgentConnection         +{rss:6.0f} MiB  {lag:7.0f} ms")
 
 
+# An ACP agent in a few lines: a prompt "N" is answered with a line of N MB of {}.
+BIG_LINE_AGENT = r"""
+import json, sys
+def send(message):
+    sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+    sys.stdout.flush()
+for line in sys.stdin.buffer:
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"id": message["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+    elif method == "session/new":
+        send({"id": message["id"], "result": {"sessionId": "s"}})
+    elif method == "session/prompt":
+        size = int(message["params"]["prompt"][0]["text"]) * 1024 * 1024
+        if size:
+            sys.stdout.buffer.write(
+                b'{"jsonrpc":"2.0","method":"m","params":[' + b"{}," * (size // 3) + b"{}]}\n"
+            )
+        send({"id": message["id"], "result": {"stopReason": "end_turn"}})
+    elif "id" in message:
+        send({"id": message["id"], "error": {"code": -32601, "message": "no"}})
+"""
+
+
+def status_latency(url: str, during: Callable[[], None]) -> float:
+    """The slowest GET of ``url`` (polled back to back) while ``during`` runs, in ms."""
+    worst = 0.0
+    done = threading.Event()
+
+    def poll() -> None:
+        nonlocal worst
+        while not done.is_set():
+            start = time.perf_counter()
+            with urllib.request.urlopen(url, timeout=30) as response:
+                response.read()
+            worst = max(worst, time.perf_counter() - start)
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    try:
+        during()
+    finally:
+        done.set()
+        poller.join()
+    return worst * 1000
+
+
+def server_status() -> None:
+    print("a real Jupyter server: slowest /api/status while the chat's agent sends a line")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        agent = base / "agent.py"
+        agent.write_text(BIG_LINE_AGENT)
+        lab = start_server(base / "lab")
+        client = BlockingKernelClient()
+        try:
+            request = urllib.request.Request(
+                lab.url("api/kernels"), data=b'{"name": "python3"}', method="POST"
+            )
+            with urllib.request.urlopen(request, timeout=60) as response:
+                kernel = json.load(response)
+            client.load_connection_file(
+                str(base / "lab" / "runtime" / f"kernel-{kernel['id']}.json")
+            )
+            client.start_channels()
+            client.wait_for_ready(timeout=60)
+            opened = client.execute_interactive(
+                "from acp_notebook.chat import Chat\n"
+                f"chat = Chat(command=[{sys.executable!r}, {str(agent)!r}])\n"
+                "assert chat.mode == 'server', chat.mode\n",
+                timeout=60,
+            )
+            assert opened["content"]["status"] == "ok", opened
+            for mb in (0, 15, 50):
+                cell = f'chat.send_prompt("{mb}")\n_ = chat.wait()\n'
+
+                def turn(cell: str = cell) -> None:
+                    client.execute_interactive(cell, timeout=120, output_hook=lambda msg: None)
+
+                worst = status_latency(lab.url("api/status"), turn)
+                what = "no big line (reference)" if mb == 0 else f"a {mb} MB line of {{}}"
+                print(f"  {what:<24} {worst:7.0f} ms")
+        finally:
+            client.stop_channels()
+            lab.stop()
+
+
 async def main() -> None:
     logging.disable(logging.WARNING)  # the skipped lines are logged; the figures are the point
     await chat_start()
@@ -126,3 +223,4 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    server_status()
