@@ -20,7 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,8 +94,11 @@ class JupyterServer:
                 self.proc.wait(5)
 
 
-def start_server(base: Path, port: int | None = None) -> JupyterServer:
-    """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one."""
+def start_server(
+    base: Path, port: int | None = None, extra_env: Mapping[str, str] | None = None
+) -> JupyterServer:
+    """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one;
+    ``extra_env`` on top of the server's own (an agent's settings)."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
@@ -117,6 +120,7 @@ def start_server(base: Path, port: int | None = None) -> JupyterServer:
         JUPYTER_DATA_DIR=str(dirs["data"]),
         IPYTHONDIR=str(dirs["ipython"]),
     )
+    env.update(extra_env or {})
     port = port or free_port()
     log = base / "server.log"
     argv = [
