@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union
 
 import anywidget
 import traitlets
@@ -32,7 +32,7 @@ from .contracts import TRUSTED_TYPES, Frame, error_ack
 from .errors import ChatError, InvalidRequest, error_for
 from .events import Event
 from .notebook_tools.waiting import cell_waits
-from .server_client import chat_owner, connect
+from .server_client import connect, execute_id
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -134,8 +134,14 @@ class Chat(anywidget.AnyWidget):
         transport: str = "auto",
         locale: str = "",
         load_session_id: str | None = None,
+        share: Literal["anyone"] | None = None,
     ) -> None:
-        """``load_session_id`` continues an earlier ACP session (see ``Chat.resume``)."""
+        """``load_session_id`` continues an earlier ACP session (see ``Chat.resume``).
+
+        In server mode the Jupyter user who ran the cell owns the chat: others who may
+        open the kernel can read it, and act on it (prompt, answer, cancel, choose the
+        mode) only with ``share="anyone"``.
+        """
         super().__init__(locale=locale)
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         # What the saved output needs to continue the chat elsewhere (no command, no env).
@@ -168,7 +174,8 @@ class Chat(anywidget.AnyWidget):
             # Checked here, so a malformed entry fails in the cell that passed it.
             "mcpServers": mcp_servers_shape.normalize(mcp_servers),
             "notebookTools": notebook_tools,
-            "owner": chat_owner(),
+            "executeId": execute_id(),
+            "share": share,
             "loadSessionId": load_session_id,
         }
         chat_id = str(self._request(options)["chatId"])

@@ -241,7 +241,12 @@ class OpenRequest(_Request):
     cwd: PathText | None = None
     mode: Id | None = None
     mcpServers: Annotated[list[dict[str, Any]], Field(max_length=64)] = []
+    # Who may act on the chat (trusted callers; the server sets it for a kernel's open).
     owner: Id | None = None
+    # The msg_id of the execute_request whose cell opens the chat (owners.py).
+    executeId: Id | None = None
+    # "anyone": whoever may read the chat may also act on it, not only its owner.
+    share: Literal["anyone"] | None = None
     # An earlier ACP session of this agent to continue (session/load or session/resume).
     loadSessionId: Id | None = None
     # The chat's own `notebook` MCP server (the notebook tools).

@@ -358,7 +358,7 @@ def _request(
             "options": _objects(event.get("options")),
             "deadline": _num(event.get("deadline")),
         }
-        settled: dict[str, Json] = {"outcome": None, "optionId": None}
+        settled: dict[str, Json] = {"outcome": None, "optionId": None, "by": None}
     else:
         table = state.elicitations
         fields = {
@@ -368,7 +368,7 @@ def _request(
             "title": _str(event.get("title")),
             "deadline": _num(event.get("deadline")),
         }
-        settled = {"outcome": None}
+        settled = {"outcome": None, "by": None}
     entry = table.get(request_id)
     if entry is None:
         # A repeated request keeps the outcome it may already have.
@@ -389,6 +389,7 @@ def _resolve(
         return
     _close_thought(state, ts)
     entry["outcome"] = _str(event.get("outcome"))
+    entry["by"] = _str(event.get("by"))  # who answered: a Jupyter user, "kernel", "agent"
     if kind == "permission":
         entry["optionId"] = _str(event.get("optionId"))
     state.pending.pop((kind, request_id), None)

@@ -163,6 +163,8 @@ class Subscription:
 class _Chat:
     session: ChatSession
     owner: str | None
+    # "anyone": every reader may act too; None: only the owner (and trusted callers).
+    share: str | None = None
     subscribers: list[Subscription] = field(default_factory=list)
     start_task: asyncio.Task[None] | None = None
 
@@ -227,6 +229,7 @@ class Hub:
         chat_id: str | None = None,
         load_session_id: str | None = None,
         notebook_tools: bool = True,
+        share: str | None = None,
     ) -> str:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
 
@@ -264,7 +267,7 @@ class Hub:
             load_session_id=load_session_id,
             notebook=await self.notebook_tools() if tools and self.notebook_tools else None,
         )
-        chat = _Chat(session, owner)
+        chat = _Chat(session, owner, share)
         self.chats[chat_id] = chat
         chat.start_task = asyncio.create_task(session.start())
         return chat_id
@@ -356,8 +359,10 @@ class Hub:
             for sub in chat.subscribers:  # the asker's among them; harmless to the others
                 sub.seal()
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
-        if not (trusted or chat.owner is None or user == chat.owner):
+        if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
+        # Who answered, on the *_resolved event: the Jupyter user, or the kernel's code.
+        actor = user if user is not None else "kernel" if trusted else None
         if req.type == "chat:variables" or req.type == "chat:mention":
             return await self._mention(req)
         try:
@@ -375,10 +380,10 @@ class Hub:
                 await session.set_config(req.configId, req.value)
             elif req.type == "chat:permission.respond":
                 session.respond_permission(
-                    req.requestId, None if req.cancel else req.optionId, by=user
+                    req.requestId, None if req.cancel else req.optionId, by=actor
                 )
             elif req.type == "chat:elicitation.respond":
-                session.respond_elicitation(req.requestId, req.action, req.values, by=user)
+                session.respond_elicitation(req.requestId, req.action, req.values, by=actor)
         except NotFound:
             code: ErrorCode = (
                 "PERMISSION_NOT_FOUND"
@@ -441,6 +446,7 @@ class Hub:
                 owner=req.owner,
                 load_session_id=req.loadSessionId,
                 notebook_tools=req.notebookTools,
+                share=req.share,
             )
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))

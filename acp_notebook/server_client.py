@@ -71,18 +71,21 @@ def kernel_identity() -> tuple[str, bytes] | None:
     return name.removeprefix("kernel-"), key
 
 
-def chat_owner() -> str | None:
-    """The Jupyter user a chat opened by this kernel belongs to, when one can be known.
+def execute_id() -> str | None:
+    """The msg_id of the execute_request whose cell runs now, if any.
 
-    Not the ``username`` of the cell's execute_request header: jupyter_server 2.21
-    forwards a frontend's header untouched, JupyterLab 4.6 sends ``""`` and
-    jupyter_client sends the OS user, so it is neither authenticated nor a Jupyter
-    identity. Under JupyterHub the server (and so every kernel) belongs to
-    ``JUPYTERHUB_USER``, the name its browser sessions carry. Elsewhere (a token
-    server gives each browser a random anonymous user) there is no owner: anyone the
-    server lets execute code in kernels may answer, as they could run code here anyway.
+    The server knows who sent it (through its kernel WebSocket, logged in): that
+    user owns the chats the cell opens (``server/owners.py``). Not the header's
+    ``username``, which a frontend sets as it likes.
     """
-    return os.environ.get("JUPYTERHUB_USER") or None
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    header = getattr(shell, "parent_header", None) or {}
+    msg_id = header.get("header", {}).get("msg_id") if isinstance(header, dict) else None
+    return msg_id if isinstance(msg_id, str) and msg_id else None
 
 
 def _socket_url(server_url: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from jupyter_events.logger import EventLogger
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.serverapp import ServerApp
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.ioloop import PeriodicCallback
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
@@ -29,6 +30,7 @@ from .api import AgentsHandler, ChatsHandler
 from .handlers import BrowserSocket, KernelSocket
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
+from .owners import Executions, noting_connection
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
@@ -121,6 +123,14 @@ class AcpNotebookApp(ExtensionApp):
         self._log_parent = package_log.parent
         package_log.parent = self._server.log
         self.queries = KernelQueries()
+        self.executions = Executions()
+        base = self._server.web_app.settings.get("kernel_websocket_connection_class")
+        if isinstance(base, type) and issubclass(base, ZMQChannelsWebsocketConnection):
+            # Who runs a cell is who owns the chats it opens (owners.py). Another
+            # connection class (a gateway's) leaves owners to JUPYTERHUB_USER.
+            self.settings["kernel_websocket_connection_class"] = noting_connection(
+                base, self.executions
+            )
         tools = None
         if self.notebook_tools:
             server = self._server
@@ -145,6 +155,7 @@ class AcpNotebookApp(ExtensionApp):
                         "secret": self.secret,
                         "queries": self.queries,
                         "proofs": self.proofs,
+                        "executions": self.executions,
                     },
                 ),
                 (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),

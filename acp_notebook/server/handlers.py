@@ -35,6 +35,7 @@ from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
 from ..hub import Hub, Subscription
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
+from .owners import Executions
 
 # Above this tornado drops the connection; up to it, an oversized request is INVALID.
 MAX_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
@@ -167,11 +168,13 @@ class KernelSocket(_ChatSocket):
         secret: str,
         queries: KernelQueries,
         proofs: kernel_auth.UsedProofs,
+        executions: Executions,
     ) -> None:
         super().initialize(hubs)
         self.secret = secret
         self.queries = queries
         self.proofs = proofs
+        self.executions = executions
         self.kernel_id = ""
 
     def open(self, *args: Any, **kwargs: Any) -> None:
@@ -224,6 +227,9 @@ class KernelSocket(_ChatSocket):
             raw_id = frame.get("id") if isinstance(frame, dict) else None
             ack = raw_id if isinstance(raw_id, (int, str)) else None
             return error_ack(ack, "FORBIDDEN", "this kernel has shut down")
+        if isinstance(frame, dict) and frame.get("type") == "chat:open":
+            # The owner is the server's to say: who sent the cell that opens it.
+            frame = {**frame, "owner": self.executions.owner(frame.get("executeId"))}
         # The kernel runs the notebook's own code: it may act for any owner. Its hub
         # is the one of when the socket opened: once the kernel is gone (or the server
         # stops) that hub is closed and opens no chat, whatever the socket sends.

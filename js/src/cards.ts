@@ -156,7 +156,13 @@ export class PermissionCard extends Card {
     this.el.replaceChildren(el("div", undefined, this.remnantText(state)));
   }
 
+  /** What became of it, and who answered (a Jupyter user, or "kernel" for Python). */
   private remnantText(state: PermissionView): string {
+    const answer = this.outcomeText(state);
+    return state.by === null ? answer : this.ctx.t("answeredBy", { answer, who: state.by });
+  }
+
+  private outcomeText(state: PermissionView): string {
     const { t } = this.ctx;
     if (state.outcome === "cancelled") return t("cancelled");
     if (state.outcome === "timeout") return t("timedOut");

@@ -175,6 +175,8 @@ export interface OpenRequest {
   mode?: string | null;
   mcpServers?: Record<string, unknown>[];
   owner?: string | null;
+  executeId?: string | null;
+  share?: "anyone" | null;
   loadSessionId?: string | null;
   notebookTools?: boolean;
 }

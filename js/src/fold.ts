@@ -108,6 +108,8 @@ export interface PermissionView {
   /** null while pending. */
   outcome: string | null;
   optionId: string | null;
+  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
+  by: string | null;
 }
 
 export interface ElicitationView {
@@ -119,6 +121,8 @@ export interface ElicitationView {
   deadline: number | null;
   /** null while pending. */
   outcome: string | null;
+  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
+  by: string | null;
 }
 
 export interface ChatState {
@@ -444,7 +448,14 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
     isNew = entry === undefined;
     // A repeated request keeps the outcome it may already have.
     if (entry) Object.assign(entry, fields);
-    else state.permissions.set(requestId, { requestId, ...fields, outcome: null, optionId: null });
+    else
+      state.permissions.set(requestId, {
+        requestId,
+        ...fields,
+        outcome: null,
+        optionId: null,
+        by: null,
+      });
   } else {
     const fields = {
       message: str(ev.message) ?? "",
@@ -457,7 +468,7 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
     const entry = state.elicitations.get(requestId);
     isNew = entry === undefined;
     if (entry) Object.assign(entry, fields);
-    else state.elicitations.set(requestId, { requestId, ...fields, outcome: null });
+    else state.elicitations.set(requestId, { requestId, ...fields, outcome: null, by: null });
   }
   if (isNew) {
     state.internal.pending.add(`${kind}:${requestId}`);
@@ -477,6 +488,7 @@ function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   if (entry === undefined) return;
   closeThought(state, ts);
   entry.outcome = str(ev.outcome);
+  entry.by = str(ev.by);
   if ("optionId" in entry) entry.optionId = str(ev.optionId);
   state.internal.pending.delete(`${kind}:${requestId}`);
 }

@@ -32,6 +32,7 @@ function question(
     title: null,
     deadline: null,
     outcome: null,
+    by: null,
     ...extra,
   };
 }
@@ -378,6 +379,7 @@ function permission(extra: Partial<PermissionView> = {}): PermissionView {
     deadline: null,
     outcome: null,
     optionId: null,
+    by: null,
     ...extra,
   };
 }
@@ -405,6 +407,8 @@ describe("permission card", () => {
     [{ outcome: "selected", optionId: "reject" }, "Rejected: No"],
     [{ outcome: "cancelled" }, "Cancelled"],
     [{ outcome: "timeout" }, "Timed out"],
+    [{ outcome: "selected", optionId: "allow-once", by: "alice" }, "Allowed: Yes (by alice)"],
+    [{ outcome: "cancelled", by: "kernel" }, "Cancelled (by kernel)"],
   ] as const)("settles to a one-line remnant (%o)", (settled, text) => {
     const { ctx } = context();
     const card = new PermissionCard(permission(), ctx);

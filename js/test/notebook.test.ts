@@ -108,6 +108,7 @@ describe("notebook actions", () => {
         options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
         deadline: null,
         outcome: null,
+        by: null,
         optionId: null,
       },
       ctx,

@@ -1,0 +1,87 @@
+"""Who owns a chat: the Jupyter user whose cell opened it.
+
+The kernel opens chats, and a kernel has no Jupyter identity; the server does know
+who sent each ``execute_request`` through its kernel WebSocket (the login of that
+socket, from jupyter_server's identity provider). So the server notes the sender
+of every ``execute_request`` by message id (``Executions``), the kernel names the
+execute_request its cell runs under (``executeId`` on ``chat:open``), and the
+chat's owner is that request's sender.
+
+A kernel could name another user's execution, but a kernel runs the notebook's
+code and acts for any owner anyway. Cells that did not come through this server
+(nbclient, a console on the kernel's ports) have no known sender: the owner is then
+``JUPYTERHUB_USER`` (a single-user server belongs to that user), else nobody, and a
+chat without an owner may be driven by anyone allowed to execute in the kernel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from typing import Any
+
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_binary_message,
+    deserialize_msg_from_ws_v1,
+)
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+from .. import bounded_json
+
+V1 = "v1.kernel.websocket.jupyter.org"
+# Bigger messages (a cell of a megabyte?) are not looked into: their owner is unknown.
+MAX_MESSAGE = 16 * 1024 * 1024
+
+
+class Executions:
+    """The sender of each recent ``execute_request`` (by its msg_id), bounded."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self._senders: OrderedDict[str, str] = OrderedDict()
+
+    def note(self, msg_id: str, username: str) -> None:
+        self._senders[msg_id] = username
+        if len(self._senders) > self.limit:
+            self._senders.popitem(last=False)
+
+    def owner(self, execute_id: Any) -> str | None:
+        """The owner of a chat opened under ``execute_id``."""
+        sender = self._senders.get(execute_id) if isinstance(execute_id, str) else None
+        return sender or os.environ.get("JUPYTERHUB_USER") or None
+
+
+def noting_connection(
+    base: type[ZMQChannelsWebsocketConnection], executions: Executions
+) -> type[ZMQChannelsWebsocketConnection]:
+    """``base`` (the server's kernel WebSocket connection), noting who executes what."""
+
+    class NotingConnection(base):  # type: ignore[valid-type,misc]
+        def handle_incoming_message(self, incoming_msg: str) -> None:
+            header = _execute_header(incoming_msg, self.subprotocol == V1, self.session)
+            user = getattr(self.websocket_handler, "current_user", None)
+            if header is not None and user is not None:
+                executions.note(str(header.get("msg_id")), str(user.username))
+            super().handle_incoming_message(incoming_msg)
+
+    return NotingConnection
+
+
+def _execute_header(message: str | bytes, v1: bool, session: Any) -> dict[str, Any] | None:
+    """The header of a shell ``execute_request``, else None; never raises."""
+    try:
+        if v1:
+            channel, parts = deserialize_msg_from_ws_v1(message)  # type: ignore[no-untyped-call]
+            header = session.unpack(parts[0])
+        else:
+            msg = (
+                deserialize_binary_message(message)  # type: ignore[no-untyped-call]
+                if isinstance(message, bytes)
+                else bounded_json.loads(message, max_bytes=MAX_MESSAGE)
+            )
+            channel, header = msg.get("channel"), msg.get("header")
+    except Exception:  # the server's own parse reports bad frames
+        return None
+    if channel not in (None, "shell") or not isinstance(header, dict):
+        return None
+    return header if header.get("msg_type") == "execute_request" else None

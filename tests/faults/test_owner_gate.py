@@ -1,0 +1,160 @@
+"""The owner gate on any Jupyter server (issue 12, item 6).
+
+Two identities on one server (an identity provider of the test's own, no JupyterHub):
+each runs cells through the server's kernel WebSocket as a browser does, and owns the
+chats its cells open. Anyone may read a chat; acting is its owner's, unless the chat
+is shared; every ``*_resolved`` says who answered.
+
+The server fixtures are ``tests/server``'s (imported, not copied).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from jupyter_server.serverapp import ServerApp
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
+
+from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
+from tests.server.test_security import TwoUsers
+
+OPEN = """
+import json
+from acp_notebook.chat import Chat
+{name} = Chat("demo", env={{"ACP_DEMO_DELAY": "0"}}{share})
+assert {name}.mode == "server", {name}.mode
+assert await {name}.ready() == "ready"
+{name}.send_prompt("{prompt}")
+print("chat:" + json.dumps({name}.chat_id), flush=True)
+"""
+
+
+async def run_as(ws_url: Any, token: str, kernel_id: str, code: str) -> str:
+    """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout."""
+    url = ws_url(f"api/kernels/{kernel_id}/channels")
+    ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
+    msg_id = uuid.uuid4().hex
+    header = {
+        "msg_id": msg_id,
+        "msg_type": "execute_request",
+        "username": "whoever-the-page-says",  # not trusted: the login is
+        "session": uuid.uuid4().hex,
+        "version": "5.3",
+    }
+    content = {"code": code, "silent": False, "store_history": False, "allow_stdin": False}
+    content.update(user_expressions={}, stop_on_error=True)
+    ws.write_message(
+        json.dumps(
+            {"channel": "shell", "header": header, "parent_header": {}, "metadata": {}}
+            | {"content": content}
+        )
+    )
+    out = ""
+    try:
+        while (raw := await ws.read_message()) is not None:
+            msg = json.loads(raw)
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "stream":
+                out += msg["content"]["text"]
+            elif kind == "error":
+                raise AssertionError("\n".join(msg["content"]["traceback"]))
+            elif kind == "status" and msg["content"]["execution_state"] == "idle":
+                return out
+    finally:
+        ws.close()
+    raise AssertionError("the kernel socket closed")
+
+
+def chat_of(out: str) -> str:
+    return str(json.loads(out.split("chat:", 1)[1]))
+
+
+@pytest.mark.fault("another user answers, prompts and cancels someone else's chat")
+@pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
+async def test_the_user_whose_cell_opened_a_chat_owns_it(
+    start_kernel: Any,
+    browser: Any,
+    ws_url: Any,
+    jp_fetch: Any,
+    jp_serverapp: ServerApp,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)  # not a JupyterHub
+    alice_token = jp_serverapp.identity_provider.token
+    kernel_id = await start_kernel()
+
+    opened = await run_as(
+        ws_url, alice_token, kernel_id, OPEN.format(name="mine", share="", prompt="ask-user")
+    )
+    chat_id = chat_of(opened)
+    alice = await browser(kernel_id, chat_id, {"Authorization": f"token {alice_token}"})
+    bob = await browser(kernel_id, chat_id, {"Authorization": "token bob"})
+    card = await bob.card(chat_id)  # reading is open to whoever may use the kernel
+    answer = {"chatId": chat_id, "requestId": card["requestId"]}
+    answer |= {"type": "chat:elicitation.respond", "action": "decline"}
+    for request in (
+        answer,
+        {"type": "chat:cancel", "chatId": chat_id},
+        {"type": "chat:prompt", "chatId": chat_id, "text": "hi"},
+        {"type": "chat:set_mode", "chatId": chat_id, "modeId": "plan"},
+    ):
+        assert (await bob.request(request))["error"] == "FORBIDDEN", request
+    assert (await alice.request(answer))["accepted"]
+    resolved = await bob.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
+    assert resolved["by"] == "alice" and resolved["outcome"] == "declined"
+
+    # The kernel's own answer (Python) says so.
+    await alice.event(chat_id, "turn_ended", turn=1)
+    await run_as(
+        ws_url,
+        alice_token,
+        kernel_id,
+        'mine.send_prompt("permission")\nrequest = await mine.next_request()\n'
+        'mine.allow(request["requestId"])\n',
+    )
+    by_kernel = await alice.event(chat_id, "permission_resolved")
+    assert by_kernel["by"] == "kernel" and by_kernel["outcome"] == "selected"
+
+    # Bob's cell opens a chat of his own; alice may only watch it.
+    bobs_id = chat_of(
+        await run_as(ws_url, "bob", kernel_id, OPEN.format(name="his", share="", prompt="ask-user"))
+    )
+    alice_on_his = await browser(kernel_id, bobs_id, {"Authorization": f"token {alice_token}"})
+    his_card = await alice_on_his.card(bobs_id)
+    refused = {"type": "chat:elicitation.respond", "chatId": bobs_id, "action": "cancel"}
+    refused["requestId"] = his_card["requestId"]
+    assert (await alice_on_his.request(refused))["error"] == "FORBIDDEN"
+    listed = json.loads(
+        (await jp_fetch("acp-notebook", "api", "chats", params={"kernel": kernel_id})).body
+    )
+    owners = {chat["chatId"]: chat["owner"] for chat in listed["chats"]}
+    assert owners[chat_id] == "alice" and owners[bobs_id] == "bob"
+
+    # Shared: anyone who may read it may act on it.
+    shared_id = chat_of(
+        await run_as(
+            ws_url,
+            alice_token,
+            kernel_id,
+            OPEN.format(name="shared", share=', share="anyone"', prompt="ask-user"),
+        )
+    )
+    bob_on_shared = await browser(kernel_id, shared_id, {"Authorization": "token bob"})
+    shared_card = await bob_on_shared.card(shared_id)
+    ack = await bob_on_shared.request(
+        {
+            "type": "chat:elicitation.respond",
+            "chatId": shared_id,
+            "requestId": shared_card["requestId"],
+            "action": "decline",
+        }
+    )
+    assert ack["accepted"], ack
+    by_bob = await bob_on_shared.event(shared_id, "elicitation_resolved")
+    assert by_bob["by"] == "bob"
