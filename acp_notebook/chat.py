@@ -357,9 +357,16 @@ class Chat(anywidget.AnyWidget):
         return ack
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """The widget's requests over the comm (local mode, or a page whose WebSocket
-        to the extension failed): forward them, ack them back, and from then on send
-        this chat's events over the comm too."""
+        """The widget's requests over the comm: forward them, ack them back, and from
+        then on send this chat's events over the comm too.
+
+        In local mode the comm is the widget's only link. In server mode it is a
+        fallback, for a page whose WebSocket to the extension failed (a proxy that
+        blocks it): the kernel relays the page's chat requests as its own. That gives
+        no one more than they have (whoever can send the comm can run code here), the
+        answer shows as ``by: "kernel"`` (the kernel cannot know which page sent it),
+        and a relay held up by a busy kernel ends in the widget's request timeout.
+        The kernel's own requests (open, subscribe, close) are refused here."""
         if not isinstance(content, dict):
             return
         self._comm_used = True
