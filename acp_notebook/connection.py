@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -44,6 +45,9 @@ EXIT_DRAIN = 2.0  # how long output is still read after the agent exited
 # Lines longer than this are parsed in a worker thread: the loop runs between its
 # C passes, so one big line stalls other chats and requests for tens of ms, not more.
 THREAD_PARSE = 1 << 20
+# One such parse at a time in the process: parsing costs a few times a line's size,
+# and n chats parsing at once would cost n times that.
+_BIG_PARSE = threading.Lock()
 # What the unfinished lines of all agents in this process may hold together.
 LINE_BUDGET = LineBudget(64 * 1024 * 1024)
 REAPER = Path(__file__).with_name("reaper.py")
@@ -236,7 +240,7 @@ class AgentConnection:
         if isinstance(line, Oversized):
             self._oversized(line)
         elif len(line) > THREAD_PARSE:
-            self._dispatch(await asyncio.to_thread(jsonrpc.parse, line, self._max_line))
+            self._dispatch(await asyncio.to_thread(_parse_big, line, self._max_line))
         else:
             self._dispatch(jsonrpc.parse(line, self._max_line))
 
@@ -348,6 +352,11 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
     def process_exited(self) -> None:
         super().process_exited()
         self._exited.set()
+
+
+def _parse_big(line: bytes, max_line: int) -> jsonrpc.Message | None:
+    with _BIG_PARSE:
+        return jsonrpc.parse(line, max_line)
 
 
 def _reaper_argv(argv: Sequence[str], status_fd: int) -> list[str]:

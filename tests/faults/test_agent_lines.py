@@ -127,3 +127,23 @@ async def test_unfinished_lines_of_all_chats_share_one_budget(fault_chat: OpenCh
     for fc in chats:
         await fc.hub.close_chat(fc.chat_id)
     assert budget.used == 0  # given back by readers that never saw their lines end
+
+
+@pytest.mark.fault("four agents send a 15 MB line of [{{}},{{}},...] at once")
+async def test_big_lines_of_several_chats_at_once_stay_bounded(fault_chat: OpenChat) -> None:
+    budget = LineBudget(64 * MiB)
+    chats = [
+        await fault_chat("objects", "stream", env={"FAULT_OBJECTS_MB": "15"}, line_budget=budget)
+        for _ in range(4)
+    ]
+    before = reset_peak_rss()
+    for fc in chats:
+        assert (await fc.prompt("go"))["turn"] == 1
+    for fc in chats:
+        await fc.everyone("turn_ended", turn=1)
+    growth = peak_rss() - before
+    # The lines' buffers (60 MiB, under the budget) and one parse at a time (json.loads
+    # would take some 400 MiB per line).
+    assert growth < 150 * MiB, f"peak RSS grew {growth / MiB:.0f} MiB"
+    for fc in chats:
+        assert len(told(fc.rec.events)) == 1  # over the object limit, and said so
