@@ -139,6 +139,11 @@ def custom_answer_field(question_id: str) -> Json:
     }
 
 
+def text_content(text: str) -> Json:
+    """A tool call's content block of plain text."""
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
 def choices(*options: tuple[str, str]) -> list[Json]:
     return [{"const": label, "title": label, "description": text} for label, text in options]
 
@@ -632,6 +637,38 @@ async def stream(turn: Turn, match: re.Match[str]) -> None:
     turn.session.record.add(update)
 
 
+async def longline(turn: Turn, match: re.Match[str]) -> None:
+    count = int(match.group(1) or 1000)
+    # One unbroken line (no space, no newline): the worst case for wrapping and layout.
+    await turn.chunks(f"{i % 10}abcdefgh" for i in range(count))
+
+
+async def agentic(turn: Turn, match: re.Match[str]) -> None:
+    """A turn like a coding agent's: a thought, a read, a command, an edit, an answer."""
+    lines = int(match.group(1) or 20)
+    await turn.chunks(["Reading the file first. ", "Then the edit."], "agent_thought_chunk")
+    path = turn.path(f"module_{turn.number}.py")
+    turn.tool_call(f"Read module_{turn.number}.py", "read", locations=[{"path": path}])
+    turn.tool_status("completed", content=[text_content(f"def f{turn.number}():\n    pass\n")])
+    turn.tool_call_id = f"call-{turn.number}-run"
+    turn.tool_call("Run `pytest -q`", "execute", rawInput={"command": "pytest -q"})
+    turn.tool_status("completed", rawOutput={"stdout": "3 passed in 0.01s", "exit_code": 0})
+    turn.tool_call_id = f"call-{turn.number}-edit"
+    old = "".join(f"value_{i} = {i}\n" for i in range(lines))
+    new = "".join(f"value_{i} = {i * 2 if i % 3 == 0 else i}\n" for i in range(lines))
+    turn.tool_call(
+        f"Edit module_{turn.number}.py",
+        "edit",
+        locations=[{"path": path, "line": 1}],
+        content=[{"type": "diff", "path": path, "oldText": old, "newText": new}],
+    )
+    turn.tool_status("completed")
+    await turn.say(
+        f"Turn {turn.number}: doubled every third value in `module_{turn.number}.py`.\n\n"
+        "```python\nvalue_0 = 0\nvalue_3 = 6\n```\n\n- tests pass\n- nothing else changed"
+    )
+
+
 async def slow(turn: Turn, _match: re.Match[str]) -> None:
     message_id = turn.message_id()
     for i in range(50):
@@ -700,7 +737,7 @@ async def permission(turn: Turn, _match: re.Match[str]) -> None:
         await turn.say("permission: cancelled")
         return
     if str(chosen).startswith("allow"):
-        listing = {"type": "content", "content": {"type": "text", "text": "notes.txt\n"}}
+        listing = text_content("notes.txt\n")
         turn.tool_status("completed", content=[listing])
     else:
         turn.tool_status("failed")
@@ -875,6 +912,8 @@ BEHAVIOURS: list[tuple[str, re.Pattern[str], Behaviour]] = [
     ("garbage", keyword("garbage"), garbage),
     ("error", keyword("error"), error),
     ("stream", keyword(r"stream(?:\s+(\d+))?"), stream),
+    ("longline", keyword(r"longline(?:\s+(\d+))?"), longline),
+    ("agentic", keyword(r"agentic(?:\s+(\d+))?"), agentic),
     ("slow", keyword("slow"), slow),
     ("think", keyword("think"), think),
     ("tool", keyword("tool"), tool),

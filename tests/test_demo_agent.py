@@ -411,3 +411,24 @@ def test_sessions_outlive_the_process(tmp_path: Path) -> None:
     )
     assert escape["error"]["code"] == -32002
     assert third.close() == 0
+
+
+def test_longline_is_one_unbroken_line(agent: AgentProcess) -> None:
+    sid = agent.session()
+    _, seen = agent.prompt(sid, "longline 500")
+    text = reply_text(seen)
+    assert len(text) == 500 * 9
+    assert not any(c.isspace() for c in text)
+
+
+def test_agentic_turn_has_tool_calls_and_a_diff(agent: AgentProcess) -> None:
+    sid = agent.session()
+    _, seen = agent.prompt(sid, "agentic 30")
+    calls = updates(seen, "tool_call")
+    assert [c["kind"] for c in calls] == ["read", "execute", "edit"]
+    assert len({c["toolCallId"] for c in calls}) == 3
+    diff = calls[2]["content"][0]
+    assert diff["type"] == "diff" and diff["oldText"].count("\n") == 30
+    assert diff["oldText"] != diff["newText"]
+    assert len(updates(seen, "agent_thought_chunk")) == 2
+    assert "doubled every third value" in reply_text(seen)
