@@ -47,6 +47,7 @@ class Sizes:
     chats: int = 50
     chat_chunks: int = 20_000
     browser_chunks: int = 20_000
+    turns: int = 200
 
 
 FULL = Sizes()
@@ -59,6 +60,7 @@ QUICK = Sizes(
     chats=10,
     chat_chunks=2_000,
     browser_chunks=2_000,
+    turns=20,
 )
 
 
