@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar, Union
 import anywidget
 import traitlets
 
-from . import attachments, transcript
+from . import attachments, transcript, widget_code
 from . import fold as folding
 from . import mcp_servers as mcp_servers_shape
 from .client import Client
@@ -37,7 +37,6 @@ from .server_client import connect, execute_id
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_STATIC = Path(__file__).parent / "static"
 ACK_TIMEOUT = 30.0
 
 
@@ -93,26 +92,15 @@ def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
     return message
 
 
-def _esm() -> str | Path:
-    bundle = _STATIC / "widget.js"
-    if bundle.exists():
-        return bundle
-    # An install without the built bundle still works headless; say so in the output.
-    return (
-        "export default { render({ el }) { el.textContent = "
-        "'acp_notebook: the widget bundle is not built (pip install . builds it).'; } };"
-    )
-
-
 def _css() -> str | Path:
-    css = _STATIC / "widget.css"
+    css = widget_code.STATIC / "widget.css"
     return css if css.exists() else ""
 
 
 class Chat(anywidget.AnyWidget):
     """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
 
-    _esm = _esm()
+    _esm = widget_code.esm(server_mode=False)  # a chat in server mode carries the loader
     _css = _css()
 
     chat_id = traitlets.Unicode("").tag(sync=True)
@@ -142,14 +130,15 @@ class Chat(anywidget.AnyWidget):
         open the kernel can read it, and act on it (prompt, answer, cancel, choose the
         mode) only with ``share="anyone"``.
         """
-        super().__init__(locale=locale)
+        client = connect(transport)
+        super().__init__(locale=locale, _esm=widget_code.esm(server_mode=client.mode == "server"))
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         # What the saved output needs to continue the chat elsewhere (no command, no env).
         # Resolved here: in server mode the agent runs in the server's process.
         self.cwd = os.path.abspath(cwd or os.getcwd())
         self._mode = mode
         self._named = command is None
-        self._client: Client = connect(transport)
+        self._client: Client = client
         self._lock = threading.RLock()
         self._state = folding.initial_state()
         self._turns: dict[int, Future[Turn]] = {}
@@ -368,6 +357,9 @@ class Chat(anywidget.AnyWidget):
         and a relay held up by a busy kernel ends in the widget's request timeout.
         The kernel's own requests (open, subscribe, close) are refused here."""
         if not isinstance(content, dict):
+            return
+        if content.get("type") == widget_code.CODE_REQUEST:  # the loader could not fetch it
+            self.send({"type": widget_code.CODE_REQUEST, "code": widget_code.bundle_text()})
             return
         self._comm_used = True
         if content.get("type") in TRUSTED_TYPES:  # the kernel's own requests, not a page's

@@ -19,8 +19,9 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.serverapp import ServerApp
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.ioloop import PeriodicCallback
-from traitlets import Bool, Dict, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Float, Int, List, Unicode, default
 
+from .. import widget_code
 from ..hub import HubConfig
 from ..jsonrpc import LineBudget
 from ..kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
@@ -142,6 +143,11 @@ class AcpNotebookApp(ExtensionApp):
         self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
         self._reconciler = PeriodicCallback(self._reconcile, self.reconcile_interval * 1000)
         self._reconciler.start()
+
+    @default("static_paths")
+    def _static_paths(self) -> list[str]:
+        # The widget's bundle, fetched once per page by the loader in each chat's model.
+        return [str(widget_code.STATIC)]
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(
