@@ -100,7 +100,7 @@ def _css() -> str | Path:
 class Chat(anywidget.AnyWidget):
     """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
 
-    _esm = widget_code.esm(server_mode=False)  # a chat in server mode carries the loader
+    _esm = widget_code.bundle_esm()  # a chat in server mode carries the loader instead
     _css = _css()
 
     chat_id = traitlets.Unicode("").tag(sync=True)
@@ -131,7 +131,8 @@ class Chat(anywidget.AnyWidget):
         mode) only with ``share="anyone"``.
         """
         client = connect(transport)
-        super().__init__(locale=locale, _esm=widget_code.esm(server_mode=client.mode == "server"))
+        loader = widget_code.server_esm() if client.mode == "server" else None
+        super().__init__(locale=locale, **({"_esm": loader} if loader else {}))
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         # What the saved output needs to continue the chat elsewhere (no command, no env).
         # Resolved here: in server mode the agent runs in the server's process.

@@ -73,8 +73,11 @@ def loader() -> str:
     )
 
 
-def esm(server_mode: bool) -> str | Path:
-    """What a chat's ``_esm`` holds: the loader where the extension serves the bundle."""
-    if server_mode and BUNDLE.exists():
-        return loader()
+def bundle_esm() -> str | Path:
+    """The class default of ``_esm``: the bundle (anywidget reads the file)."""
     return BUNDLE if BUNDLE.exists() else NOT_BUILT
+
+
+def server_esm() -> str | None:
+    """A server-mode chat's ``_esm``: the loader, where there is a bundle to load."""
+    return loader() if BUNDLE.exists() else None
