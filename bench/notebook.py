@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from acp_notebook.widget_code import STATIC, bundle_text
 from tests.browser.lab import run_cell, save
 
 from .browser import OPEN_CHAT, chromium, notebook_page, wait_ready
 from .common import Context, Row, fmt, stream_text
 
 LIMIT = 200_000
+PER_CHAT = 30_000
 KB = 1000
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 SAVE_STATE = Path("@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings")
@@ -30,6 +32,11 @@ def _cells(count: int) -> list[str]:
         "import json\n"
         "print('sizes:' + json.dumps([len(json.dumps(chat.snapshot)), len(json.dumps(chat.state))]))",
     ]
+
+
+def _css_text() -> str:
+    css = STATIC / "widget.css"
+    return css.read_text() if css.exists() else ""
 
 
 def _text(value: str | list[str]) -> str:
@@ -75,7 +82,20 @@ def run(ctx: Context) -> list[Row]:
     name = f"7 saved notebook, {count:,}-chunk answer"
     # The state as it would be with the whole fold snapshot in place of the compact one.
     unabridged = saved - trait + full
+    # One chat's model, and what it was when every model carried the whole bundle.
+    chat_model = max(len(json.dumps(m)) for m in models if "_esm" in m)
+    bundled = chat_model - code + len(json.dumps(bundle_text())) + len(json.dumps(_css_text()))
+    per_chat = chat_model - trait  # what each further chat adds besides its own transcript
     return [
+        Row(
+            "7 saved notebook, widget state per additional chat",
+            f"one chat's model without its snapshot (code {fmt(code / KB, 'KB')})",
+            fmt(per_chat / KB, "KB"),
+            f"{fmt((bundled - trait) / KB, 'KB')} (the model carrying the bundle)",
+            per_chat / (bundled - trait),
+            f"< {PER_CHAT // KB} KB",
+            per_chat < PER_CHAT,
+        ),
         Row(
             name,
             f"widget state in the .ipynb (widget code {fmt(code / KB, 'KB')})",
