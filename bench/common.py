@@ -48,6 +48,7 @@ class Sizes:
     chat_chunks: int = 20_000
     browser_chunks: int = 20_000
     turns: int = 200
+    many_chats: int = 200
 
 
 FULL = Sizes()
@@ -61,6 +62,7 @@ QUICK = Sizes(
     chat_chunks=2_000,
     browser_chunks=2_000,
     turns=20,
+    many_chats=30,
 )
 
 

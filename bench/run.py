@@ -19,6 +19,7 @@ from bench import (  # the repository root is importable from here on
     concurrency,
     fold_cost,
     latency,
+    many_chats,
     memory,
     notebook,
     notebook_tools,
@@ -34,6 +35,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "concurrency": concurrency.run,
     "browser": browser.run,
     "notebook": notebook.run,
+    "many_chats": many_chats.run,
     "notebook_tools": notebook_tools.run,
 }
 
