@@ -12,17 +12,22 @@ export interface MountedChat {
   dispose(): void;
 }
 
+/** `onGone` runs once the chat is gone from the server (CHAT_GONE). */
 export function mountChat(
   model: WidgetModel,
   t: Translate,
   options: ClientOptions = {},
+  onGone?: () => void,
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
   const setStatus = (next: LinkStatus): void => {
     status = next;
     view.setConnected(next === "server" || next === "comm");
-    if (next === "closed") view.endedWithServer();
+    if (next === "closed") {
+      view.endedWithServer();
+      onGone?.();
+    }
     if (next === "connecting" || next === "waiting") return;
     for (const wake of waiters) wake(next !== "closed");
     waiters = [];

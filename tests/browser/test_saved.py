@@ -114,13 +114,16 @@ def test_a_server_restart_never_loses_a_pending_question_silently(
         send(page, "ask-user")
         expect(question_card(page)).to_be_visible()
         # The server's shutdown ends the kernel's chats: the open question is cancelled
-        # to the agent (the demo agent says so) and the socket closes with CHAT_GONE.
+        # to the agent and the socket closes with CHAT_GONE. The output then offers the
+        # saved chat with Continue instead of a dead one; no question is left open in it.
         lab.stop()
         lab = start_server(base, port=lab.port)
-        expect(agent_text(page)).to_contain_text('elicitation answered: {"action":"cancel"}')
+        output = page.locator(".jp-OutputArea-output").first
+        expect(
+            output.locator(".acpnb-continue").get_by_role("button", name="Continue")
+        ).to_be_visible(timeout=60_000)
         expect(question_card(page)).to_have_count(0)
-        # The chat is shown as ended, not as live or reconnecting.
-        expect(chat(page).locator(".acpnb-status")).to_contain_text("exited")
-        expect(chat(page).locator("textarea.acpnb-composer-input")).to_be_disabled()
+        expect(output.locator(".acpnb-status")).to_contain_text("exited")
+        expect(output.locator(".acpnb-user").first).to_have_text("ask-user")
     finally:
         lab.stop()

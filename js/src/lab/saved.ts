@@ -1,6 +1,6 @@
 // The renderer of a chat's saved output (`application/vnd.acp-notebook.chat+json`), ranked
 // above the widget view: the live chat over the browser socket while it exists on this
-// server (once it ends there it stays, shown ended, as the widget does), else the widget
+// server (once it is gone there, e.g. a server restart, the saved one with Continue), else the widget
 // (a local-mode chat of a running kernel), else the saved transcript with Continue
 // (../saved.ts).
 
@@ -34,6 +34,9 @@ function localeOf(data: unknown): Translate {
 /** A live chat view as `acquire` keeps it, with the saved snapshot's way in. */
 interface LiveChat extends Live {
   paint(snapshot: unknown): void;
+  /** Set once the chat is gone from the server; `onGone` tells the output showing it. */
+  gone: boolean;
+  onGone: (() => void) | null;
 }
 
 export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
@@ -44,6 +47,8 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   private cleanup: (() => void) | null = null;
   /** What this output shows now, so that a re-render of the same chat keeps it. */
   private shown: { chatId: string; how: "live" | "widget" } | null = null;
+  /** The newest saved data of the output (each turn end brings a newer one). */
+  private data: unknown = null;
 
   constructor(private readonly link: NotebookLink) {
     super();
@@ -54,6 +59,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[SAVED_MIME];
     const saved = readSavedChat(data);
+    if (saved !== null) this.data = data;
     // Each turn end re-renders the output in place: the live view or widget stays.
     const shown = this.shown;
     if (saved !== null && shown?.chatId === saved.chatId) {
@@ -84,19 +90,35 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   private showLive(kernelId: string, chatId: string, data: unknown): void {
     this.clear();
     const { live, release } = acquire(`${kernelId}/${chatId}`, () => {
-      const chat = mountChat(socketModel(kernelId, chatId), localeOf(data), {
-        commFallback: false,
-      });
+      const chat = mountChat(
+        socketModel(kernelId, chatId),
+        localeOf(data),
+        { commFallback: false },
+        () => {
+          made.gone = true;
+          made.onGone?.();
+        },
+      );
       const paint = (snapshot: unknown): void => chat.view.paint(snapshot);
+      const made: LiveChat = {
+        el: chat.view.el,
+        dispose: () => chat.dispose(),
+        paint,
+        gone: false,
+        onGone: null,
+      };
       paint((data as { snapshot?: unknown }).snapshot);
       chat.client.start();
-      const made: LiveChat = { el: chat.view.el, dispose: () => chat.dispose(), paint };
       return made;
     });
-    this.live = live as LiveChat;
+    const held = live as LiveChat;
+    this.live = held;
     this.release = release;
     this.shown = { chatId, how: "live" };
     this.host.append(live.el);
+    // Gone from the server (it restarted, the kernel ended): the saved chat, with Continue.
+    held.onGone = () => this.showSaved(this.data ?? data);
+    if (held.gone) held.onGone();
   }
 
   // The widget shows a local-mode chat while its kernel still has it; otherwise the widget
@@ -139,6 +161,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
 
   private clear(): void {
     this.shown = null;
+    if (this.live !== null) this.live.onGone = null;
     this.release?.();
     this.release = null;
     this.live = null;
