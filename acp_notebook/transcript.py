@@ -160,7 +160,7 @@ def render_html(snap: dict[str, Any]) -> str:
         elif kind == "error":
             rows.append(f'<div style="color:#b00">{_text(item["text"])}</div>')
     agent = snap["agent"]
-    head = f"<div><b>{_esc(agent.get('name') or 'agent')}</b> · {_esc(agent.get('status'))}</div>"
+    head = f"<div><b>{_text(agent.get('name') or 'agent')}</b> · {_text(agent.get('status'))}</div>"
     return f'<div class="acpnb-static">{head}{"".join(rows)}</div>'
 
 

@@ -2,9 +2,10 @@
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
 import type { ElicitationField, FieldValue } from "./contracts";
-import { clip, countdown, el, setText, str, uid } from "./dom";
+import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
 import type { ElicitationView, PermissionView } from "./fold";
-import { describeError, type Translate } from "./i18n";
+import { describeError, type Translate, tIsolated } from "./i18n";
+import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool } from "./notebook";
 import { renderToolContent } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
@@ -28,12 +29,13 @@ abstract class Card {
   constructor(
     protected readonly ctx: CardContext,
     kind: string,
-    heading: string,
+    heading: Node,
   ) {
     this.el = el("section", `acpnb-card acpnb-card-${kind}`);
     const headingId = uid();
     const head = el("div", "acpnb-card-head");
-    const title = el("span", "acpnb-card-heading", heading);
+    const title = el("span", "acpnb-card-heading");
+    title.append(heading);
     title.id = headingId;
     this.el.setAttribute("aria-labelledby", headingId);
     this.clock = el("span", "acpnb-countdown");
@@ -92,7 +94,7 @@ export class PermissionCard extends Card {
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(state: PermissionView, ctx: CardContext) {
-    super(ctx, "permission", ctx.t("permissionHeading", { agent: ctx.agentName() }));
+    super(ctx, "permission", tIsolated(ctx.t, "permissionHeading", { agent: ctx.agentName() }));
     this.state = state;
     const call = state.toolCall ?? {};
     const tool = notebookTool(str(call.title));
@@ -103,7 +105,7 @@ export class PermissionCard extends Card {
         : tool !== null
           ? actionTitle(tool, call.rawInput, ctx.t)
           : clip(str(call.title) ?? str(call.toolCallId) ?? "");
-    this.el.append(el("div", "acpnb-card-title", title));
+    this.el.append(bdi(title, "acpnb-card-title"));
     const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
     if (code !== null) this.el.append(code);
     const content = renderToolContent(call.content, ctx.t);
@@ -117,7 +119,8 @@ export class PermissionCard extends Card {
       const optionId = str(option.optionId) ?? "";
       const kind = str(option.kind) ?? "";
       const tone = kind.startsWith("reject") ? "acpnb-reject" : "acpnb-allow";
-      const button = el("button", `acpnb-btn ${tone}`, str(option.name) ?? optionId);
+      const button = el("button", `acpnb-btn ${tone}`);
+      button.append(bdi(str(option.name) ?? optionId));
       button.type = "button";
       button.addEventListener("click", () => {
         void this.answer({
@@ -153,24 +156,28 @@ export class PermissionCard extends Card {
     this.setDeadline(state.deadline);
     if (state.outcome === null) return;
     this.el.className = "acpnb-card-remnant";
-    this.el.replaceChildren(el("div", undefined, this.remnantText(state)));
+    const line = el("div");
+    line.append(this.remnantText(state));
+    this.el.replaceChildren(line);
   }
 
   /** What became of it, and who answered (a Jupyter user, or "kernel" for Python). */
-  private remnantText(state: PermissionView): string {
+  private remnantText(state: PermissionView): Node | string {
     const answer = this.outcomeText(state);
-    return state.by === null ? answer : this.ctx.t("answeredBy", { answer, who: state.by });
+    return state.by === null
+      ? answer
+      : tIsolated(this.ctx.t, "answeredBy", { answer, who: state.by });
   }
 
-  private outcomeText(state: PermissionView): string {
+  private outcomeText(state: PermissionView): Node | string {
     const { t } = this.ctx;
     if (state.outcome === "cancelled") return t("cancelled");
     if (state.outcome === "timeout") return t("timedOut");
     const chosen = state.options.find((o) => o.optionId === state.optionId);
     const option = str(chosen?.name) ?? state.optionId ?? "";
-    return (str(chosen?.kind) ?? "").startsWith("reject")
-      ? t("rejected", { option })
-      : t("allowed", { option });
+    return tIsolated(t, (str(chosen?.kind) ?? "").startsWith("reject") ? "rejected" : "allowed", {
+      option,
+    });
   }
 
   protected refresh(): void {
@@ -208,8 +215,8 @@ function choiceRow(
   input.name = group;
   input.checked = checked;
   const body = el("span", "acpnb-choice-text");
-  body.append(el("span", "acpnb-choice-label", text));
-  if (description) body.append(el("span", "acpnb-choice-description", description));
+  body.append(bdi(text, "acpnb-choice-label"));
+  if (description) body.append(bdi(description, "acpnb-choice-description"));
   row.append(input, body);
   return { row, input };
 }
@@ -251,16 +258,25 @@ export class ElicitationCard extends Card {
   private readonly otherButtons: HTMLButtonElement[];
 
   constructor(state: ElicitationView, ctx: CardContext) {
-    super(ctx, "elicitation", ctx.t("questionHeading", { agent: ctx.agentName() }));
+    super(ctx, "elicitation", tIsolated(ctx.t, "questionHeading", { agent: ctx.agentName() }));
     this.state = state;
     const { t } = ctx;
     // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
     const form = el("div", "acpnb-form");
-    if (state.title) form.append(el("div", "acpnb-card-title", clip(state.title)));
+    if (state.title) form.append(bdi(clip(state.title), "acpnb-card-title"));
     // An MCP server's question names no tool; the bridge ties it to the running one.
     const tool = state.toolCallId ? ctx.toolTitle(state.toolCallId) : null;
-    if (tool) form.append(el("div", "acpnb-card-source", clip(t("askedFrom", { tool }))));
-    if (state.message) form.append(el("div", "acpnb-card-message", state.message));
+    if (tool) {
+      const source = el("div", "acpnb-card-source");
+      source.append(tIsolated(t, "askedFrom", { tool: clip(tool) }));
+      form.append(source);
+    }
+    if (state.message) {
+      const message = el("div", "acpnb-card-message");
+      message.dir = "auto";
+      message.append(breakable(state.message));
+      form.append(message);
+    }
 
     const byName = new Map(state.fields.map((f) => [f.name, f]));
     // An AskUserQuestion "Other" box is rendered inside its question, not on its own.
@@ -333,7 +349,9 @@ export class ElicitationCard extends Card {
     const describedBy: string[] = [];
     const description = (): void => {
       if (!field.description) return;
-      const d = el("div", "acpnb-field-description", field.description);
+      const d = el("div", "acpnb-field-description");
+      d.dir = "auto";
+      d.append(breakable(field.description));
       d.id = uid();
       describedBy.push(d.id);
       box.append(d);
@@ -343,7 +361,7 @@ export class ElicitationCard extends Card {
     };
 
     if (field.type === "enum" || field.type === "multi") {
-      legend.append(title);
+      legend.append(bdi(title));
       mark();
       box.append(legend);
       description();
@@ -372,7 +390,7 @@ export class ElicitationCard extends Card {
         },
       });
     } else if (field.type === "boolean") {
-      legend.append(title);
+      legend.append(bdi(title));
       mark();
       box.append(legend);
       const { row, input } = choiceRow(
@@ -387,7 +405,8 @@ export class ElicitationCard extends Card {
     } else {
       const input = textInput(field);
       input.id = uid();
-      const label = el("label", undefined, title);
+      const label = el("label");
+      label.append(bdi(title));
       label.htmlFor = input.id;
       legend.append(label);
       mark();
@@ -401,7 +420,8 @@ export class ElicitationCard extends Card {
       const input = textInput(custom);
       input.id = uid();
       const row = el("div", "acpnb-other");
-      const label = el("label", "acpnb-other-label", custom.title ?? t("other"));
+      const label = el("label", "acpnb-other-label");
+      label.append(custom.title ? bdi(custom.title) : t("other"));
       label.htmlFor = input.id;
       if (!input.placeholder && custom.description) input.placeholder = custom.description;
       row.append(label, input);

@@ -11,6 +11,14 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * Someone else's text (the agent's, a tool's) in an element of its own that isolates its
+ * direction: a right-to-left override in it cannot reorder the widget's text after it.
+ */
+export function bdi(text: string, className?: string): HTMLElement {
+  return el("bdi", className, text);
+}
+
 /** Sets `node`'s text only when it differs (no DOM mutation for an unchanged frame). */
 export function setText(node: Node, text: string): void {
   if (node.textContent !== text) node.textContent = text;

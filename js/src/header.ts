@@ -1,8 +1,8 @@
 // The status line: agent name and status, turn status, usage, mode/config selectors, Stop.
 
-import { clip, el, isRecord, setText, str } from "./dom";
+import { bdi, clip, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
-import { describeError, type StringKey, type Translate } from "./i18n";
+import { describeError, isolate, type StringKey, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
 
 /** The parts of the chat state the header shows. */
@@ -33,7 +33,7 @@ function formatCost(cost: unknown): string | null {
   if (typeof amount !== "number") return null;
   return currency === "USD" || currency === undefined
     ? `$${amount.toFixed(2)}`
-    : `${amount.toFixed(2)} ${str(currency) ?? ""}`;
+    : `${amount.toFixed(2)} ${isolate(str(currency) ?? "")}`;
 }
 
 /** The agent's display name: its announced name, else its info's title or name. */
@@ -63,7 +63,7 @@ function choices(options: unknown): Choice[] {
 
 export class Header {
   readonly el: HTMLElement;
-  private readonly name = el("span", "acpnb-agent-name");
+  private readonly name = bdi("", "acpnb-agent-name");
   private readonly status = el("span", "acpnb-status");
   private readonly usage = el("span", "acpnb-usage");
   private readonly selectors = el("span", "acpnb-selectors");
@@ -117,13 +117,13 @@ export class Header {
     const { agent, turn } = state;
     if (!connected) return t("connecting");
     if (agent.status === "exited") {
-      return agent.detail ? `${t("statusExited")}: ${agent.detail}` : t("statusExited");
+      return agent.detail ? `${t("statusExited")}: ${isolate(agent.detail)}` : t("statusExited");
     }
     if (agent.status === "starting") return t("statusStarting");
     const phase = PHASES[turn.phase];
     if (turn.active && phase !== undefined) return t(phase);
     if (turn.stopReason && turn.stopReason !== "end_turn") {
-      return t("stopReason", { reason: turn.stopReason });
+      return t("stopReason", { reason: isolate(turn.stopReason) });
     }
     return t("phaseIdle");
   }
@@ -153,6 +153,7 @@ export class Header {
     const groups = new Map<string, HTMLOptGroupElement>();
     for (const choice of options) {
       const option = el("option", undefined, choice.name);
+      option.dir = "auto"; // a mode's name is the agent's text
       option.value = choice.value;
       if (choice.group === undefined) {
         select.append(option);
@@ -207,7 +208,7 @@ export class Header {
             if (!ok) input.checked = !value;
           });
         });
-        box.append(input, label);
+        box.append(input, bdi(label));
         parts.push(box);
       } else {
         parts.push(

@@ -1,5 +1,7 @@
 // Every user-visible string of the widget, in one table (English and Chinese).
 
+import { el } from "./dom";
+
 const en = {
   agent: "Agent",
   statusStarting: "starting",
@@ -238,11 +240,43 @@ export function hasKey(key: string): key is StringKey {
   return Object.hasOwn(en, key);
 }
 
+/**
+ * `text` between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: inside a string of
+ * ours (an error line, a tooltip), a right-to-left override in someone else's text
+ * cannot reorder what follows it. In the DOM, `tIsolated` puts it in a <bdi> instead.
+ */
+export function isolate(text: string): string {
+  return `\u2068${text}\u2069`;
+}
+
+/**
+ * `t(key, vars)` as DOM, each text value in a <bdi> of its own (values are others' text);
+ * a node value (a part built the same way) goes in as it is.
+ */
+export function tIsolated(
+  t: Translate,
+  key: StringKey,
+  vars: Record<string, string | number | Node>,
+): DocumentFragment {
+  // Placeholders become marks no translation contains; the values go in afterwards.
+  const marks = Object.fromEntries(Object.keys(vars).map((name) => [name, `\u0000${name}\u0000`]));
+  const fragment = document.createDocumentFragment();
+  t(key, marks)
+    .split("\u0000")
+    .forEach((part, i) => {
+      const value = i % 2 === 1 ? (vars[part] ?? "") : null;
+      if (value instanceof Node) fragment.append(value);
+      else if (value !== null) fragment.append(el("bdi", undefined, String(value)));
+      else if (part !== "") fragment.append(part);
+    });
+  return fragment;
+}
+
 /** The text of a failed request: the localized code, plus the server's detail if any. */
 export function describeError(t: Translate, code: string, detail?: string | null): string {
   const key = `err_${code}`;
-  const reason = hasKey(key) ? t(key) : code;
-  return t("failed", { reason: detail ? `${reason} (${detail})` : reason });
+  const reason = hasKey(key) ? t(key) : isolate(code);
+  return t("failed", { reason: detail ? `${reason} (${isolate(detail)})` : reason });
 }
 
 /**

@@ -1,6 +1,6 @@
 // The agent's plan as a todo panel above the composer: counts, then an expandable list.
 
-import { el, str } from "./dom";
+import { bdi, el, str } from "./dom";
 import type { StringKey, Translate } from "./i18n";
 
 type PlanStatus = "completed" | "in_progress" | "pending";
@@ -46,7 +46,7 @@ export class PlanPanel {
         const item = el("li", `acpnb-plan-item acpnb-plan-${status}`);
         const mark = el("span", "acpnb-plan-mark", MARKS[status].mark);
         mark.setAttribute("aria-label", this.t(MARKS[status].key));
-        item.append(mark, el("span", "acpnb-plan-content", str(entry.content) ?? ""));
+        item.append(mark, bdi(str(entry.content) ?? "", "acpnb-plan-content"));
         return item;
       }),
     );

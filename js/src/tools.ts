@@ -2,9 +2,9 @@
 // raw output collapsed. Every agent string goes in as text.
 
 import { unifiedDiff } from "./diff";
-import { clip, el, isRecord, str } from "./dom";
+import { bdi, clip, el, isRecord, str } from "./dom";
 import type { ToolCallView } from "./fold";
-import { hasKey, type StringKey, type Translate } from "./i18n";
+import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
 
@@ -36,7 +36,8 @@ function blockText(block: unknown): string {
 function renderDiff(item: Record<string, unknown>, t: Translate): HTMLElement {
   const box = el("div", "acpnb-diff");
   const oldText = str(item.oldText);
-  const header = el("div", "acpnb-diff-path", str(item.path) ?? "");
+  const header = el("div", "acpnb-diff-path");
+  header.append(bdi(str(item.path) ?? ""));
   if (oldText === null) header.append(el("span", "acpnb-badge", t("newFile")));
   const pre = el("pre", "acpnb-diff-body");
   for (const line of unifiedDiff(oldText, str(item.newText) ?? "")) {
@@ -53,11 +54,11 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
   const fragment = document.createDocumentFragment();
   for (const item of records(content)) {
     if (item.type === "diff") fragment.append(renderDiff(item, t));
-    else if (item.type === "terminal")
-      fragment.append(
-        el("div", "acpnb-tool-text", t("terminal", { id: str(item.terminalId) ?? "" })),
-      );
-    else {
+    else if (item.type === "terminal") {
+      const line = el("div", "acpnb-tool-text");
+      line.append(tIsolated(t, "terminal", { id: str(item.terminalId) ?? "" }));
+      fragment.append(line);
+    } else {
       const text = el("pre", "acpnb-tool-text");
       text.append(breakable(blockText(item.content)));
       fragment.append(text);
@@ -71,10 +72,9 @@ function statusHead(call: ToolCallView, t: Translate): HTMLElement {
   const statusKey = STATUS_KEYS[status];
   const head = el("div", "acpnb-tool-head");
   head.append(
-    el(
-      "span",
-      `acpnb-badge acpnb-status-${statusKey === undefined ? "other" : status}`,
+    bdi(
       statusKey === undefined ? status : t(statusKey),
+      `acpnb-badge acpnb-status-${statusKey === undefined ? "other" : status}`,
     ),
   );
   return head;
@@ -90,7 +90,7 @@ function renderNotebookAction(
   const head = statusHead(call, t);
   head.append(
     el("span", "acpnb-tool-kind", t("nbAction")),
-    el("span", "acpnb-tool-title", actionTitle(tool, call.rawInput, t)),
+    bdi(actionTitle(tool, call.rawInput, t), "acpnb-tool-title"),
   );
   const parts: HTMLElement[] = [head];
   const body = el("div", "acpnb-tool-body acpnb-nb-body");
@@ -114,14 +114,16 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
     return;
   }
   const head = statusHead(call, t);
-  if (call.kind !== null) head.append(el("span", "acpnb-tool-kind", label("kind_", call.kind, t)));
-  head.append(el("span", "acpnb-tool-title", clip(call.title ?? call.toolCallId)));
+  if (call.kind !== null) head.append(bdi(label("kind_", call.kind, t), "acpnb-tool-kind"));
+  head.append(bdi(clip(call.title ?? call.toolCallId), "acpnb-tool-title"));
   const parts: HTMLElement[] = [head];
   if (call.locations.length > 0) {
     const list = el("ul", "acpnb-tool-locations");
     for (const loc of call.locations) {
       const line = typeof loc.line === "number" ? `:${loc.line}` : "";
-      list.append(el("li", undefined, clip(`${str(loc.path) ?? ""}${line}`)));
+      const entry = el("li");
+      entry.append(bdi(clip(str(loc.path) ?? "")), line);
+      list.append(entry);
     }
     parts.push(list);
   }

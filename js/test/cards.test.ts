@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
 import type { ElicitationField } from "../src/contracts";
 import type { ElicitationView, PermissionView } from "../src/fold";
-import { type Locale, translator } from "../src/i18n";
+import { isolate, type Locale, translator } from "../src/i18n";
 import { recorder, settle } from "./helpers";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
@@ -425,7 +425,7 @@ describe("permission card", () => {
     buttons(root).get("Yes")?.click();
     await settle();
     expect(root.querySelector("[role=alert]")?.textContent).toBe(
-      "Failed: this request is no longer open (gone)",
+      `Failed: this request is no longer open (${isolate("gone")})`,
     );
     expect(buttons(root).get("Yes")?.disabled).toBe(false);
   });

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The string table and the locale choice.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { describeError, resolveLocale, translator } from "../src/i18n";
+import { describeError, isolate, resolveLocale, translator } from "../src/i18n";
 
 afterEach(() => {
   document.documentElement.lang = "";
@@ -27,6 +27,9 @@ describe("i18n", () => {
   it("describes error codes, known or not", () => {
     const t = translator("zh");
     expect(describeError(t, "FORBIDDEN")).toBe("失败：只有会话所有者可以这样做");
-    expect(describeError(translator("en"), "WEIRD", "x")).toBe("Failed: WEIRD (x)");
+    // Codes and details are the server's text: isolated from the words around them.
+    expect(describeError(translator("en"), "WEIRD", "x")).toBe(
+      `Failed: ${isolate("WEIRD")} (${isolate("x")})`,
+    );
   });
 });

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ElicitationField, StreamEvent } from "../src/contracts";
 import { fold, initialState, snapshot } from "../src/fold";
-import { type Locale, translator } from "../src/i18n";
+import { isolate, type Locale, translator } from "../src/i18n";
 import { ChatView } from "../src/view";
 import { chunk, elicitation, ev, recorder, settle } from "./helpers";
 
@@ -354,7 +354,7 @@ describe("header and composer", () => {
     view.apply([ev({ kind: "agent_status", status: "exited", detail: "code 1" })], false);
     view.flush();
     expect(input.disabled).toBe(true);
-    expect(q(view, ".acpnb-status").textContent).toBe("exited: code 1");
+    expect(q(view, ".acpnb-status").textContent).toBe(`exited: ${isolate("code 1")}`);
   });
 });
 
