@@ -208,11 +208,21 @@ describe("bidi isolation of agent strings", () => {
     expect(leaks(chat.el)).toEqual([]);
     expect(overrides(chat.el)).toBeGreaterThanOrEqual(18);
     chat.apply(
-      [ev({ kind: "permission_resolved", requestId: "p", outcome: "selected", optionId: "y" })],
+      [
+        ev({
+          kind: "permission_resolved",
+          requestId: "p",
+          outcome: "selected",
+          optionId: "y",
+          by: evil("who"),
+        }),
+      ],
       false,
     );
     chat.flush();
-    expect(chat.el.querySelector(".acpnb-card-remnant")?.textContent).toContain("allow");
+    const remnant = chat.el.querySelector(".acpnb-card-remnant")?.textContent ?? "";
+    expect(remnant).toContain("allow");
+    expect(remnant).toContain("who");
     expect(leaks(chat.el)).toEqual([]);
     chat.dispose();
   });
