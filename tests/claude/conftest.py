@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from acp_notebook.chat import Chat
 
+from ..agent_chats import chat_opener, drop_env
 from .harness import require_wrapper, wrapper_env
 from .mock_anthropic import MockAnthropic
 
@@ -50,20 +50,9 @@ def claude_chat(
     notebook resolves it (``claude-agent-acp`` on PATH), on the mock API. Closed at the end.
     """
     monkeypatch.setenv("PATH", f"{wrapper_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    # The bridge starts agents with this process's env under the chat's own: drop anything
-    # that would steer the CLI from outside the test. (IS_SANDBOX, set on some CI boxes,
-    # is dropped by the claude-code agent spec itself: the tests keep it to prove that.)
-    for key in list(os.environ):
-        if key.startswith(("ANTHROPIC_", "CLAUDE_")):
-            monkeypatch.delenv(key)
+    # (IS_SANDBOX, set on some CI boxes, is dropped by the claude-code agent spec itself:
+    # the tests keep it to prove that.)
+    drop_env(monkeypatch, "ANTHROPIC_", "CLAUDE_")
     env = {**claude_env, "PATH": os.environ["PATH"]}
-    chats: list[Chat] = []
-
-    def open_chat(**options: Any) -> Chat:
-        chat = Chat("claude-code", env=env, cwd=str(workdir), transport="local", **options)
-        chats.append(chat)
-        return chat
-
-    yield open_chat
-    for chat in chats:
-        chat.close()
+    with chat_opener("claude-code", env=env, cwd=str(workdir)) as open_chat:
+        yield open_chat

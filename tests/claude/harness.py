@@ -16,14 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
+from ..agent_chats import installed
 
 HERE = Path(__file__).resolve().parent
 WRAPPER_BIN = HERE / "node_modules" / ".bin" / "claude-agent-acp"
-MISSING = (
-    f"{WRAPPER_BIN} is missing: run `npm ci` in tests/claude "
-    "(installs @agentclientprotocol/claude-agent-acp pinned in tests/claude/package.json)"
-)
 TIMEOUT = 60.0
 
 Json = dict[str, Any]
@@ -31,9 +27,9 @@ Json = dict[str, Any]
 
 def require_wrapper() -> Path:
     """The wrapper's bin; fails (never skips) the calling test when it is not installed."""
-    if not WRAPPER_BIN.exists():
-        pytest.fail(MISSING, pytrace=False)
-    return WRAPPER_BIN
+    return installed(
+        WRAPPER_BIN, "claude", "@agentclientprotocol/claude-agent-acp pinned in its package.json"
+    )
 
 
 def wrapper_env(

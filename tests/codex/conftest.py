@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from acp_notebook.chat import Chat
 
+from ..agent_chats import chat_opener, drop_env, installed
 from ..mock_openai import MockOpenAI
 
 HERE = Path(__file__).resolve().parent
@@ -19,14 +18,9 @@ CODEX_ACP_BIN = HERE / "node_modules" / ".bin" / "codex-acp"
 
 @pytest.fixture
 def codex_bin() -> Path:
-    """The adapter's bin; fails (never skips) when ``npm ci`` was not run in tests/codex."""
-    if not CODEX_ACP_BIN.exists():
-        pytest.fail(
-            f"{CODEX_ACP_BIN} is missing: run `npm ci` in tests/codex (installs "
-            "@agentclientprotocol/codex-acp pinned in tests/codex/package.json)",
-            pytrace=False,
-        )
-    return CODEX_ACP_BIN
+    return installed(
+        CODEX_ACP_BIN, "codex", "@agentclientprotocol/codex-acp pinned in its package.json"
+    )
 
 
 @pytest.fixture
@@ -42,10 +36,7 @@ def codex_chat(
     Codex reads its provider from ``$CODEX_HOME/config.toml``: a ``mock`` provider with
     the mock's base URL and the Responses wire API, chosen with ``MODEL_PROVIDER``.
     """
-    # The bridge starts agents with this process's env under the chat's own.
-    for key in list(os.environ):
-        if key.startswith(("OPENAI_", "CODEX_")):
-            monkeypatch.delenv(key)
+    drop_env(monkeypatch, "OPENAI_", "CODEX_")
     home = tmp_path / "home"
     codex_home = tmp_path / "codex-home"
     home.mkdir()
@@ -66,20 +57,5 @@ def codex_chat(
         "MOCK_API_KEY": "dummy",
         "NO_BROWSER": "1",  # no ChatGPT browser login offered
     }
-    chats: list[Chat] = []
-
-    def open_chat(**options: Any) -> Chat:
-        chat = Chat(
-            "codex",
-            command=[str(codex_bin)],
-            env=env,
-            cwd=str(workdir),
-            transport="local",
-            **options,
-        )
-        chats.append(chat)
-        return chat
-
-    yield open_chat
-    for chat in chats:
-        chat.close()
+    with chat_opener("codex", command=[str(codex_bin)], env=env, cwd=str(workdir)) as open_chat:
+        yield open_chat

@@ -6,12 +6,12 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from acp_notebook.chat import Chat
 
+from ..agent_chats import chat_opener, drop_env, installed
 from ..mock_openai import MockOpenAI
 
 HERE = Path(__file__).resolve().parent
@@ -23,14 +23,7 @@ OPENCODE_BIN = HERE / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
 
 @pytest.fixture
 def opencode_bin() -> Path:
-    """The opencode binary; fails (never skips) when ``npm ci`` was not run in tests/opencode."""
-    if not OPENCODE_BIN.exists():
-        pytest.fail(
-            f"{OPENCODE_BIN} is missing: run `npm ci` in tests/opencode (installs the "
-            "opencode binary pinned in tests/opencode/package.json)",
-            pytrace=False,
-        )
-    return OPENCODE_BIN
+    return installed(OPENCODE_BIN, "opencode", "the opencode binary pinned in its package.json")
 
 
 @pytest.fixture
@@ -43,10 +36,7 @@ def opencode_chat(
 ) -> Iterator[Callable[..., Chat]]:
     """Opens ``Chat("opencode")`` in local mode: the named agent (``opencode acp``, found on
     the chat's PATH) with a provider on the mock's Chat Completions API."""
-    # The bridge starts agents with this process's env under the chat's own.
-    for key in list(os.environ):
-        if key.startswith("OPENCODE_"):
-            monkeypatch.delenv(key)
+    drop_env(monkeypatch, "OPENCODE_")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "opencode").symlink_to(opencode_bin)
@@ -86,13 +76,5 @@ def opencode_chat(
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         "OPENCODE_DISABLE_CLAUDE_CODE": "1",
     }
-    chats: list[Chat] = []
-
-    def open_chat(**options: Any) -> Chat:
-        chat = Chat("opencode", env=env, cwd=str(workdir), transport="local", **options)
-        chats.append(chat)
-        return chat
-
-    yield open_chat
-    for chat in chats:
-        chat.close()
+    with chat_opener("opencode", env=env, cwd=str(workdir)) as open_chat:
+        yield open_chat
