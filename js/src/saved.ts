@@ -44,12 +44,22 @@ export interface SavedChatDeps {
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
+/** Python keeps 200 items (transcript.MAX_ITEMS); a notebook file holding far more was
+ * not written by us, and is not painted item by item. */
+const MAX_SAVED_ITEMS = 1000;
+
+function isBounded(snapshot: unknown): boolean {
+  if (typeof snapshot !== "object" || snapshot === null) return false;
+  const items = (snapshot as { items?: unknown }).items;
+  return Array.isArray(items) && items.length <= MAX_SAVED_ITEMS;
+}
+
 /** The saved data if it is one we can show (version 1, a snapshot), else null. */
 export function readSavedChat(data: unknown): SavedChat | null {
   if (typeof data !== "object" || data === null) return null;
   const d = data as Record<string, unknown>;
   const agent = str(d.agent);
-  if (d.version !== 1 || agent === null || typeof d.snapshot !== "object" || !d.snapshot) {
+  if (d.version !== 1 || agent === null || !isBounded(d.snapshot)) {
     return null;
   }
   return {

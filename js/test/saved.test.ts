@@ -118,6 +118,11 @@ describe("renderSavedChat", () => {
     expect(host.textContent).toContain("claude-code cannot continue an earlier session");
     expect(readSavedChat({ ...saved(), version: 2 })).toBeNull();
     expect(readSavedChat({ ...saved(), snapshot: null })).toBeNull();
+    const huge = {
+      ...(saved().snapshot as object),
+      items: Array(5000).fill({ type: "user", text: "x" }),
+    };
+    expect(readSavedChat({ ...saved(), snapshot: huge })).toBeNull();
     expect(readSavedChat("<script>")).toBeNull();
     // canLoad without a session id cannot be honoured.
     expect(readSavedChat({ ...saved(), sessionId: null })?.canLoad).toBe(false);
