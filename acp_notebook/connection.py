@@ -2,9 +2,9 @@
 
 Owns the subprocess (on Linux under ``reaper.py``, which ends every descendant of
 the agent on teardown and when the server dies; elsewhere in a process group of its
-own, which teardown ends),
-drains stdout and stderr continuously, matches responses to our requests, and
-hands every agent->client request and notification to the session. When the
+own, which teardown ends), drains stdout and stderr continuously, matches responses
+to our requests, and hands every agent->client request and notification to the
+session. When the
 agent goes away every request still waiting on it is settled, so nothing hangs.
 """
 
