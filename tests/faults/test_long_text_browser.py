@@ -24,11 +24,11 @@ from tests.browser.longtasks import LongTasks, Measurement, wait_for_done
 LONG_TEXT_AGENT = Path(__file__).parents[1] / "browser" / "long_text_agent.py"
 
 # The target is 50 ms; a 2-core CI box shared with other jobs adds stalls of its own
-# (60-220 ms per case here), so the bounds catch a freeze, not a slow frame. Before the
-# fix, in this test: 1.6 s to open the thought after the answer, 4.2-4.7 s for one
-# frame of the 100,000-chunk answer (15-20 s in all); after: 0.5 s and 1-1.4 s.
+# (60-470 ms per case here), so the bounds catch a freeze, not a slow frame. Before
+# the fix, in this test: 4.2-4.7 s for one frame of the 100,000-chunk answer (15-20 s
+# in all); after: 0.8-1.4 s (2.5 s on a box running other browser tests).
 BOUND_MS = 1000.0
-ANSWER_BOUND_MS = 2500.0
+ANSWER_BOUND_MS = 3500.0
 ANSWER = "answer 600000 6"
 
 CASES = [
@@ -68,9 +68,10 @@ def test_long_text_keeps_the_page_responsive(
         with tasks.measure() as figures[case]:
             send(page, case)
             wait_for_done(page, turn)
-    # The folded thought and the tool's details are laid out when opened.
-    with tasks.measure() as figures["open the thought"]:
-        chat(page).locator(".acpnb-thought summary").last.click()
+        if case.startswith("thought"):
+            # The folded thought is laid out when opened.
+            with tasks.measure() as figures["open the thought"]:
+                chat(page).locator(".acpnb-thought summary").last.click()
     print("\nlongest main-thread task per case (JupyterLab):")
     for case, measured in figures.items():
         print(f"  {case:<22} {measured}")
