@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import __version__, jsonrpc
 from .agents import AgentSpec
@@ -30,6 +30,14 @@ from .attachments import summary as attachment_summary
 from .connection import AgentConnection
 from .contracts import MAX_TOOL_CALL_ID
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
+from .event_types import (
+    ElicitationRequestEventDict,
+    RequestEventDict,
+    ResolvedEventDict,
+    StreamEventDict,
+    TurnEndedEventDict,
+    TurnStartedEventDict,
+)
 from .events import Event, bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
@@ -40,6 +48,9 @@ if TYPE_CHECKING:
     from .notebook_tools.mcp_server import Endpoint
 
 log = logging.getLogger(__name__)
+
+PermissionOutcome = Literal["selected", "cancelled", "timeout"]
+ElicitationOutcome = Literal["accepted", "declined", "cancelled", "timeout"]
 
 MAX_OPTIONS = 16
 # A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
@@ -79,7 +90,7 @@ class AgentExited(RuntimeError):
 class Pending:
     kind: Literal["permission", "elicitation"]
     rpc_id: jsonrpc.Id
-    event: Event
+    event: RequestEventDict
     timer: asyncio.TimerHandle | None = None
     fields: list[dict[str, Any]] = field(default_factory=list)
     option_ids: frozenset[str] = frozenset()
@@ -151,21 +162,24 @@ class ChatSession:
 
     # ------------------------------------------------------------ events
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event: StreamEventDict) -> None:
         if self._run_texts:
             self._flush_chunks()  # they came first
         self._seq += 1
         event["seq"] = self._seq
         event["ts"] = _now_ms()
-        self.history.append(event)
-        self.sink(event)
+        wire = cast(Event, event)  # from here on, a dict on the hot path
+        self.history.append(wire)
+        self.sink(wire)
 
     def resync(self) -> list[Event]:
         """The bounded history, then every pending request (never cancels anything)."""
         events = self.history.events()
         shown = {e.get("requestId") for e in events if e["kind"].endswith("_request")}
         # A pending card whose event has left the bounded history is re-sent after it.
-        return events + [p.event for rid, p in self.pending.items() if rid not in shown]
+        return events + [
+            cast(Event, p.event) for rid, p in self.pending.items() if rid not in shown
+        ]
 
     @property
     def last_seq(self) -> int:
@@ -283,7 +297,7 @@ class ChatSession:
             raise Busy("a turn is already running; cancel it or wait for it to end")
         self.turn += 1
         self.turn_active = True
-        event: Event = {"kind": "turn_started", "turn": self.turn, "prompt": text}
+        event: TurnStartedEventDict = {"kind": "turn_started", "turn": self.turn, "prompt": text}
         if by:
             event["by"] = by
         if attachments:
@@ -304,9 +318,9 @@ class ChatSession:
         turn: int,
         text: str,
         blocks: Sequence[dict[str, Any]] = (),
-        started: Event | None = None,
+        started: TurnStartedEventDict | None = None,
     ) -> None:
-        ended: Event = {"kind": "turn_ended", "turn": turn}
+        ended: TurnEndedEventDict = {"kind": "turn_ended", "turn": turn}
         try:
             waited = await self._wait_started()
             if started is not None:
@@ -481,13 +495,21 @@ class ChatSession:
             else:
                 answer = result if result is not None else {"action": "cancel"}
             self.conn.respond(pending.rpc_id, answer)
-        event: Event = {
-            "kind": f"{pending.kind}_resolved",
-            "requestId": request_id,
-            "outcome": outcome,
-        }
-        if option_id is not None:
-            event["optionId"] = option_id
+        event: ResolvedEventDict
+        if pending.kind == "permission":
+            event = {
+                "kind": "permission_resolved",
+                "requestId": request_id,
+                "outcome": cast(PermissionOutcome, outcome),
+            }
+            if option_id is not None:
+                event["optionId"] = option_id
+        else:
+            event = {
+                "kind": "elicitation_resolved",
+                "requestId": request_id,
+                "outcome": cast(ElicitationOutcome, outcome),
+            }
         if by:
             event["by"] = by
         self._emit(event)
@@ -509,7 +531,7 @@ class ChatSession:
         self,
         kind: Literal["permission", "elicitation"],
         rpc_id: jsonrpc.Id,
-        event: Event,
+        event: RequestEventDict,
         **extra: Any,
     ) -> None:
         if rpc_id in self._by_rpc_id:
@@ -560,7 +582,7 @@ class ChatSession:
             )
             return
         view = take_elicitation_view(params)
-        event: Event = {
+        event: ElicitationRequestEventDict = {
             "kind": "elicitation_request",
             "message": view.message,
             "fields": view.fields,

@@ -150,3 +150,23 @@ async def test_hub_answers_any_input_with_an_ack(value: Any) -> None:
     ack = await hub.handle(value, user="u")
     assert ack.get("error") in ("INVALID", "CHAT_NOT_FOUND")
     assert set(ack) <= {"ack", "error", "detail"}
+
+
+def test_the_typed_events_say_what_the_models_say() -> None:
+    # The TypedDicts the session builds events with (event_types.py) hold, kind for
+    # kind, the fields of the models the events are validated against.
+    from typing import get_args, get_type_hints
+
+    from acp_notebook import contracts, event_types
+
+    models = {
+        get_args(m.model_fields["kind"].annotation)[0]: m
+        for m in get_args(get_args(contracts.StreamEvent)[0])
+    }
+    typed = {
+        get_args(hints["kind"])[0]: hints
+        for hints in map(get_type_hints, get_args(event_types.StreamEventDict))
+    }
+    assert typed.keys() == models.keys()
+    for kind, model in models.items():
+        assert set(typed[kind]) == set(model.model_fields), kind
