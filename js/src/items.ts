@@ -33,10 +33,17 @@ export class AgentItem {
     this.markdown = new MarkdownStream(this.el, (blocks) => decorateCodeBlocks(blocks, t));
   }
 
+  private complete = true;
+
   update(text: string): void {
-    if (text === this.shown) return;
+    if (text === this.shown && this.complete) return;
     this.shown = text;
-    this.markdown.update(text);
+    this.complete = this.markdown.update(text);
+  }
+
+  /** Whether part of a long text still waits for its step (see MarkdownStream). */
+  get unfinished(): boolean {
+    return !this.complete;
   }
 }
 

@@ -114,6 +114,16 @@ export function renderMarkdown(el: HTMLElement, text: string): void {
   el.replaceChildren(render(lex(normalize(text), {})));
 }
 
+/** Characters of completed blocks parsed per update, at most (bar one longer block). */
+const STEP = 32_768;
+
+/** Where the open blocks start: the last block that is not blank may still change. */
+function openBlock(tokens: Token[]): number {
+  let last = tokens.length - 1;
+  while (last > 0 && tokens[last]?.type === "space") last--;
+  return Math.max(0, last);
+}
+
 /**
  * Markdown that grows: `update(text)` renders the same DOM as `renderMarkdown(el, text)`,
  * but a block that is complete (another block follows it) is parsed and rendered once;
@@ -132,21 +142,24 @@ export class MarkdownStream {
     private readonly decorate: (blocks: DocumentFragment) => void = () => {},
   ) {}
 
-  update(text: string): void {
+  /**
+   * Shows `text`, or as much of it as one step parses (about STEP characters of
+   * completed blocks, so a frame's work stays bounded); false while more steps remain.
+   */
+  update(text: string): boolean {
     const source = normalize(text);
     if (!source.startsWith(this.done)) this.reset();
-    let tokens = lex(source.slice(this.done.length), this.links);
-    // A new link definition can change a completed block: render everything again.
-    const defined = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
-    if (defined && this.done !== "") {
-      this.reset();
-      tokens = lex(source, {});
+    let end = Math.min(source.length, this.done.length + STEP);
+    let tokens = this.lexTail(source, end);
+    let open = openBlock(tokens);
+    // One block longer than a step is parsed whole: there is no smaller step to take.
+    if (end < source.length && open === 0) {
+      end = source.length;
+      tokens = this.lexTail(source, end);
+      open = openBlock(tokens);
     }
     for (const node of this.open) node.remove();
-    // The last block that is not blank may still change; everything before it is final.
-    let last = tokens.length - 1;
-    while (last > 0 && tokens[last]?.type === "space") last--;
-    const complete = tokens.slice(0, Math.max(0, last));
+    const complete = tokens.slice(0, open);
     if (complete.length > 0) {
       const blocks = render(complete);
       this.decorate(blocks);
@@ -159,10 +172,21 @@ export class MarkdownStream {
         }
       });
     }
-    const fragment = render(tokens.slice(complete.length));
+    const fragment = render(tokens.slice(open));
     this.decorate(fragment);
     this.open = [...fragment.childNodes];
     this.el.append(fragment);
+    return end === source.length;
+  }
+
+  /** The tokens of `source` from the completed blocks to `end`. */
+  private lexTail(source: string, end: number): TokensList {
+    const tokens = lex(source.slice(this.done.length, end), this.links);
+    // A new link definition can change a completed block: render everything again.
+    const defined = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
+    if (!defined || this.done === "") return tokens;
+    this.reset();
+    return lex(source.slice(0, end), {});
   }
 
   private reset(): void {

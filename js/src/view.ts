@@ -31,6 +31,8 @@ interface ItemView {
   update(): void;
   /** Text items grow by chunks; the others change only through a keyed update. */
   readonly grows: boolean;
+  /** Whether it still has text to show in later frames (a long answer goes in steps). */
+  unfinished?(): boolean;
 }
 
 type Card = PermissionCard | ElicitationCard;
@@ -81,6 +83,8 @@ export class ChatView {
   private readonly schedule: (callback: () => void) => () => void;
   private readonly now: () => number;
   private views: ItemView[] = [];
+  /** Items whose text is still being shown in steps, one step per frame. */
+  private unfinished = new Set<ItemView>();
   private keyed = new Map<string, ItemView>();
   /** Pending cards by request key; they survive a resync, and with them what the user typed. */
   private readonly cards = new Map<string, Card>();
@@ -188,19 +192,24 @@ export class ChatView {
     if (this.rebuild) {
       this.rebuild = false;
       this.views = [];
+      this.unfinished = new Set();
       this.keyed = new Map();
       box.replaceChildren();
     }
     const items = this.state.items;
     // Only the last item can have grown since the last frame; the rest are new.
     const last = this.views[this.views.length - 1];
-    if (last?.grows) last.update();
+    const updated = new Set(this.unfinished);
+    if (last?.grows) updated.add(last);
+    for (const view of updated) view.update();
     for (let i = this.views.length; i < items.length; i++) {
       const view = this.createView(items[i] as Item);
       this.views.push(view);
       box.append(view.el);
       view.update();
+      updated.add(view);
     }
+    this.unfinished = new Set([...updated].filter((view) => view.unfinished?.() === true));
     for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
     this.dirtyKeys.clear();
     this.focusNewCards();
@@ -212,6 +221,7 @@ export class ChatView {
     this.composer.setEnabled(this.state.agent.status !== "exited");
     this.tick();
     if (stick) box.scrollTop = box.scrollHeight;
+    if (this.unfinished.size > 0) this.requestFrame();
   }
 
   dispose(): void {
@@ -285,7 +295,12 @@ export class ChatView {
       }
       case "agent": {
         const view = new AgentItem(t);
-        return { el: view.el, grows: true, update: () => view.update(item.text) };
+        return {
+          el: view.el,
+          grows: true,
+          update: () => view.update(item.text),
+          unfinished: () => view.unfinished,
+        };
       }
       case "thought": {
         const view = new ThoughtItem(t);

@@ -48,6 +48,25 @@ describe("MarkdownStream", () => {
     expect(box.querySelectorAll("p")).toHaveLength(3);
   });
 
+  it("shows a long text in bounded steps that end in the full render", () => {
+    const text = Array.from({ length: 1500 }, (_, i) => `Paragraph ${i} with **bold**.\n\n`).join(
+      "",
+    );
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    expect(stream.update(text)).toBe(false);
+    expect(box.querySelectorAll("p").length).toBeLessThan(1500);
+    let steps = 1;
+    while (!stream.update(text)) steps++;
+    expect(steps).toBeLessThan(5);
+    expect(box.innerHTML).toBe(full(text));
+    // One block longer than a step is shown whole at once.
+    const long = `${"word ".repeat(8_000)}\n\nend`;
+    const other = new MarkdownStream(document.createElement("div"));
+    expect(other.update(long)).toBe(true);
+    expect(other.el.innerHTML).toBe(full(long));
+  });
+
   it("starts over when the text is replaced rather than extended", () => {
     const box = document.createElement("div");
     const stream = new MarkdownStream(box);
