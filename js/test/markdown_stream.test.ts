@@ -65,7 +65,7 @@ describe("MarkdownStream", () => {
     const other = new MarkdownStream(document.createElement("div"));
     expect(other.update(long)).toBe(true);
     expect(other.el.innerHTML).toBe(full(long));
-  });
+  }, 60_000);
 
   it("starts over when the text is replaced rather than extended", () => {
     const box = document.createElement("div");
