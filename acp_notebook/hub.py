@@ -326,6 +326,7 @@ class Hub:
         user: str | None = None,
         trusted: bool = False,
         follow: Callable[[Subscription], None] | None = None,
+        name: str | None = None,
     ) -> Frame:
         """Answer one client request (a frame's text, or its parsed JSON) with an ack.
 
@@ -361,8 +362,9 @@ class Hub:
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
-        # Who answered, on the *_resolved event: the Jupyter user, or the kernel's code.
-        actor = user if user is not None else "kernel" if trusted else None
+        # Who answered, on the *_resolved event: the Jupyter user (``name``, how the
+        # server shows them), or the kernel's code.
+        actor = (name or user) if user is not None else "kernel" if trusted else None
         if req.type == "chat:variables" or req.type == "chat:mention":
             return await self._mention(req)
         try:

@@ -127,6 +127,7 @@ class BrowserSocket(_ChatSocket):
         super().initialize(hubs)
         self.hub: Hub | None = None  # the chat's, once the socket is open
         self.username = ""
+        self.display_name = ""
 
     @ws_authenticated
     async def get(self, *args: Any, **kwargs: Any) -> None:
@@ -135,6 +136,8 @@ class BrowserSocket(_ChatSocket):
         if not await ensure_async(self.authorizer.is_authorized(self, user, "execute", "kernels")):
             raise web.HTTPError(403)
         self.username = user.username
+        # A token login is an anonymous user with a random username: show its name.
+        self.display_name = user.display_name or user.username
         self.kernel_id = self.get_query_argument("kernel", "")
         self.chat_id = self.get_query_argument("chat", "")
         # Checks the origin (tornado calls check_origin), then upgrades.
@@ -153,7 +156,7 @@ class BrowserSocket(_ChatSocket):
     async def handle(self, message: str | bytes) -> Frame:
         if self.hub is None:  # refused at open, closing
             return error_ack(None, "CHAT_NOT_FOUND", "no such chat on this kernel")
-        return await self.hub.handle(message, user=self.username)
+        return await self.hub.handle(message, user=self.username, name=self.display_name)
 
     def chat_ended(self, chat_id: str) -> None:
         self.close(CHAT_GONE, "the chat was closed")
