@@ -5,7 +5,7 @@
 // loads the agent's session, then hands the output over to the live chat.
 
 import { el } from "./dom";
-import type { Translate } from "./i18n";
+import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
 export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
@@ -146,7 +146,7 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
     const sessionId = saved.sessionId;
     const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
     button.type = "button";
-    button.title = t("continueHint", { agent: saved.agent });
+    button.title = t("continueHint", { agent: isolate(saved.agent) });
     button.addEventListener("click", () => {
       const kernel = deps.kernelId();
       if (kernel === null) {
@@ -154,7 +154,7 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
         return;
       }
       button.disabled = true;
-      note.textContent = t("continuing", { agent: saved.agent });
+      note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
       const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
       if (saved.cwd !== null) body.cwd = saved.cwd;
       if (saved.mode !== null) body.mode = saved.mode;
@@ -165,13 +165,15 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
         },
         (error: unknown) => {
           button.disabled = false;
-          note.textContent = t("failed", { reason: String((error as Error)?.message ?? error) });
+          note.textContent = t("failed", {
+            reason: isolate(String((error as Error)?.message ?? error)),
+          });
         },
       );
     });
     bar.prepend(button);
   } else {
-    note.textContent = t("continueUnavailable", { agent: saved.agent });
+    note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
   }
   view.el.append(bar);
   host.replaceChildren(view.el);
