@@ -58,12 +58,15 @@ class AgentErrorEventDict(_Stamped):
     message: str
 
 
-class PermissionRequestEventDict(_Stamped):
+class _Card(_Stamped):
+    requestId: NotRequired[str]  # both given by _register
+    deadline: NotRequired[float | None]
+
+
+class PermissionRequestEventDict(_Card):
     kind: Literal["permission_request"]
-    requestId: NotRequired[str]  # given by _register
     toolCall: Json
     options: list[Json]
-    deadline: NotRequired[float | None]
 
 
 class PermissionResolvedEventDict(_Stamped):
@@ -74,14 +77,12 @@ class PermissionResolvedEventDict(_Stamped):
     by: NotRequired[str | None]
 
 
-class ElicitationRequestEventDict(_Stamped):
+class ElicitationRequestEventDict(_Card):
     kind: Literal["elicitation_request"]
-    requestId: NotRequired[str]  # given by _register
     message: str
     fields: list[Json]
     toolCallId: NotRequired[str | None]
     title: NotRequired[str | None]
-    deadline: NotRequired[float | None]
 
 
 class ElicitationResolvedEventDict(_Stamped):
