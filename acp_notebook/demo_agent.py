@@ -643,6 +643,19 @@ async def longline(turn: Turn, match: re.Match[str]) -> None:
     await turn.chunks(f"{i % 10}abcdefgh" for i in range(count))
 
 
+async def history(turn: Turn, match: re.Match[str]) -> None:
+    """About N events that stay separate in the history: in groups of 25, a tool call with
+    23 progress updates and its completion, then a one-chunk message of its own."""
+    count = int(match.group(1) or 1000)
+    for group in range(max(1, count // 25)):
+        turn.tool_call_id = f"call-{turn.number}-{group}"
+        turn.tool_call(f"Step {group}", "execute", rawInput={"command": f"step {group}"})
+        for tick in range(23):
+            turn.tool_status("in_progress", content=[text_content(f"{tick} of 23")])
+        turn.tool_status("completed")
+        await turn.chunks([f"step {group} done"])
+
+
 async def agentic(turn: Turn, match: re.Match[str]) -> None:
     """A turn like a coding agent's: a thought, a read, a command, an edit, an answer."""
     lines = int(match.group(1) or 20)
@@ -913,6 +926,7 @@ BEHAVIOURS: list[tuple[str, re.Pattern[str], Behaviour]] = [
     ("error", keyword("error"), error),
     ("stream", keyword(r"stream(?:\s+(\d+))?"), stream),
     ("longline", keyword(r"longline(?:\s+(\d+))?"), longline),
+    ("history", keyword(r"history(?:\s+(\d+))?"), history),
     ("agentic", keyword(r"agentic(?:\s+(\d+))?"), agentic),
     ("slow", keyword("slow"), slow),
     ("think", keyword("think"), think),

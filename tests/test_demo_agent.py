@@ -432,3 +432,12 @@ def test_agentic_turn_has_tool_calls_and_a_diff(agent: AgentProcess) -> None:
     assert diff["oldText"] != diff["newText"]
     assert len(updates(seen, "agent_thought_chunk")) == 2
     assert "doubled every third value" in reply_text(seen)
+
+
+def test_history_sends_events_that_do_not_merge(agent: AgentProcess) -> None:
+    sid = agent.session()
+    _, seen = agent.prompt(sid, "history 100")
+    assert len(updates(seen, "tool_call")) == 4
+    assert len(updates(seen, "tool_call_update")) == 4 * 24
+    chunks = updates(seen, "agent_message_chunk")
+    assert len({c["messageId"] for c in chunks}) == 4
