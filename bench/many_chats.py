@@ -1,4 +1,4 @@
-"""8. Many chats on one server: what an idle chat costs, and whether chunks get dearer.
+"""9. Many chats on one server: what an idle chat costs, and whether chunks get dearer.
 
 The server's RSS grows by a per-chat amount as idle chats are opened (their agents are
 other processes); the figure is that growth per chat from a few to many. The per-chunk
@@ -63,7 +63,7 @@ async def _measure(server: Server, many: int, count: int) -> tuple[float, float,
 def run(ctx: Context) -> list[Row]:
     many, count = ctx.sizes.many_chats, ctx.sizes.stream
     per_chat, few, many_cpu = asyncio.run(_measure(ctx.server(), many, count))
-    name = f"8 {many} chats on one server"
+    name = f"9 {many} chats on one server"
     return [
         Row(
             name,

@@ -1,4 +1,4 @@
-"""9. Resync: a page reload of a chat with a long history, to a usable widget.
+"""10. Resync: a page reload of a chat with a long history, to a usable widget.
 
 A chat whose agent sent about N events (tool calls with progress updates, and messages:
 events the history keeps apart) is displayed in JupyterLab; the page is reloaded. The
@@ -96,7 +96,7 @@ def run(ctx: Context) -> list[Row]:
     best, reference = min(reloads), min(server_ms)
     return [
         Row(
-            f"9 resync, {events:,}-event chat, page reload (JupyterLab)",
+            f"10 resync, {events:,}-event chat, page reload (JupyterLab)",
             f"widget seen to usable (best of {len(reloads)}; {groups:,} tool calls)",
             fmt(best, "ms"),
             f"{fmt(reference, 'ms')} (the server's chat:resync round trip)",
