@@ -23,7 +23,6 @@ from bench import (  # the repository root is importable from here on
     memory,
     notebook,
     notebook_tools,
-    resync,
     throughput,
 )
 from bench.common import FULL, QUICK, Context, Row, print_table, workdir
@@ -37,7 +36,6 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "browser": browser.run,
     "notebook": notebook.run,
     "many_chats": many_chats.run,
-    "resync": resync.run,
     "notebook_tools": notebook_tools.run,
 }
 
