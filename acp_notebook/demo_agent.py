@@ -479,6 +479,7 @@ class DemoAgent:
             {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
         )
         turn = Turn(self, session, self.turns, text, received(blocks))
+        turn.typed = prompt_text(blocks[-1:])
         task = asyncio.ensure_future(turn.run())
         session.turn = task
         try:
@@ -505,6 +506,7 @@ class Turn:
         self.session = session
         self.number = number
         self.text = text
+        self.typed = text
         self.tool_call_id = f"call-{number}"
         self.tool_open = False
         self._messages = 0
@@ -512,7 +514,9 @@ class Turn:
     async def run(self) -> str:
         if self.received:
             await self.say(self.received)
-        _name, behaviour, match = choose(self.text)
+        # Keywords come from what the person typed (the last text block), never from an
+        # attachment sent as text (a DataFrame's notebook:// URI would say "notebook").
+        _name, behaviour, match = choose(self.typed)
         await behaviour(self, match)
         return "end_turn"
 
