@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from tests.browser.fixtures import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.lab import JupyterServer, chat, open_notebook, run_cell
@@ -136,18 +136,27 @@ def wait_answer(page: Page, expected: str, timeout: float = 600) -> None:
     )
 
 
-def prompt_and_time(page: Page, prompt: str, done: str, arg: Any, timeout: float = 900) -> float:
-    """Types ``prompt`` in the last chat's composer, presses Enter, and returns the seconds
-    until the predicate ``done(arg)`` (a JS function body over the last ``.acpnb-root``,
-    ``root``) holds, measured in the page and checked every frame."""
-    box = chat(page).locator("textarea.acpnb-composer-input")
+def prompt_and_time(
+    page: Page,
+    prompt: str,
+    done: str,
+    arg: Any,
+    timeout: float = 900,
+    composer: Locator | None = None,
+    root: str = ".acpnb-root",
+) -> float:
+    """Types ``prompt`` in the last chat's composer (or ``composer``), presses Enter, and
+    returns the seconds until the predicate ``done(arg)`` (a JS function body over the last
+    element matching ``root``, named ``root``) holds, measured in the page and checked
+    every frame."""
+    box = composer or chat(page).locator("textarea.acpnb-composer-input")
     box.click()
     box.fill(prompt)
     page.evaluate("window.__t0 = performance.now()")
     box.press("Enter")
     handle = page.wait_for_function(
         f"""(arg) => {{
-            const views = document.querySelectorAll(".acpnb-root");
+            const views = document.querySelectorAll({json.dumps(root)});
             const root = views[views.length - 1];
             if (!((arg) => {{ {done} }})(arg)) return false;
             return performance.now() - window.__t0;

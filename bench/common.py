@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,6 +124,11 @@ def print_table(rows: list[Row]) -> None:
         )
         for r in rows
     ]
+    print_columns(head, lines)
+
+
+def print_columns(head: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> None:
+    """A plain-text table: ``head``, then ``lines``, columns padded to their widest cell."""
     widths = [max(len(str(c)) for c in col) for col in zip(head, *lines, strict=True)]
     rule = "  ".join("-" * w for w in widths)
     print(rule)

@@ -1,7 +1,8 @@
 """Runs every benchmark and prints one table: ``.venv/bin/python bench/run.py [--quick]``.
 
 Each figure is printed with its reference, measured in the same run, and the ratio
-between them; the exit status is 1 when any target is missed.
+between them; the exit status is 1 when any target is missed. ``bench/run.py peers``
+(opt-in, never part of the default run) sets acp_notebook beside jupyter-ai-acp-client.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bench import (  # the repository root is importable from here on
     memory,
     notebook,
     notebook_tools,
+    peers,
     throughput,
 )
 from bench.common import FULL, QUICK, Context, Row, print_table, workdir
@@ -44,13 +46,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for development")
     parser.add_argument(
-        "only", nargs="*", metavar="NAME", help=f"only these: {', '.join(BENCHMARKS)}"
+        "only", nargs="*", metavar="NAME", help=f"only these: {', '.join(BENCHMARKS)}; or peers"
     )
+    parser.add_argument("--chunks", type=int, help=f"peers: answer size (default {peers.CHUNKS:,})")
+    parser.add_argument("--runs", type=int, default=3, help="peers: runs per system (default 3)")
     args = parser.parse_args()
-    unknown = set(args.only) - BENCHMARKS.keys()
+    unknown = set(args.only) - BENCHMARKS.keys() - {"peers"}
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
     sizes = QUICK if args.quick else FULL
+    if "peers" in args.only:
+        if len(args.only) > 1:
+            parser.error("peers runs on its own")
+        chunks = args.chunks or (peers.QUICK_CHUNKS if args.quick else peers.CHUNKS)
+        with workdir() as work:
+            ctx = Context(sizes, work)
+            try:
+                return peers.run(ctx, chunks, args.runs)
+            finally:
+                ctx.close()
     rows: list[Row] = []
     with workdir() as work:
         ctx = Context(sizes, work)

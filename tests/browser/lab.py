@@ -95,10 +95,15 @@ class JupyterServer:
 
 
 def start_server(
-    base: Path, port: int | None = None, extra_env: Mapping[str, str] | None = None
+    base: Path,
+    port: int | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    python: str = sys.executable,
+    extra_args: Sequence[str] = (),
 ) -> JupyterServer:
     """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one;
-    ``extra_env`` on top of the server's own (an agent's settings)."""
+    ``extra_env`` on top of the server's own (an agent's settings); ``python`` of another
+    environment and ``extra_args`` to its command line (the peer benchmark's JupyterLab)."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
@@ -124,7 +129,7 @@ def start_server(
     port = port or free_port()
     log = base / "server.log"
     argv = [
-        sys.executable,
+        python,
         "-m",
         "jupyterlab",
         "--no-browser",
@@ -136,6 +141,7 @@ def start_server(
         f"--ServerApp.root_dir={root}",
         f"--LabApp.user_settings_dir={settings}",
         f"--LabApp.workspaces_dir={workspaces}",
+        *extra_args,
     ]
     with log.open("ab") as out:
         proc = subprocess.Popen(
