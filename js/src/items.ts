@@ -7,15 +7,21 @@ import type { Translate } from "./i18n";
 import { BreakingText } from "./longtext";
 import { MarkdownStream } from "./markdown";
 
-/** Plain text that only grows (user messages, errors): appended in place. */
+/**
+ * Plain text that only grows (user messages, errors): appended in place. `below` (a
+ * prompt's attachments) is shown under the text and never changes.
+ */
 export class PlainItem {
   readonly el: HTMLElement;
   private readonly text: BreakingText;
 
-  constructor(kind: "user" | "error") {
+  constructor(kind: "user" | "error", below?: HTMLElement) {
     this.el = el("div", `acpnb-item acpnb-${kind}`);
     if (kind === "error") this.el.setAttribute("role", "alert");
-    this.text = new BreakingText(this.el);
+    // Setting the text replaces its node's children: what is below it has a node apart.
+    const text = below === undefined ? this.el : this.el.appendChild(el("span"));
+    this.text = new BreakingText(text);
+    if (below !== undefined) this.el.append(below);
   }
 
   update(text: string): void {

@@ -287,10 +287,9 @@ export class ChatView {
     switch (item.type) {
       case "user":
       case "error": {
-        const view = new PlainItem(item.type);
         // A prompt's attachments never change: shown once, under its text.
-        if (item.type === "user" && item.attachments)
-          view.el.append(attachmentChips(item.attachments));
+        const attached = item.type === "user" ? item.attachments : undefined;
+        const view = new PlainItem(item.type, attached && attachmentChips(attached));
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
       case "agent": {

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The chat view: incremental, frame-batched rendering of the folded stream.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ElicitationField, StreamEvent } from "../src/contracts";
+import type { AttachmentSummary, ElicitationField, StreamEvent } from "../src/contracts";
 import { fold, initialState, snapshot } from "../src/fold";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { ChatView } from "../src/view";
@@ -145,6 +145,39 @@ describe("transcript items", () => {
     view.flush();
     expect(thought.querySelector("summary")?.textContent).toBe("Thought for 3s");
     expect(thought.querySelector(".acpnb-thought-text")?.textContent).toBe("hmm");
+  });
+
+  it("shows a prompt's attachments under its text: thumbnails and chips, live and saved", () => {
+    const thumbnail = "data:image/jpeg;base64,/9j/4AAQ";
+    const attachments: AttachmentSummary[] = [
+      { type: "image", label: "plot.png · PNG 40x30", mimeType: "image/png", thumbnail },
+      { type: "resource", label: "df · DataFrame 2x2", mimeType: "text/csv" },
+    ];
+    const begun = ready();
+    const started = ev({ kind: "turn_started", prompt: "look", attachments });
+    const { view, request } = setup();
+    current = view;
+    view.apply([begun, started], false);
+    view.flush();
+    const user = q(view, ".acpnb-user");
+    expect(user.querySelector("img.acpnb-thumbnail")?.getAttribute("src")).toBe(thumbnail);
+    expect(user.querySelectorAll(".acpnb-attachment")).toHaveLength(2);
+    expect(user.textContent).toBe("lookplot.png · PNG 40x30📎df · DataFrame 2x2");
+    view.flush(); // a later frame updates the text again: the chips stay
+    expect(user.querySelectorAll(".acpnb-attachment")).toHaveLength(2);
+
+    // A saved snapshot keeps the labels without the image data: icon and label.
+    const saved = new ChatView({ t: translator("en"), request });
+    const labels = attachments.map(({ thumbnail: _, ...rest }) => rest);
+    const restarted = ev({ kind: "turn_started", prompt: "look", attachments: labels });
+    saved.paint(snapshot(fold(fold(initialState(), begun), restarted)));
+    saved.flush();
+    saved.dispose();
+    const chips = saved.el.querySelectorAll(".acpnb-user .acpnb-attachment");
+    expect([...chips].map((chip) => chip.textContent)).toEqual([
+      "🖼plot.png · PNG 40x30",
+      "📎df · DataFrame 2x2",
+    ]);
   });
 
   it("shows a tool call's status, kind, locations, unified diff and raw output", () => {

@@ -1,17 +1,33 @@
 """Attachments in the widget, in a real JupyterLab: a pasted image goes with the prompt
-(the demo agent lists what it received) and shows in the transcript as a thumbnail."""
+(the demo agent lists what it received) and shows in the transcript as a thumbnail; the
+saved chat keeps the attachments' labels."""
 
 from __future__ import annotations
 
 import base64
 import io
+import re
+import urllib.request
 import uuid
 
+import nbformat
 from PIL import Image
 from playwright.sync_api import Page, expect
 
+from acp_notebook.transcript import SAVED_MIME
+
 from .fixtures import PageLog
-from .lab import JupyterServer, agent_text, chat, open_notebook, run_cell, send, write_notebook
+from .lab import (
+    JupyterServer,
+    agent_text,
+    cell,
+    chat,
+    open_notebook,
+    run_cell,
+    save,
+    send,
+    write_notebook,
+)
 
 OPEN = 'from acp_notebook import Chat\nchat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})\nchat'
 
@@ -82,8 +98,8 @@ def test_a_pasted_image_reaches_the_agent(
     expect(composer.locator(".acpnb-attachment")).to_have_count(0)
     user = widget.locator(".acpnb-user").last
     expect(user).to_contain_text("what is in this picture?")
-    # The user message's thumbnail is not asserted: when the JupyterLab extension renders
-    # the chat it does not show (open, see the closing note of stop 18).
+    thumbnail = user.locator("img.acpnb-thumbnail")
+    expect(thumbnail).to_have_attribute("src", re.compile(r"^data:image/jpeg;base64,"))
 
     # A dropped image is attached the same way.
     page.evaluate(DROP, [png(20, 10), "image/png", "dropped.png"])
@@ -123,5 +139,26 @@ def test_at_df_completes_and_attaches_the_frame(
     expect(received).to_contain_text("resource notebook://variables/df")
     expect(received).to_contain_text("pandas DataFrame df: 2 rows x 2 columns")
     expect(received).to_contain_text("PNG 40x30")
-    # The user message's chips are not asserted: see the thumbnail note above.
+    user = widget.locator(".acpnb-user").last
+    expect(user.locator(".acpnb-attachment")).to_have_count(2)
+    expect(user).to_contain_text("df · DataFrame 2x2")
+    expect(user.locator("img.acpnb-thumbnail")).to_have_count(1)
+    expect(widget.locator(".acpnb-status")).to_have_text("idle")
+    # (Reopened below, the page asks for the ended kernel's chats and logs that 404.)
     assert page_log.errors == [] and page_log.dialogs == []
+    save(page)
+
+    # Saved, the message keeps the attachments' labels (not the image data): as text in
+    # the static transcript, as chips in the saved chat the notebook shows when reopened.
+    nb = nbformat.read(server.root / filename, as_version=4)
+    [output] = [o for o in nb.cells[0].outputs if SAVED_MIME in o.get("data", {})]
+    assert "df · DataFrame 2x2" in output["data"]["text/html"]
+    assert "plot.png · PNG 40x30" in output["data"]["text/html"]
+    [session] = [s for s in server.get_json("api/sessions") if s["path"] == filename]
+    request = urllib.request.Request(server.url(f"api/sessions/{session['id']}"), method="DELETE")
+    urllib.request.urlopen(request, timeout=30).close()
+    open_notebook(page, server, filename)
+    saved = cell(page, 0).locator(".jp-OutputArea-output")
+    expect(saved.locator(".acpnb-continue")).to_be_visible()
+    chips = saved.locator(".acpnb-user .acpnb-attachment")
+    expect(chips).to_have_text(["📎df · DataFrame 2x2", "🖼plot.png · PNG 40x30"])
