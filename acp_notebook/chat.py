@@ -30,7 +30,7 @@ from . import mcp_servers as mcp_servers_shape
 from .client import Client
 from .contracts import TRUSTED_TYPES, Frame, error_ack
 from .errors import ChatError, InvalidRequest, error_for
-from .events import Event
+from .event_types import StreamEventDict, TurnEndedEventDict
 from .notebook_tools.waiting import cell_waits
 from .server_client import connect, execute_id
 
@@ -134,16 +134,14 @@ class Chat(anywidget.AnyWidget):
         loader = widget_code.server_esm() if client.mode == "server" else None
         super().__init__(locale=locale, **({"_esm": loader} if loader else {}))
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
-        # What the saved output needs to continue the chat elsewhere (no command, no env).
         # Resolved here: in server mode the agent runs in the server's process.
         self.cwd = os.path.abspath(cwd or os.getcwd())
-        self._mode = mode
         self._named = command is None
         self._client: Client = client
         self._lock = threading.RLock()
         self._state = folding.initial_state()
         self._turns: dict[int, Future[Turn]] = {}
-        self._listeners: list[Callable[[Event], None]] = []
+        self._listeners: list[Callable[[StreamEventDict], None]] = []
         # Signalled after each frame: what ready(), next_request() and wait() wait on.
         self._changed = threading.Condition(self._lock)
         self._wakers: list[Callable[[], None]] = []
@@ -173,6 +171,15 @@ class Chat(anywidget.AnyWidget):
         self.chat_id = chat_id
         self.kernel_id = self._client.kernel_id
         self.transport = "server" if self._client.mode == "server" else "comm"
+        # What the saved output needs to continue the chat elsewhere (no command, no env).
+        self._saved = {
+            "chatId": chat_id,
+            "kernelId": self.kernel_id,
+            "agent": self.agent,
+            "cwd": self.cwd,
+            "mode": mode,
+            "locale": locale,
+        }
         self.on_msg(self._on_widget_msg)
         _opened.append(self)
 
@@ -224,14 +231,7 @@ class Chat(anywidget.AnyWidget):
             data["text/html"] = transcript.render_html(snap)
             # What a notebook reopened without this kernel shows, and continues from.
             data[transcript.SAVED_MIME] = transcript.saved_chat(
-                transcript.compact(snap),
-                chat_id=self.chat_id,
-                kernel_id=self.kernel_id,
-                agent=self.agent,
-                named=self._named,
-                cwd=self.cwd,
-                mode=self._mode,
-                locale=self.locale,
+                transcript.compact(snap), self._saved, self._named
             )
         return bundle
 
@@ -267,7 +267,7 @@ class Chat(anywidget.AnyWidget):
 
     def _on_frame(self, frame: Frame) -> None:
         """Runs on the client's loop thread for every batch of events."""
-        events: list[Event] = frame.get("events") or []
+        events: list[StreamEventDict] = frame.get("events") or []
         ended: list[tuple[int, Turn]] = []
         with self._lock:
             if frame.get("reset"):
@@ -275,7 +275,7 @@ class Chat(anywidget.AnyWidget):
             for event in events:
                 self._state = folding.fold(self._state, event)
                 if event["kind"] == "turn_started":
-                    self._turn_number = max(self._turn_number, int(event["turn"]))
+                    self._turn_number = max(self._turn_number, event["turn"])
                 elif event["kind"] == "turn_ended":
                     ended.append((event["turn"], self._turn_result(event)))
             fresh = [
@@ -302,7 +302,7 @@ class Chat(anywidget.AnyWidget):
         for wake in list(self._wakers):
             wake()
 
-    def _turn_result(self, event: Event) -> Turn:
+    def _turn_result(self, event: TurnEndedEventDict) -> Turn:
         snap = folding.snapshot(self._state)
         since_prompt = snap["items"][self._state.last_user + 1 :]
         return Turn(
@@ -593,12 +593,12 @@ class Chat(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ streams
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncIterator[StreamEventDict]:
         """Every event from now on, as it arrives (``async for event in chat.events()``)."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Event] = asyncio.Queue()
+        queue: asyncio.Queue[StreamEventDict] = asyncio.Queue()
 
-        def listener(event: Event) -> None:
+        def listener(event: StreamEventDict) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, event)
 
         self._listeners.append(listener)

@@ -478,8 +478,7 @@ class DemoAgent:
         session.record.add(
             {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
         )
-        turn = Turn(self, session, self.turns, text, received(blocks))
-        turn.typed = prompt_text(blocks[-1:])
+        turn = Turn(self, session, self.turns, text, prompt_text(blocks[-1:]), received(blocks))
         task = asyncio.ensure_future(turn.run())
         session.turn = task
         try:
@@ -495,28 +494,31 @@ class DemoAgent:
         return {"stopReason": stop_reason}
 
 
+@dataclass(eq=False)
 class Turn:
     """One session/prompt: the helpers the scripted behaviours are written with."""
 
-    def __init__(
-        self, agent: DemoAgent, session: Session, number: int, text: str, received: str = ""
-    ) -> None:
-        self.agent = agent
-        self.received = received
-        self.session = session
-        self.number = number
-        self.text = text
-        self.typed = text
-        self.tool_call_id = f"call-{number}"
-        self.tool_open = False
-        self._messages = 0
+    agent: DemoAgent
+    session: Session
+    number: int
+    text: str
+    # What the person typed (the last text block): the behaviour's keywords.
+    typed: str
+    # Attachments the agent says it received, before the behaviour's answer.
+    received: str
+    tool_call_id: str = field(init=False)
+    tool_open: bool = False
+    _messages: int = 0
+
+    def __post_init__(self) -> None:
+        self.tool_call_id = f"call-{self.number}"
 
     async def run(self) -> str:
         if self.received:
             await self.say(self.received)
         # Keywords come from what the person typed (the last text block), never from an
         # attachment sent as text (a DataFrame's notebook:// URI would say "notebook").
-        _name, behaviour, match = choose(self.typed)
+        behaviour, match = choose(self.typed)
         await behaviour(self, match)
         return "end_turn"
 
@@ -599,25 +601,44 @@ class Turn:
 
 
 Behaviour = Callable[[Turn, "re.Match[str]"], Awaitable[None]]
+# Tried in the order they are defined: the first whose keyword the prompt holds runs.
+BEHAVIOURS: list[tuple[re.Pattern[str], Behaviour]] = []
+COUNT = r"(?:\s+(\d+))?"  # "stream 500": how much
 
 
+def behaviour(pattern: str = "") -> Callable[[Behaviour], Behaviour]:
+    """Adds a behaviour, its keyword ``pattern`` by default its name ("ask_url": "ask-url")."""
+
+    def add(function: Behaviour) -> Behaviour:
+        name = pattern or function.__name__.replace("_", "-")
+        # Hyphens count as part of a word: `ask-user` does not match in `ask-user-withdraw`.
+        BEHAVIOURS.append((re.compile(rf"(?<![\w-])(?:{name})(?![\w-])", re.IGNORECASE), function))
+        return function
+
+    return add
+
+
+@behaviour()
 async def crash(turn: Turn, _match: re.Match[str]) -> None:
     await turn.chunks(["Crashing ", "now…"])
     log("crashing on purpose")
     os._exit(3)
 
 
+@behaviour()
 async def garbage(turn: Turn, _match: re.Match[str]) -> None:
     turn.agent.write(b"this is not json\n{broken\n[1,2\n")
     await turn.say("garbage sent")
 
 
+@behaviour()
 async def error(turn: Turn, _match: re.Match[str]) -> None:
     message = "API Error: 400 demo failure"
     await turn.chunks([message])
     raise RpcError(-32603, message)
 
 
+@behaviour(rf"stream{COUNT}")
 async def stream(turn: Turn, match: re.Match[str]) -> None:
     count = int(match.group(1) or 1000)
     # Benchmarks send 200,000+ chunks: every line is one preformatted string, written in batches.
@@ -641,12 +662,14 @@ async def stream(turn: Turn, match: re.Match[str]) -> None:
     turn.session.record.add(update)
 
 
+@behaviour(rf"longline{COUNT}")
 async def longline(turn: Turn, match: re.Match[str]) -> None:
     count = int(match.group(1) or 1000)
     # One unbroken line (no space, no newline): the worst case for wrapping and layout.
     await turn.chunks(f"{i % 10}abcdefgh" for i in range(count))
 
 
+@behaviour(rf"history{COUNT}")
 async def history(turn: Turn, match: re.Match[str]) -> None:
     """About N events that stay separate in the history: in groups of 25, a tool call with
     23 progress updates and its completion, then a one-chunk message of its own."""
@@ -660,6 +683,7 @@ async def history(turn: Turn, match: re.Match[str]) -> None:
         await turn.chunks([f"step {group} done"])
 
 
+@behaviour(rf"agentic{COUNT}")
 async def agentic(turn: Turn, match: re.Match[str]) -> None:
     """A turn like a coding agent's: a thought, a read, a command, an edit, an answer."""
     lines = int(match.group(1) or 20)
@@ -686,6 +710,7 @@ async def agentic(turn: Turn, match: re.Match[str]) -> None:
     )
 
 
+@behaviour()
 async def slow(turn: Turn, _match: re.Match[str]) -> None:
     message_id = turn.message_id()
     for i in range(50):
@@ -696,12 +721,14 @@ async def slow(turn: Turn, _match: re.Match[str]) -> None:
         await asyncio.sleep(0.1)
 
 
+@behaviour()
 async def think(turn: Turn, _match: re.Match[str]) -> None:
     thoughts = ["Let me think. ", "Weighing the options. ", "Decided."]
     await turn.chunks(thoughts, "agent_thought_chunk")
     await turn.say("Done thinking: the answer is **42**.")
 
 
+@behaviour()
 async def tool(turn: Turn, _match: re.Match[str]) -> None:
     path = turn.path("notes.txt")
     old, new = "old line\n", "new line\n"
@@ -719,6 +746,7 @@ async def tool(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("edited notes.txt")
 
 
+@behaviour()
 async def plan(turn: Turn, _match: re.Match[str]) -> None:
     steps = [
         ("Read the notebook", "high"),
@@ -737,6 +765,7 @@ async def plan(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("plan done")
 
 
+@behaviour()
 async def permission(turn: Turn, _match: re.Match[str]) -> None:
     call = {"toolCallId": turn.tool_call_id, "title": "Run `ls`", "kind": "execute"}
     turn.tool_call(call["title"], call["kind"], rawInput={"command": "ls"})
@@ -761,6 +790,7 @@ async def permission(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"permission: {chosen}")
 
 
+@behaviour("ask-user-withdraw|ask-withdraw")
 async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     params = {"mode": "form", "message": "Still there?", "requestedSchema": WITHDRAW_SCHEMA}
     try:
@@ -772,6 +802,7 @@ async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"elicitation answered: {answer}")
 
 
+@behaviour()
 async def ask_message(turn: Turn, _match: re.Match[str]) -> None:
     message = "The demo agent has something to tell you. Continue?"
     schema = {"type": "object", "properties": {}}
@@ -818,16 +849,19 @@ def ask_user_question_input(message: str, schema: Json) -> list[Json]:
     return questions
 
 
+@behaviour()
 async def ask_claude_multi(turn: Turn, _match: re.Match[str]) -> None:
     message = "Please answer the following questions."
     await claude_question(turn, "Asking for your input", message, CLAUDE_MULTI_SCHEMA)
 
 
+@behaviour()
 async def ask_claude(turn: Turn, _match: re.Match[str]) -> None:
     question = CLAUDE_SINGLE_QUESTION
     await claude_question(turn, question, question, CLAUDE_SINGLE_SCHEMA)
 
 
+@behaviour()
 async def ask_url(turn: Turn, _match: re.Match[str]) -> None:
     params = {
         "mode": "url",
@@ -838,6 +872,7 @@ async def ask_url(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"url elicitation: {await turn.elicit(params)}")
 
 
+@behaviour()
 async def ask_user(turn: Turn, _match: re.Match[str]) -> None:
     message = "The demo agent has a few questions."
     answer = await turn.elicit(
@@ -846,6 +881,7 @@ async def ask_user(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"elicitation answered: {answer}")
 
 
+@behaviour()
 async def fs(turn: Turn, _match: re.Match[str]) -> None:
     params = {"sessionId": turn.session.id, "path": turn.path("x")}
     try:
@@ -861,6 +897,7 @@ async def default_reply(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(GREETING.format(prompt=turn.text))
 
 
+@behaviour()
 async def notebook(turn: Turn, _match: re.Match[str]) -> None:
     """Lists the notebook's variables, inspects one and runs a line (after asking), through
     the chat's `notebook` MCP server, as a real agent would."""
@@ -918,43 +955,16 @@ def _servers(params: Json) -> list[Json]:
     return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
 
 
-def keyword(pattern: str) -> re.Pattern[str]:
-    # Hyphens count as part of a word, so `ask-user` does not match inside `ask-user-withdraw`.
-    return re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.IGNORECASE)
+# The default, last: it matches anything.
+BEHAVIOURS.append((re.compile(""), default_reply))
 
 
-# First match wins, in this order.
-BEHAVIOURS: list[tuple[str, re.Pattern[str], Behaviour]] = [
-    ("crash", keyword("crash"), crash),
-    ("garbage", keyword("garbage"), garbage),
-    ("error", keyword("error"), error),
-    ("stream", keyword(r"stream(?:\s+(\d+))?"), stream),
-    ("longline", keyword(r"longline(?:\s+(\d+))?"), longline),
-    ("history", keyword(r"history(?:\s+(\d+))?"), history),
-    ("agentic", keyword(r"agentic(?:\s+(\d+))?"), agentic),
-    ("slow", keyword("slow"), slow),
-    ("think", keyword("think"), think),
-    ("tool", keyword("tool"), tool),
-    ("plan", keyword("plan"), plan),
-    ("permission", keyword("permission"), permission),
-    ("ask-user-withdraw", keyword("ask-user-withdraw|ask-withdraw"), ask_withdraw),
-    ("ask-message", keyword("ask-message"), ask_message),
-    ("ask-claude-multi", keyword("ask-claude-multi"), ask_claude_multi),
-    ("ask-claude", keyword("ask-claude"), ask_claude),
-    ("ask-url", keyword("ask-url"), ask_url),
-    ("ask-user", keyword("ask-user"), ask_user),
-    ("fs", keyword("fs"), fs),
-    ("notebook", keyword("notebook"), notebook),
-    ("default", re.compile(""), default_reply),  # matches anything
-]
-
-
-def choose(text: str) -> tuple[str, Behaviour, re.Match[str]]:
-    """The behaviour a prompt's text triggers: its name, coroutine and keyword match."""
-    for name, pattern, behaviour in BEHAVIOURS:
+def choose(text: str) -> tuple[Behaviour, re.Match[str]]:
+    """The behaviour a prompt's text triggers, and its keyword's match."""
+    for pattern, behaviour in BEHAVIOURS:
         match = pattern.search(text)
         if match:
-            return name, behaviour, match
+            return behaviour, match
     raise AssertionError("the default pattern matches every text")
 
 

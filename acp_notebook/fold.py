@@ -14,6 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .event_types import (
+    AgentStatusEventDict,
+    RequestEventDict,
+    ResolvedEventDict,
+    StreamEventDict,
+)
+
 Json = Any
 Activity = Literal["thinking", "responding", "tool"]
 Phase = Literal["idle", "thinking", "responding", "tool", "waiting"]
@@ -25,6 +32,17 @@ _CHUNK_TYPES = {
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
 }
+# The session/update kinds that set a part of the state (each ends a running thought).
+_STATE_UPDATES = frozenset(
+    {
+        "plan",
+        "usage_update",
+        "current_mode_update",
+        "config_option_update",
+        "available_commands_update",
+        "session_info_update",
+    }
+)
 _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
@@ -100,48 +118,49 @@ def initial_state() -> ChatState:
     return ChatState()
 
 
-def fold(state: ChatState, event: Mapping[str, Json]) -> ChatState:
-    kind = event.get("kind")
+def fold(state: ChatState, event: StreamEventDict) -> ChatState:
     seq = event.get("seq")
     seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
     ts = _num(event.get("ts"))
-    if kind == "permission_request" or kind == "elicitation_request":
+    if "kind" in event and (
+        event["kind"] == "permission_request" or event["kind"] == "elicitation_request"
+    ):
         # Resync re-sends pending requests after the history, with their old seq.
         state.seq = max(state.seq, seq)
-        _request(state, "permission" if kind == "permission_request" else "elicitation", event, ts)
+        _request(state, event, ts)
         return state
     if seq <= state.seq:
         return state
     state.seq = seq
-    if kind == "update":
+    if "kind" not in event:  # malformed: only its seq counts
+        return state
+    if event["kind"] == "update":
         update = event.get("update")
         if isinstance(update, dict):
             _update(state, update, ts)
-    elif kind == "turn_started":
+    elif event["kind"] == "turn_started":
         _close_thought(state, ts)
         attached = _objects(event.get("attachments"))
         _add(state, Item("user", [_str(event.get("prompt")) or ""], attachments=attached or None))
         state.active, state.activity = True, "thinking"
         state.stop_reason = state.error = None
         state.running.clear()
-    elif kind == "turn_ended":
+    elif event["kind"] == "turn_ended":
         _close_thought(state, ts)
         _end_turn(state)
         state.stop_reason = _str(event.get("stopReason"))
         state.error = _str(event.get("error"))
         if state.error is not None:
             _add(state, Item("error", [state.error]))
-    elif kind == "agent_status":
+    elif event["kind"] == "agent_status":
         _close_thought(state, ts)
         _agent_status(state, event)
-    elif kind == "agent_error":
+    elif event["kind"] == "agent_error":
         message = _str(event.get("message"))
         if message:
             _add(state, Item("error", [message]))
-    elif kind == "permission_resolved":
-        _resolve(state, "permission", event, ts)
-    elif kind == "elicitation_resolved":
-        _resolve(state, "elicitation", event, ts)
+    elif event["kind"] == "permission_resolved" or event["kind"] == "elicitation_resolved":
+        _resolve(state, event, ts)
     return state
 
 
@@ -202,32 +221,31 @@ def _update(state: ChatState, update: Mapping[str, Json], ts: float | None) -> N
         _chunk(state, chunk_type, update, ts)
     elif kind in ("tool_call", "tool_call_update"):
         _tool(state, kind == "tool_call", update, ts)
-    elif kind == "plan":
+    elif kind in _STATE_UPDATES:
         _close_thought(state, ts)
+        _set(state, kind, update)
+
+
+def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> None:
+    if kind == "plan":
         state.plan = _objects(update.get("entries"))
     elif kind == "usage_update":
-        _close_thought(state, ts)
         state.usage = {
             "used": _num(update.get("used")),
             "size": _num(update.get("size")),
             "cost": _object(update.get("cost")),
         }
     elif kind == "current_mode_update":
-        _close_thought(state, ts)
         if state.modes is None:
             state.modes = {"currentModeId": None, "availableModes": []}
         state.modes["currentModeId"] = _str(update.get("currentModeId"))
     elif kind == "config_option_update":
-        _close_thought(state, ts)
         state.config_options = _objects(update.get("configOptions"))
     elif kind == "available_commands_update":
-        _close_thought(state, ts)
         state.commands = _objects(update.get("availableCommands"))
-    elif kind == "session_info_update":
-        _close_thought(state, ts)
+    elif kind == "session_info_update" and "title" in update:
         # An absent title leaves it alone; an explicit null clears it.
-        if "title" in update:
-            state.title = _str(update.get("title"))
+        state.title = _str(update.get("title"))
 
 
 def _chunk(state: ChatState, item_type: str, update: Mapping[str, Json], ts: float | None) -> None:
@@ -268,10 +286,9 @@ def _block_text(block: Json) -> str:
 def _tool(
     state: ChatState, is_new_call: bool, update: Mapping[str, Json], ts: float | None
 ) -> None:
-    tool_id = _str(update.get("toolCallId"))
+    tool_id = _card_id(state, update, "toolCallId", ts)
     if tool_id is None:
         return
-    _close_thought(state, ts)
     tool = state.tool_calls.get(tool_id)
     if tool is None:
         _add(state, Item("tool", ref=tool_id))
@@ -314,7 +331,7 @@ def _end_turn(state: ChatState) -> None:
     state.running.clear()
 
 
-def _agent_status(state: ChatState, event: Mapping[str, Json]) -> None:
+def _agent_status(state: ChatState, event: AgentStatusEventDict) -> None:
     status = _str(event.get("status")) or state.agent["status"]
     detail = _str(event.get("detail"))
     agent = state.agent
@@ -344,15 +361,13 @@ def _agent_status(state: ChatState, event: Mapping[str, Json]) -> None:
         _add(state, Item("error", [detail or "agent exited"]))
 
 
-def _request(
-    state: ChatState, kind: RequestKind, event: Mapping[str, Json], ts: float | None
-) -> None:
-    request_id = _str(event.get("requestId"))
+def _request(state: ChatState, event: RequestEventDict, ts: float | None) -> None:
+    request_id = _card_id(state, event, "requestId", ts)
     if request_id is None:
         return
-    _close_thought(state, ts)
-    if kind == "permission":
-        table = state.permissions
+    kind: RequestKind
+    if event["kind"] == "permission_request":
+        kind, table = "permission", state.permissions
         fields: dict[str, Json] = {
             "toolCall": _object(event.get("toolCall")),
             "options": _objects(event.get("options")),
@@ -360,7 +375,7 @@ def _request(
         }
         settled: dict[str, Json] = {"outcome": None, "optionId": None, "by": None}
     else:
-        table = state.elicitations
+        kind, table = "elicitation", state.elicitations
         fields = {
             "message": _str(event.get("message")) or "",
             "fields": _objects(event.get("fields")),
@@ -379,10 +394,9 @@ def _request(
         entry.update(fields)
 
 
-def _resolve(
-    state: ChatState, kind: RequestKind, event: Mapping[str, Json], ts: float | None
-) -> None:
+def _resolve(state: ChatState, event: ResolvedEventDict, ts: float | None) -> None:
     request_id = _str(event.get("requestId"))
+    kind: RequestKind = "permission" if event["kind"] == "permission_resolved" else "elicitation"
     table = state.permissions if kind == "permission" else state.elicitations
     entry = table.get(request_id) if request_id is not None else None
     if entry is None or request_id is None:
@@ -390,7 +404,7 @@ def _resolve(
     _close_thought(state, ts)
     entry["outcome"] = _str(event.get("outcome"))
     entry["by"] = _str(event.get("by"))  # who answered: a Jupyter user, "kernel", "agent"
-    if kind == "permission":
+    if event["kind"] == "permission_resolved":
         entry["optionId"] = _str(event.get("optionId"))
     state.pending.pop((kind, request_id), None)
 
@@ -403,6 +417,14 @@ def _add(state: ChatState, item: Item) -> None:
     state.tail = None
     if item.type == "user":
         state.last_user = len(state.items) - 1
+
+
+def _card_id(state: ChatState, event: Mapping[str, Json], key: str, ts: float | None) -> str | None:
+    """The id of the card an event opens or updates; a card ends the running thought."""
+    card_id = _str(event.get(key))
+    if card_id is not None:
+        _close_thought(state, ts)
+    return card_id
 
 
 def _close_thought(state: ChatState, ts: float | None) -> None:

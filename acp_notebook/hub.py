@@ -12,13 +12,15 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict, Unpack
 
 from . import bounded_json
 from .agents import AgentSpec, resolve_agent
@@ -70,6 +72,19 @@ class HubConfig:
     # A subscriber further behind than this is reset to a resync instead.
     max_queue_events: int = 50_000
     max_queue_bytes: int = 32 * 1024 * 1024
+
+
+class OpenOptions(TypedDict, total=False):
+    """What a chat is opened with besides its agent name: ``Chat``'s keywords."""
+
+    command: Sequence[str] | None
+    env: Mapping[str, str] | None
+    cwd: str | None
+    mode: str | None
+    mcp_servers: Sequence[Mapping[str, Any]]
+    notebook_tools: bool
+    load_session_id: str | None
+    share: Literal["anyone"] | None
 
 
 class Forbidden(PermissionError):
@@ -169,36 +184,25 @@ class _Chat:
     start_task: asyncio.Task[None] | None = None
 
 
+@dataclass(eq=False)
 class Hub:
     """The chats of one kernel (the per-kernel bridge) and the rules around them."""
 
-    def __init__(
-        self,
-        config: HubConfig = HubConfig(),
-        name: str = "",
-        notebook_tools: ToolsFactory | None = None,
-        kernel_query: KernelQuery | None = None,
-    ) -> None:
-        self.config = config
-        self.name = name
-        # Serves a chat's `notebook` MCP server; None: this hub's chats get none.
-        self.notebook_tools = notebook_tools
-        # Asks the kernel for a kernel-side tool (the composer's @ mentions); None: no kernel.
-        self.kernel_query = kernel_query
-        self.chats: dict[str, _Chat] = {}
-        self._closed = False
+    config: HubConfig = field(default_factory=HubConfig)
+    name: str = ""
+    # Serves a chat's `notebook` MCP server; None: this hub's chats get none.
+    notebook_tools: ToolsFactory | None = None
+    # Asks the kernel for a kernel-side tool (the composer's @ mentions); None: no kernel.
+    kernel_query: KernelQuery | None = None
+    chats: dict[str, _Chat] = field(default_factory=dict, init=False)
+    _closed: bool = field(default=False, init=False)
 
     # ------------------------------------------------------------ chats
 
-    def resolve(
-        self,
-        agent: str | None = None,
-        command: Sequence[str] | None = None,
-        env: Mapping[str, str] | None = None,
-        mode: str | None = None,
-    ) -> AgentSpec:
+    def resolve(self, agent: str | None, options: OpenOptions) -> AgentSpec:
         """Apply the admin's rules to a requested agent; raises ``Forbidden``."""
         config = self.config
+        command = options.get("command")
         if command is not None and not config.allow_commands:
             raise Forbidden("starting arbitrary commands is disabled on this server")
         name = agent or config.default_agent
@@ -211,8 +215,8 @@ class Hub:
         return resolve_agent(
             name if command is None else agent,
             command=command,
-            env=env,
-            mode=mode,
+            env=options.get("env"),
+            mode=options.get("mode"),
             commands=config.agent_commands,
         )
 
@@ -220,37 +224,28 @@ class Hub:
         self,
         agent: str | None = None,
         *,
-        command: Sequence[str] | None = None,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        mode: str | None = None,
-        mcp_servers: Sequence[Mapping[str, Any]] = (),
         owner: str | None = None,
-        chat_id: str | None = None,
-        load_session_id: str | None = None,
-        notebook_tools: bool = True,
-        share: str | None = None,
+        **options: Unpack[OpenOptions],
     ) -> str:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
 
-        ``mcp_servers`` are the user's own (``ValueError`` when malformed); the chat's
-        ``notebook`` server is added unless ``notebook_tools`` is False.
+        ``options`` are ``Chat``'s. ``mcp_servers`` are the user's own (``ValueError``
+        when malformed); the chat's ``notebook`` server is added unless
+        ``notebook_tools`` is False.
         """
         if self._closed:
             raise RuntimeError(
                 "the chats of this kernel are closed (it shut down, or the server stops)"
             )
-        spec = self.resolve(agent, command, env, mode)
-        servers = normalize(mcp_servers)
-        tools = notebook_tools and self.notebook_tools is not None
+        spec = self.resolve(agent, options)
+        servers = normalize(options.get("mcp_servers", ()))
+        tools = options.get("notebook_tools", True) and self.notebook_tools is not None
         if tools and any(s["name"] == NOTEBOOK for s in servers):
             raise ValueError(
                 f"an MCP server named {NOTEBOOK!r} is the chat's own notebook tools: "
                 "rename yours, or pass notebook_tools=False"
             )
-        chat_id = chat_id or uuid.uuid4().hex
-        if chat_id in self.chats:
-            raise ValueError(f"chat {chat_id!r} exists")
+        chat_id = uuid.uuid4().hex
         chat: _Chat | None = None
 
         def sink(event: Event) -> None:
@@ -260,14 +255,14 @@ class Hub:
         session = ChatSession(
             chat_id,
             spec,
-            cwd=os.path.abspath(cwd or os.getcwd()),
+            cwd=os.path.abspath(options.get("cwd") or os.getcwd()),
             mcp_servers=servers,
             config=self.config.session,
             sink=sink,
-            load_session_id=load_session_id,
+            load_session_id=options.get("load_session_id"),
             notebook=await self.notebook_tools() if tools and self.notebook_tools else None,
         )
-        chat = _Chat(session, owner, share)
+        chat = _Chat(session, owner, options.get("share"))
         self.chats[chat_id] = chat
         chat.start_task = asyncio.create_task(session.start())
         return chat_id
@@ -438,18 +433,7 @@ class Hub:
 
     async def _open(self, req: OpenRequest) -> Frame:
         try:
-            chat_id = await self.open_chat(
-                req.agent,
-                command=req.command,
-                env=req.env,
-                cwd=req.cwd,
-                mode=req.mode,
-                mcp_servers=req.mcpServers,
-                owner=req.owner,
-                load_session_id=req.loadSessionId,
-                notebook_tools=req.notebookTools,
-                share=req.share,
-            )
+            chat_id = await self.open_chat(req.agent, owner=req.owner, **_options(req))
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))
         except ValueError as exc:  # an unknown agent, malformed mcpServers
@@ -458,6 +442,16 @@ class Hub:
             return error_ack(req.id, "INTERNAL", str(exc))
         log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
         return {"ack": req.id, "accepted": True, "chatId": chat_id}
+
+
+def _options(req: OpenRequest) -> OpenOptions:
+    """The request's options under ``Chat``'s keyword names (``mcpServers``: ``mcp_servers``)."""
+    wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
+    return cast(OpenOptions, {re.sub("[A-Z]", _lower, k): v for k, v in wire.items()})
+
+
+def _lower(capital: re.Match[str]) -> str:
+    return "_" + capital[0].lower()
 
 
 class BadRequest(ValueError):

@@ -10,6 +10,7 @@ without a kernel (or rendered by nbconvert) still show the conversation. The
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from .attachments import describe
@@ -120,62 +121,54 @@ def _text(value: object) -> str:
     return f"<bdi>{_esc(value)}</bdi>"
 
 
+# The items that are text, each in its own markup.
+_TEXT_ROWS = {
+    "user": '<div class="acpnb-static-user"><b>You:</b> {}</div>',
+    "agent": '<div class="acpnb-static-agent" style="white-space:pre-wrap">{}</div>',
+    "thought": "<details><summary>Thought</summary><pre>{}</pre></details>",
+    "error": '<div style="color:#b00">{}</div>',
+}
+
+
 def render_html(snap: dict[str, Any]) -> str:
     """A static, script-free transcript; every agent string is escaped."""
-    rows: list[str] = []
-    for item in snap["items"]:
-        kind = item["type"]
-        if kind == "user":
-            attached = item.get("attachments")
-            extra = f" {_text(describe(attached))}" if attached else ""
-            rows.append(
-                f'<div class="acpnb-static-user"><b>You:</b> {_text(item["text"])}{extra}</div>'
-            )
-        elif kind == "agent":
-            rows.append(
-                f'<div class="acpnb-static-agent" style="white-space:pre-wrap">{_text(item["text"])}</div>'
-            )
-        elif kind == "thought":
-            rows.append(
-                f"<details><summary>Thought</summary><pre>{_text(item['text'])}</pre></details>"
-            )
-        elif kind == "tool":
-            tool = snap["toolCalls"].get(item["toolCallId"], {})
-            rows.append(
-                f"<div>🔧 {_text(tool.get('title') or item['toolCallId'])} — {_text(tool.get('status') or '')}</div>"
-            )
-            if (code := _run_code(tool)) is not None:
-                rows.append(f"<pre>{_text(code)}</pre>")
-        elif kind == "permission":
-            p = snap["permissions"].get(item["requestId"], {})
-            title = (p.get("toolCall") or {}).get("title") or "permission"
-            rows.append(
-                f"<div>🔒 {_text(title)}: {_text(p.get('optionId') or p.get('outcome') or 'pending')}</div>"
-            )
-        elif kind == "elicitation":
-            e = snap["elicitations"].get(item["requestId"], {})
-            rows.append(
-                f"<div>❓ {_text(e.get('message') or '')} — {_text(e.get('outcome') or 'pending')}</div>"
-            )
-        elif kind == "error":
-            rows.append(f'<div style="color:#b00">{_text(item["text"])}</div>')
+    rows = "".join(_row(snap, item) for item in snap["items"])
     agent = snap["agent"]
     head = f"<div><b>{_text(agent.get('name') or 'agent')}</b> · {_text(agent.get('status'))}</div>"
-    return f'<div class="acpnb-static">{head}{"".join(rows)}</div>'
+    return f'<div class="acpnb-static">{head}{rows}</div>'
+
+
+def _row(snap: dict[str, Any], item: dict[str, Any]) -> str:
+    kind = item["type"]
+    if kind in _TEXT_ROWS:
+        attached = item.get("attachments")  # a user message's
+        extra = f" {_text(describe(attached))}" if attached else ""
+        return _TEXT_ROWS[kind].format(_text(item["text"]) + extra)
+    if kind == "tool":
+        tool = snap["toolCalls"].get(item["toolCallId"], {})
+        title = tool.get("title") or item["toolCallId"]
+        card = _card("🔧", title, " — ", tool.get("status") or "")
+        code = _run_code(tool)
+        return card if code is None else f"{card}<pre>{_text(code)}</pre>"
+    if kind == "permission":
+        p = snap["permissions"].get(item["requestId"], {})
+        title = (p.get("toolCall") or {}).get("title") or "permission"
+        return _card("🔒", title, ": ", p.get("optionId") or p.get("outcome") or "pending")
+    if kind == "elicitation":
+        e = snap["elicitations"].get(item["requestId"], {})
+        return _card("❓", e.get("message") or "", " — ", e.get("outcome") or "pending")
+    return ""
+
+
+def _card(icon: str, title: object, separator: str, state: object) -> str:
+    return f"<div>{icon} {_text(title)}{separator}{_text(state)}</div>"
 
 
 def saved_chat(
-    compact_snapshot: dict[str, Any],
-    *,
-    chat_id: str,
-    kernel_id: str,
-    agent: str,
-    named: bool,
-    cwd: str,
-    mode: str | None,
-    locale: str = "",
+    compact_snapshot: dict[str, Any], chat: Mapping[str, Any], named: bool
 ) -> dict[str, Any]:
-    """The ``SAVED_MIME`` data: the transcript, and whether "Continue" can reopen it.
+    """The ``SAVED_MIME`` data: ``chat`` (its ids, agent, cwd, mode and locale), the
+    transcript, and whether "Continue" can reopen it.
 
     Only a named agent can be reopened (the server starts no command from a notebook),
     and only one that advertised session/load or session/resume.
@@ -184,16 +177,10 @@ def saved_chat(
     session_id = agent_state.get("sessionId")
     return {
         "version": 1,
-        "chatId": chat_id,
-        "kernelId": kernel_id,
-        "agent": agent,
-        "cwd": cwd,
-        "mode": mode,
+        **chat,
         "sessionId": session_id,
         "canLoad": named
         and isinstance(session_id, str)
         and continue_method(agent_state.get("capabilities")) is not None,
         "snapshot": compact_snapshot,
-        # Chat(locale=...), for a renderer other than the widget (the JupyterLab extension's).
-        "locale": locale,
     }

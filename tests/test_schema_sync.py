@@ -20,7 +20,8 @@ CONTRACTS_TS = Path(__file__).resolve().parent.parent / "js" / "src" / "contract
 UNIONS = ("StreamEvent", "ClientRequest")
 
 _INTERFACE = re.compile(
-    r"(?P<doc>/\*\*(?:(?!\*/).)*\*/\s*)?^export interface (?P<name>\w+) \{\n(?P<body>.*?)^\}",
+    r"(?P<doc>/\*\*(?:(?!\*/).)*\*/\s*)?^export interface (?P<name>\w+)"
+    r"(?: extends (?P<base>\w+))? \{\n(?P<body>.*?)^\}",
     re.MULTILINE | re.DOTALL,
 )
 _PROPERTY = re.compile(r"^\s*(?P<name>\w+)(?P<opt>\??): (?P<type>.+);$")
@@ -70,10 +71,9 @@ def parse_ts(source: str) -> tuple[dict[str, Fields], dict[str, list[str]]]:
     """Interfaces (local ones left out) and the members of each union alias."""
     aliases = {m["name"]: " ".join(m["body"].split()) for m in _ALIAS.finditer(source)}
     interfaces: dict[str, Fields] = {}
+    local: dict[str, Fields] = {}  # the client-only ones: bases, never compared
     for m in _INTERFACE.finditer(source):
-        if m["doc"] and "@local" in m["doc"]:
-            continue
-        fields: Fields = {}
+        fields: Fields = dict(local[m["base"]]) if m["base"] else {}
         for line in m["body"].splitlines():
             if not line.strip() or _COMMENT.match(line):
                 continue
@@ -81,7 +81,10 @@ def parse_ts(source: str) -> tuple[dict[str, Fields], dict[str, list[str]]]:
             assert prop, f"{m['name']}: unreadable line {line!r} (see the format in contracts.ts)"
             assert prop["name"] not in fields, f"{m['name']}.{prop['name']} declared twice"
             fields[prop["name"]] = (not prop["opt"], canon(prop["type"], aliases))
-        interfaces[m["name"]] = fields
+        if m["doc"] and "@local" in m["doc"]:
+            local[m["name"]] = fields
+        else:
+            interfaces[m["name"]] = fields
     unions = {name: _split_top(body, "|") for name, body in aliases.items()}
     return interfaces, unions
 

@@ -7,28 +7,23 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..hub import Hub, HubConfig
 from ..notebook_tools.server import ServerTools
 
 
+@dataclass(eq=False)
 class KernelHubs:
-    def __init__(
-        self,
-        config: HubConfig,
-        log: logging.Logger,
-        tools: ServerTools | None = None,
-        query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]] | None = None,
-    ) -> None:
-        self.config = config
-        self.log = log
-        # Asks a kernel (by id) for a kernel-side tool: the composer's @ mentions.
-        self.query = query
-        # The chats' notebook tools; None when the server turns them off.
-        self.tools = tools
-        self._hubs: dict[str, Hub] = {}
-        self._closed = False
+    config: HubConfig
+    log: logging.Logger
+    # The chats' notebook tools; None when the server turns them off.
+    tools: ServerTools | None = None
+    # Asks a kernel (by id) for a kernel-side tool: the composer's @ mentions.
+    query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]] | None = None
+    _hubs: dict[str, Hub] = field(default_factory=dict, init=False)
+    _closed: bool = field(default=False, init=False)
 
     def get(self, kernel_id: str) -> Hub | None:
         return self._hubs.get(kernel_id)

@@ -11,7 +11,8 @@
 //     the check expands aliases, and StreamEvent / ClientRequest must list every model
 //     of their discriminated unions;
 //   - an interface preceded by a doc comment containing `@local` is client-only (not a
-//     pydantic model) and is not checked.
+//     pydantic model) and is not checked;
+//   - `export interface Name extends Base {` adds Base's properties (Base declared above).
 
 export type FieldType = "text" | "number" | "integer" | "boolean" | "enum" | "multi";
 
@@ -163,6 +164,12 @@ export type StreamEvent =
 
 // ---------------------------------------------------------------- requests (up)
 
+/** @local The fields every request on a chat has (contracts.py's `_ChatRequest`). */
+export interface ChatRequestBase {
+  chatId: string;
+  id?: number | string | null;
+}
+
 // The kernel's own requests (trusted callers only; the widget never sends them).
 
 export interface OpenRequest {
@@ -181,15 +188,11 @@ export interface OpenRequest {
   notebookTools?: boolean;
 }
 
-export interface SubscribeRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface SubscribeRequest extends ChatRequestBase {
   type: "chat:subscribe";
 }
 
-export interface CloseRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface CloseRequest extends ChatRequestBase {
   type: "chat:close";
 }
 
@@ -234,54 +237,40 @@ export interface Attachment {
 
 // The chat requests.
 
-export interface PromptRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface PromptRequest extends ChatRequestBase {
   type: "chat:prompt";
   text: string;
   attachments?: Attachment[] | null;
 }
 
-export interface CancelRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface CancelRequest extends ChatRequestBase {
   type: "chat:cancel";
 }
 
-export interface ResyncRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface ResyncRequest extends ChatRequestBase {
   type: "chat:resync";
   since?: number | null;
 }
 
-export interface SetModeRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface SetModeRequest extends ChatRequestBase {
   type: "chat:set_mode";
   modeId: string;
 }
 
-export interface SetConfigRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface SetConfigRequest extends ChatRequestBase {
   type: "chat:set_config";
   configId: string;
   value: string | boolean;
 }
 
-export interface PermissionRespondRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface PermissionRespondRequest extends ChatRequestBase {
   type: "chat:permission.respond";
   requestId: string;
   optionId?: string | null;
   cancel?: boolean;
 }
 
-export interface ElicitationRespondRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface ElicitationRespondRequest extends ChatRequestBase {
   type: "chat:elicitation.respond";
   requestId: string;
   action: "accept" | "decline" | "cancel";
@@ -305,16 +294,12 @@ export type ClientRequest =
 // ---------------------------------------------------------------- acks and frames (down)
 
 /** The composer's `@`: the kernel's variables (names and types). */
-export interface VariablesRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface VariablesRequest extends ChatRequestBase {
   type: "chat:variables";
 }
 
 /** The composer's `@name`: that variable as an attachment. */
-export interface MentionRequest {
-  chatId: string;
-  id?: number | string | null;
+export interface MentionRequest extends ChatRequestBase {
   type: "chat:mention";
   name: string;
 }

@@ -171,6 +171,15 @@ const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
   ["agent_message_chunk", "agent"],
   ["agent_thought_chunk", "thought"],
 ]);
+// The session/update kinds that set a part of the state (each ends a running thought).
+const STATE_UPDATES = new Set([
+  "plan",
+  "usage_update",
+  "current_mode_update",
+  "config_option_update",
+  "available_commands_update",
+  "session_info_update",
+]);
 const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
@@ -302,34 +311,30 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
     chunk(state, chunkType, u, ts);
     return;
   }
+  if (kind === "tool_call" || kind === "tool_call_update") {
+    tool(state, kind === "tool_call", u, ts);
+    return;
+  }
+  if (!STATE_UPDATES.has(kind)) return;
+  closeThought(state, ts);
   switch (kind) {
-    case "tool_call":
-    case "tool_call_update":
-      tool(state, kind === "tool_call", u, ts);
-      break;
     case "plan":
-      closeThought(state, ts);
       state.plan = objects(u.entries);
       break;
     case "usage_update":
-      closeThought(state, ts);
       state.usage = { used: num(u.used), size: num(u.size), cost: object(u.cost) };
       break;
     case "current_mode_update":
-      closeThought(state, ts);
       state.modes ??= { currentModeId: null, availableModes: [] };
       state.modes.currentModeId = str(u.currentModeId);
       break;
     case "config_option_update":
-      closeThought(state, ts);
       state.configOptions = objects(u.configOptions);
       break;
     case "available_commands_update":
-      closeThought(state, ts);
       state.commands = objects(u.availableCommands);
       break;
     case "session_info_update":
-      closeThought(state, ts);
       // An absent title leaves it alone; an explicit null clears it.
       if ("title" in u) state.title = str(u.title);
       break;
