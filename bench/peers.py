@@ -91,10 +91,10 @@ def ensure_venv() -> Path:
     """The peer's Python: the cached environment when it holds the peer, else a new one.
     Our persona is reinstalled every time (cheap), so its source here is what runs."""
     python = VENV / "bin" / "python"
+    VENV.parent.mkdir(parents=True, exist_ok=True)
     with INSTALL_LOG.open("a") as log:
         if not (python.exists() and _run([str(python), "-c", CHECK], log) == 0):
             progress(f"installing {PEER} {PEER_VERSION} into {VENV} (log: {INSTALL_LOG})")
-            VENV.parent.mkdir(parents=True, exist_ok=True)
             _must([sys.executable, "-m", "venv", "--clear", str(VENV)], log)
             _must([str(python), "-m", "pip", "install", *REQUIREMENTS], log)
         args = ["-m", "pip", "install", "--no-deps", "--force-reinstall", str(PERSONA)]
@@ -149,6 +149,7 @@ def tree_cpu(pid: int) -> float:
 
 @dataclass
 class Run:
+    chunks: int
     seconds: float
     longest_ms: float
     cpu_s: float
@@ -186,7 +187,7 @@ class System:
                 root=self.root,
             )
         cpu = tree_cpu(self.server.proc.pid) - before
-        return Run(seconds, tasks[0].longest_ms, cpu)
+        return Run(count, seconds, tasks[0].longest_ms, cpu)
 
 
 @contextlib.contextmanager
@@ -325,9 +326,13 @@ def support(system: System) -> None:
 # ---------------------------------------------------------------- the run and its table
 
 
-def spread(values: list[float], unit: str, digits: int = 3) -> str:
+def number(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def spread(values: list[float], unit: str) -> str:
     low, mid, high = min(values), statistics.median(values), max(values)
-    return f"{low:.{digits}g} / {mid:.{digits}g} / {high:.{digits}g} {unit}"
+    return f"{number(low)} / {number(mid)} / {number(high)} {unit}".rstrip()
 
 
 def ratios(peer_values: list[float], our_values: list[float]) -> str:
@@ -336,33 +341,21 @@ def ratios(peer_values: list[float], our_values: list[float]) -> str:
         (statistics.median(peer_values), statistics.median(our_values)),
         (max(peer_values), max(our_values)),
     ]
-    return " / ".join(f"{p / o:.3g}" if o else "n/a" for p, o in pairs)
+    return " / ".join(number(p / o) if o else "n/a" for p, o in pairs)
 
 
 def table(count: int, systems: list[System]) -> list[tuple[str, ...]]:
-    them, us = (next(s for s in systems if s.name == n) for n in (PEER, OURS))
-    measures: list[tuple[str, str, Callable[[Run], float], int]] = [
-        (f"{count:,}-chunk answer, prompt to rendered", "s", lambda r: r.seconds, 3),
-        ("longest main-thread task", "ms", lambda r: r.longest_ms, 3),
-        (
-            "server CPU over the answer (server + children: agent, kernel)",
-            "s",
-            lambda r: r.cpu_s,
-            3,
-        ),
+    us, them = (next(s for s in systems if s.name == n) for n in (OURS, PEER))
+    measures: list[tuple[str, str, Callable[[Run], float]]] = [
+        (f"{count:,}-chunk answer, Enter to all rendered", "s", lambda r: r.seconds),
+        ("chunks/s", "", lambda r: r.chunks / r.seconds),
+        ("longest main-thread task", "ms", lambda r: r.longest_ms),
+        ("server CPU over the answer (server + its children)", "s", lambda r: r.cpu_s),
     ]
     lines: list[tuple[str, ...]] = []
-    for name, unit, get, digits in measures:
+    for name, unit, get in measures:
         a, b = [get(r) for r in us.runs], [get(r) for r in them.runs]
-        lines.append((name, spread(a, unit, digits), spread(b, unit, digits), ratios(b, a)))
-    lines.append(
-        (
-            "chunks/s (median)",
-            f"{count / statistics.median(r.seconds for r in us.runs):,.0f}",
-            f"{count / statistics.median(r.seconds for r in them.runs):,.0f}",
-            "",
-        )
-    )
+        lines.append((name, spread(a, unit), spread(b, unit), ratios(b, a)))
     for name, _ in SUPPORT:
         lines.append(
             (name, us.support.get(name, "not tried"), them.support.get(name, "not tried"), "")
@@ -381,9 +374,11 @@ def run(ctx: Context, count: int, runs: int) -> int:
         for system in systems:
             warm_up(system)
         for number in range(1, runs + 1):
+            # One chunk more each run: no answer equals the one before it on the page.
+            size = count + number - 1
             for system in systems:  # interleaved: A B A B …
-                progress(f"run {number}/{runs}: {system.name}, stream {count:,}")
-                system.runs.append(system.answer(browser, count))
+                progress(f"run {number}/{runs}: {system.name}, stream {size:,}")
+                system.runs.append(system.answer(browser, size))
                 last = system.runs[-1]
                 progress(
                     f"  {last.seconds:.2f} s, longest task {last.longest_ms:.0f} ms, CPU {last.cpu_s:.2f} s"
@@ -391,7 +386,8 @@ def run(ctx: Context, count: int, runs: int) -> int:
         for system in systems:
             support(system)
     print(
-        f"{OURS} vs {PEER} {PEER_VERSION}, the same demo agent (`stream {count:,}`), "
+        f"{OURS} vs {PEER} {PEER_VERSION}, the same demo agent (`stream {count:,}`, one chunk "
+        "more each run so no answer equals the one before it), "
         f"{runs} runs each, interleaved; min / median / max; ratio = {PEER} / {OURS}. "
         f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d', time.gmtime())}."
     )
