@@ -31,10 +31,12 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .mock_model import Script
 
 Json = dict[str, Any]
 
@@ -154,22 +156,15 @@ def _sse(path: str, reply: Reply) -> Iterator[bytes]:
         yield b"data: [DONE]\n\n"
 
 
-Rule = tuple[Callable[[ModelRequest], bool], Reply]
+class MockOpenAI(Script[ModelRequest, Reply]):
+    """Start with ``with MockOpenAI() as mock``; ``mock.base_url`` goes into the config.
 
-
-class MockOpenAI:
-    """Start with ``with MockOpenAI() as mock``; ``mock.base_url`` goes into the config."""
+    ``requests`` holds the conversation's requests (side requests left out).
+    """
 
     def __init__(self) -> None:
-        self._rules: list[Rule] = []
-        self._requests: list[ModelRequest] = []
-        self._unmatched: list[ModelRequest] = []
-        self._lock = threading.Lock()
+        super().__init__(text("(mock: no rule matched this request)"))
         self._server: ThreadingHTTPServer | None = None
-
-    def on(self, when: Callable[[ModelRequest], bool], reply: Reply) -> None:
-        with self._lock:
-            self._rules.append((when, reply))
 
     def on_prompt(self, contains: str, reply: Reply) -> None:
         self.on(lambda r: contains in r.prompt, reply)
@@ -177,36 +172,17 @@ class MockOpenAI:
     def on_output(self, call_id: str, reply: Reply) -> None:
         self.on(lambda r: r.output is not None and r.output[0] == call_id, reply)
 
-    @property
-    def requests(self) -> list[ModelRequest]:
-        """The conversation's requests (side requests left out), in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
-    @property
-    def unmatched(self) -> list[ModelRequest]:
-        """Requests no rule answered (they got a placeholder text)."""
-        with self._lock:
-            return list(self._unmatched)
-
     def outputs(self, call_id: str) -> list[str]:
         """The outputs of ``call_id`` returned to the model, one per request that added it."""
         return [
             r.output[1] for r in self.requests if r.output is not None and r.output[0] == call_id
         ]
 
-    def _answer(self, request: ModelRequest) -> Reply:
+    def _reply(self, request: ModelRequest) -> Reply:
         if not request.body.get("tools"):
             return TITLE
-        with self._lock:
-            self._requests.append(request)
-            rules = list(self._rules)
-        for when, reply in rules:
-            if when(request):
-                return reply
-        with self._lock:
-            self._unmatched.append(request)
-        return text("(mock: no rule matched this request)")
+        self._record(request)
+        return self._answer(request)
 
     @property
     def base_url(self) -> str:
@@ -227,7 +203,7 @@ class MockOpenAI:
                 if path not in (RESPONSES, CHAT):
                     self.send_error(404)
                     return
-                reply = mock._answer(ModelRequest(path, body))
+                reply = mock._reply(ModelRequest(path, body))
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.end_headers()

@@ -68,6 +68,8 @@ import tornado.iostream
 import tornado.netutil
 import tornado.web
 
+from ..mock_model import Script
+
 # ---------------------------------------------------------------- reply building blocks
 
 
@@ -304,15 +306,6 @@ Matcher = Callable[[MessagesRequest], bool]
 Responder = Union[Answer, Callable[[MessagesRequest], Answer]]
 
 
-@dataclass(frozen=True)
-class _Rule:
-    when: Matcher
-    answer: Responder
-    # Rules apply to one kind of request, so a prompt-substring rule never answers the
-    # side requests, which quote the whole conversation.
-    kind: str
-
-
 def _with_fresh_ids(reply: Reply) -> Reply:
     blocks = [
         replace(b, id=f"toolu_mock_{uuid.uuid4().hex[:20]}")
@@ -333,31 +326,24 @@ _SIDE_DEFAULTS: dict[str, Answer] = {
 # ---------------------------------------------------------------- the server
 
 
-class MockAnthropic:
-    """The mock server. Start with ``with MockAnthropic() as m`` or ``start()``/``stop()``."""
+class MockAnthropic(Script[MessagesRequest, Answer]):
+    """The mock server. Start with ``with MockAnthropic() as m`` or ``start()``/``stop()``.
+
+    ``requests`` holds every /v1/messages request, side requests included. Rules apply
+    to one kind of request (``on(..., kind=...)``), so a prompt-substring rule never
+    answers the side requests, which quote the whole conversation.
+    """
 
     def __init__(self, model: str = "claude-mock") -> None:
+        super().__init__(text("(mock: no rule matched this request)"))
         self.model = model
-        self._rules: list[_Rule] = []
-        self._requests: list[MessagesRequest] = []
-        self._unmatched: list[MessagesRequest] = []
         self._other: list[tuple[str, str]] = []
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_event: asyncio.Event | None = None
         self.port = 0
 
     # ---- scripting
-
-    def on(self, when: Matcher, answer: Responder, *, kind: str = "main") -> None:
-        """Answer requests of ``kind`` for which ``when(req)`` holds; first added rule wins.
-
-        ``answer`` is a Reply/ApiError or a function of the request returning one.
-        """
-        with self._lock:
-            self._rules.append(_Rule(when, answer, kind))
 
     def on_user(self, contains: str, answer: Responder) -> None:
         """Answer when the newest user prompt contains ``contains``."""
@@ -370,23 +356,9 @@ class MockAnthropic:
             answer,
         )
 
-    def on_title(self, answer: Responder) -> None:
-        """Answer the title side request (default: ``{"title": "Mock chat"}``)."""
-        self.on(lambda r: True, answer, kind="title")
-
     def _choose(self, req: MessagesRequest) -> Answer:
-        kind = req.kind
-        with self._lock:
-            rules = [r for r in self._rules if r.kind == kind]
-        for rule in rules:
-            if rule.when(req):
-                answer = rule.answer(req) if callable(rule.answer) else rule.answer
-                return _with_fresh_ids(answer) if isinstance(answer, Reply) else answer
-        if kind in _SIDE_DEFAULTS:
-            return _SIDE_DEFAULTS[kind]
-        with self._lock:
-            self._unmatched.append(req)
-        return text("(mock: no rule matched this request)")
+        answer = self._answer(req, req.kind, _SIDE_DEFAULTS.get(req.kind))
+        return _with_fresh_ids(answer) if isinstance(answer, Reply) else answer
 
     # ---- inspection (thread-safe snapshots)
 
@@ -395,20 +367,8 @@ class MockAnthropic:
         return f"http://127.0.0.1:{self.port}"
 
     @property
-    def requests(self) -> list[MessagesRequest]:
-        """Every /v1/messages request, in arrival order (side requests included)."""
-        with self._lock:
-            return list(self._requests)
-
-    @property
     def main_requests(self) -> list[MessagesRequest]:
         return [r for r in self.requests if r.kind == "main"]
-
-    @property
-    def unmatched(self) -> list[MessagesRequest]:
-        """Main requests no rule answered (they got a placeholder text)."""
-        with self._lock:
-            return list(self._unmatched)
 
     @property
     def other_requests(self) -> list[tuple[str, str]]:
@@ -419,36 +379,6 @@ class MockAnthropic:
     def tool_results(self, tool_name: str) -> list[ToolResult]:
         """Results of ``tool_name`` returned to the model, in order (one per request)."""
         return [t for r in self.main_requests for t in r.tool_results if t.tool_name == tool_name]
-
-    def _find(self, pred: Matcher) -> MessagesRequest | None:
-        return next((r for r in self._requests if pred(r)), None)
-
-    def wait_for(self, pred: Matcher, timeout: float = 60.0) -> MessagesRequest:
-        """Block until a request satisfying ``pred`` has arrived (earlier ones count)."""
-        with self._changed:
-            if not self._changed.wait_for(lambda: self._find(pred) is not None, timeout):
-                raise TimeoutError(f"no matching request within {timeout}s")
-            found = self._find(pred)
-            assert found is not None
-            return found
-
-    async def await_for(self, pred: Matcher, timeout: float = 60.0) -> MessagesRequest:
-        """``wait_for`` for async tests: polls, so the test's loop stays free."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            with self._lock:
-                found = self._find(pred)
-            if found is not None:
-                return found
-            if loop.time() > deadline:
-                raise TimeoutError(f"no matching request within {timeout}s")
-            await asyncio.sleep(0.02)
-
-    def _record(self, req: MessagesRequest) -> None:
-        with self._changed:
-            self._requests.append(req)
-            self._changed.notify_all()
 
     def _record_other(self, method: str, uri: str) -> None:
         with self._lock:
