@@ -112,7 +112,9 @@ class Client:
                     frame.get("detail", ""),
                 )
             return
-        handler = self._handlers.get(frame.get("chatId", ""))
+        chat_id = frame.get("chatId")
+        # A chat id that is not a string (unhashable) names no chat: the frame is dropped.
+        handler = self._handlers.get(chat_id) if isinstance(chat_id, str) else None
         if handler is None:
             return
         try:

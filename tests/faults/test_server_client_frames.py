@@ -23,6 +23,8 @@ BAD_FRAMES = [
     '"a string"',
     "[1, 2]",
     '{"chatId": "c1", "events": "not a list"}',
+    '{"chatId": ["c1"], "events": []}',  # a chat id that is not a string
+    '{"ack": {"id": 1}, "error": "BAD"}',
 ]
 
 
