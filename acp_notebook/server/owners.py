@@ -41,7 +41,9 @@ class Executions:
         self._senders: OrderedDict[str, str] = OrderedDict()
 
     def note(self, msg_id: str, username: str) -> None:
-        self._senders[msg_id] = username
+        # The first sender keeps an id: every client of a kernel sees the ids of the
+        # cells it runs, and one sent again by someone else must not take the chat over.
+        self._senders.setdefault(msg_id, username)
         if len(self._senders) > self.limit:
             self._senders.popitem(last=False)
 

@@ -10,6 +10,7 @@ The server fixtures are ``tests/server``'s (imported, not copied).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -33,11 +34,19 @@ print("chat:" + json.dumps({name}.chat_id), flush=True)
 """
 
 
-async def run_as(ws_url: Any, token: str, kernel_id: str, code: str) -> str:
-    """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout."""
+async def run_as(
+    ws_url: Any,
+    token: str,
+    kernel_id: str,
+    code: str,
+    msg_id: str | None = None,
+    busy: asyncio.Event | None = None,
+) -> str:
+    """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout.
+    ``busy`` is set once the kernel runs it."""
     url = ws_url(f"api/kernels/{kernel_id}/channels")
     ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
-    msg_id = uuid.uuid4().hex
+    msg_id = msg_id or uuid.uuid4().hex
     header = {
         "msg_id": msg_id,
         "msg_type": "execute_request",
@@ -66,6 +75,8 @@ async def run_as(ws_url: Any, token: str, kernel_id: str, code: str) -> str:
                 raise AssertionError("\n".join(msg["content"]["traceback"]))
             elif kind == "status" and msg["content"]["execution_state"] == "idle":
                 return out
+            elif kind == "status" and busy is not None:
+                busy.set()
     finally:
         ws.close()
     raise AssertionError("the kernel socket closed")
@@ -158,3 +169,33 @@ async def test_the_user_whose_cell_opened_a_chat_owns_it(
     assert ack["accepted"], ack
     by_bob = await bob_on_shared.event(shared_id, "elicitation_resolved")
     assert by_bob["by"] == "bob"
+
+
+@pytest.mark.fault("another user re-sends the msg_id of the cell that opens a chat")
+@pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
+async def test_a_copied_execute_id_does_not_change_the_owner(
+    start_kernel: Any,
+    browser: Any,
+    ws_url: Any,
+    jp_serverapp: ServerApp,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every client of a kernel sees the msg_id of the cell that runs (in its iopub
+    # messages' parent header): bob sends an execute_request of his own under the id of
+    # alice's cell while it runs, before it opens its chat.
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    alice_token = jp_serverapp.identity_provider.token
+    kernel_id = await start_kernel()
+    msg_id = uuid.uuid4().hex
+    code = "import time\ntime.sleep(1)\n" + OPEN.format(name="mine", share="", prompt="ask-user")
+    running = asyncio.Event()
+    alices = asyncio.create_task(run_as(ws_url, alice_token, kernel_id, code, msg_id, running))
+    await running.wait()
+    await run_as(ws_url, "bob", kernel_id, "pass", msg_id)
+    chat_id = chat_of(await alices)
+    bob = await browser(kernel_id, chat_id, {"Authorization": "token bob"})
+    card = await bob.card(chat_id)
+    refused = {"type": "chat:elicitation.respond", "chatId": chat_id, "action": "decline"}
+    refused["requestId"] = card["requestId"]
+    assert (await bob.request(refused))["error"] == "FORBIDDEN"
+    assert (await bob.request({"type": "chat:cancel", "chatId": chat_id}))["error"] == "FORBIDDEN"
