@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 MAX_DEPTH = 64
@@ -22,6 +23,10 @@ _QUOTED = re.compile(rb'"[^"]*"')
 _NOT_STRUCTURE = bytes(c for c in range(256) if c not in b'[]{}"')
 # Objects count as arrays: a pass then removes one level whichever kind nests.
 _SQUARE = bytes.maketrans(b"{}", b"[]")
+
+
+# json.loads's scanner (C), called without its two Python-level wrappers.
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 class Rejected(ValueError):
@@ -85,7 +90,12 @@ def loads(
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if len(raw) > max_bytes:
         raise OverLimit(f"{len(raw):,} bytes is over the {max_bytes:,}-byte limit")
-    check_shape(raw, max_depth, max_containers)
+    # Nesting depth and the number of arrays and objects are each at most the count of
+    # "{" and "[" (those inside strings too): text with few of them needs no shape check.
+    # An agent's streamed chunk has four, and this spares it a third of its parse.
+    opening = raw.count(b"{") + raw.count(b"[")
+    if opening > max_depth or opening > max_containers:
+        check_shape(raw, max_depth, max_containers)
     try:
         # Decoding here spares json.loads its encoding sniffing; a BOM is tolerated.
         text = (
@@ -93,7 +103,14 @@ def loads(
             if isinstance(data, str)
             else raw.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogatepass")
         )
-        return json.loads(text)
+        # The scanner alone is json.loads minus a quarter of a short line's cost; text it
+        # does not take whole (surrounding whitespace, an error) goes to json.loads,
+        # which reads it, or says what is wrong with it, as always.
+        try:
+            value, end = _SCAN(text, 0)
+        except (StopIteration, ValueError):
+            return json.loads(text)
+        return value if end == len(text) else json.loads(text)
     except RecursionError:  # only reachable with a max_depth above the interpreter's limit
         raise OverLimit(f"nested deeper than {max_depth} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:

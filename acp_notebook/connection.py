@@ -221,14 +221,24 @@ class AgentConnection:
     async def _read_stdout(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stdout = self._proc.stdout
+        # Per line, in the loop below: locals, and no coroutine (most lines are short).
+        feed, parse, max_line = self._framer.feed, jsonrpc.parse, self._max_line
+        notify, dispatch = self._on_notification, self._dispatch
         try:
             while True:
                 data = await stdout.read(READ_CHUNK)
                 if not data:
                     break
                 self._last_output = time.monotonic()
-                for line in self._framer.feed(data):
-                    await self._handle_line(line)
+                for line in feed(data):
+                    if type(line) is bytes and len(line) <= THREAD_PARSE:
+                        msg = parse(line, max_line)
+                        if type(msg) is Notification:
+                            notify(msg)
+                        else:
+                            dispatch(msg)
+                    else:
+                        await self._handle_line(line)
             for line in self._framer.close():
                 await self._handle_line(line)
         except Exception:  # a bug in a handler must not leave requests hanging

@@ -108,8 +108,25 @@ def test_many_short_strings_are_checked_fast() -> None:
 
 @pytest.mark.parametrize("bad", [b'{"a": "unterminated', b"[" * 1000, b"[[]", b'["a"]]'])
 def test_unbalanced_is_not_json_rather_than_deep(bad: bytes) -> None:
-    with pytest.raises(Rejected, match="unbalanced"):
+    # Short ones skip the shape check (json.loads names the fault); long ones fail it.
+    with pytest.raises(Rejected, match="not JSON") as info:
         loads(bad, max_bytes=1 << 20)
+    assert not isinstance(info.value, bounded_json.OverLimit)
+    with pytest.raises(Rejected, match="unbalanced"):
+        bounded_json.check_shape(bad)
+
+
+def test_few_brackets_skip_the_shape_check_and_parse_as_json_loads() -> None:
+    """Up to max_depth "{" and "[" (strings' included) cannot nest deeper: the same
+    result as json.loads, errors and surrounding whitespace included."""
+    for text in (b'{"a": [1, {"b": "[[{"}]}', b'  {"a": 1}\r', b'"x"', b"12", b"[]"):
+        assert loads(text, max_bytes=100, max_depth=4) == json.loads(text)
+    for bad in (b'{"a": 1} x', b"", b"{'a': 1}", b'{"a": 1,}'):
+        with pytest.raises(Rejected, match="not JSON") as info:
+            loads(bad, max_bytes=100, max_depth=4)
+        assert not isinstance(info.value, bounded_json.OverLimit)
+    with pytest.raises(bounded_json.OverLimit, match="deeper"):
+        loads(b"[[[[[1]]]]]", max_bytes=100, max_depth=4)
 
 
 def test_limits_are_over_limit_and_malformed_is_not() -> None:
