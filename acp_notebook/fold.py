@@ -32,17 +32,6 @@ _CHUNK_TYPES = {
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
 }
-# The session/update kinds that set a part of the state (each ends a running thought).
-_STATE_UPDATES = frozenset(
-    {
-        "plan",
-        "usage_update",
-        "current_mode_update",
-        "config_option_update",
-        "available_commands_update",
-        "session_info_update",
-    }
-)
 _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
@@ -221,12 +210,12 @@ def _update(state: ChatState, update: Mapping[str, Json], ts: float | None) -> N
         _chunk(state, chunk_type, update, ts)
     elif kind in ("tool_call", "tool_call_update"):
         _tool(state, kind == "tool_call", update, ts)
-    elif kind in _STATE_UPDATES:
-        _close_thought(state, ts)
-        _set(state, kind, update)
+    elif _set(state, kind, update):
+        _close_thought(state, ts)  # every update of the state ends a running thought
 
 
-def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> None:
+def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> bool:
+    """Sets the part of the state an update of ``kind`` carries; False for another kind."""
     if kind == "plan":
         state.plan = _objects(update.get("entries"))
     elif kind == "usage_update":
@@ -243,9 +232,13 @@ def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> None:
         state.config_options = _objects(update.get("configOptions"))
     elif kind == "available_commands_update":
         state.commands = _objects(update.get("availableCommands"))
-    elif kind == "session_info_update" and "title" in update:
+    elif kind == "session_info_update":
         # An absent title leaves it alone; an explicit null clears it.
-        state.title = _str(update.get("title"))
+        if "title" in update:
+            state.title = _str(update.get("title"))
+    else:
+        return False
+    return True
 
 
 def _chunk(state: ChatState, item_type: str, update: Mapping[str, Json], ts: float | None) -> None:

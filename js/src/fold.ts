@@ -171,15 +171,6 @@ const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
   ["agent_message_chunk", "agent"],
   ["agent_thought_chunk", "thought"],
 ]);
-// The session/update kinds that set a part of the state (each ends a running thought).
-const STATE_UPDATES = new Set([
-  "plan",
-  "usage_update",
-  "current_mode_update",
-  "config_option_update",
-  "available_commands_update",
-  "session_info_update",
-]);
 const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
@@ -315,8 +306,6 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
     tool(state, kind === "tool_call", u, ts);
     return;
   }
-  if (!STATE_UPDATES.has(kind)) return;
-  closeThought(state, ts);
   switch (kind) {
     case "plan":
       state.plan = objects(u.entries);
@@ -338,7 +327,10 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
       // An absent title leaves it alone; an explicit null clears it.
       if ("title" in u) state.title = str(u.title);
       break;
+    default:
+      return; // not an update of the state
   }
+  closeThought(state, ts); // every update of the state ends a running thought
 }
 
 function chunk(state: ChatState, type: ChunkItem["type"], u: JsonObject, ts: number | null): void {

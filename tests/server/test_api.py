@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -20,28 +21,33 @@ def fast_demo(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
 
 
-async def fails(jp_fetch: Any, *path: str, **kwargs: Any) -> tuple[int, str]:
+async def fails(request: Awaitable[Any]) -> tuple[int, str]:
+    """The status and body of a request the server refuses."""
     with pytest.raises(HTTPClientError) as failure:
-        await jp_fetch(*path, **kwargs)
+        await request
     response = failure.value.response
     body = response.body.decode() if response is not None and response.body else ""
     return failure.value.code, body
 
 
-async def post_chat(jp_fetch: Any, body: Any) -> Any:
+def api(jp_fetch: Any, path: str, **kwargs: Any) -> Awaitable[Any]:
+    return jp_fetch("acp-notebook", "api", path, **kwargs)
+
+
+def post_chat(jp_fetch: Any, body: Any, **kwargs: Any) -> Awaitable[Any]:
     data = body if isinstance(body, (str, bytes)) else json.dumps(body)
-    return await jp_fetch("acp-notebook", "api", "chats", method="POST", body=data)
+    return api(jp_fetch, "chats", method="POST", body=data, **kwargs)
 
 
 async def test_agents_lists_every_known_name_and_the_default(jp_fetch: Any) -> None:
-    listed = json.loads((await jp_fetch("acp-notebook", "api", "agents")).body)
+    listed = json.loads((await api(jp_fetch, "agents")).body)
     assert listed["default"] == "demo"
     assert {"demo", "claude-code", "codex"} <= set(listed["agents"])
 
 
 @pytest.mark.acp_config(AcpNotebookApp={"allowed_agents": ["demo"], "default_agent": "demo"})
 async def test_agents_follows_the_allow_list(jp_fetch: Any) -> None:
-    listed = json.loads((await jp_fetch("acp-notebook", "api", "agents")).body)
+    listed = json.loads((await api(jp_fetch, "agents")).body)
     assert listed == {"agents": ["demo"], "default": "demo"}
 
 
@@ -56,7 +62,7 @@ async def test_open_a_chat_list_it_and_talk_to_it(
 ) -> None:
     kernel_id = await start_kernel()
     params = {"kernel": kernel_id}
-    empty = json.loads((await jp_fetch("acp-notebook", "api", "chats", params=params)).body)
+    empty = json.loads((await api(jp_fetch, "chats", params=params)).body)
     assert empty == {"chats": []}
     response = await post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo"})
     assert response.code == 201
@@ -74,7 +80,7 @@ async def test_open_a_chat_list_it_and_talk_to_it(
     await tab.event(chat_id, "turn_ended")
     assert "You said: hello there" in tab.text(chat_id)
 
-    listed = json.loads((await jp_fetch("acp-notebook", "api", "chats", params=params)).body)
+    listed = json.loads((await api(jp_fetch, "chats", params=params)).body)
     assert len(listed["chats"]) == 1
     entry = listed["chats"][0]
     assert entry["chatId"] == chat_id and entry["agent"] == "demo"
@@ -118,12 +124,7 @@ async def test_the_chat_starts_in_the_notebooks_directory(
     assert hub.chats[chat_id].session.cwd == str((jp_root_dir / "work").resolve())
     # An explicit cwd is a directory under the server's root, never outside it.
     code, body = await fails(
-        jp_fetch,
-        "acp-notebook",
-        "api",
-        "chats",
-        method="POST",
-        body=json.dumps({"kernel": kernel_id, "agent": "demo", "cwd": "../.."}),
+        post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo", "cwd": "../.."})
     )
     assert code == 400 and "cwd" in body
     # A saved chat records its cwd as an absolute path: one under the root is that folder.
@@ -131,12 +132,7 @@ async def test_the_chat_starts_in_the_notebooks_directory(
     reply = await post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo", "cwd": absolute})
     assert hub.chats[json.loads(reply.body)["chatId"]].session.cwd == absolute
     code, body = await fails(
-        jp_fetch,
-        "acp-notebook",
-        "api",
-        "chats",
-        method="POST",
-        body=json.dumps({"kernel": kernel_id, "agent": "demo", "cwd": "/etc"}),
+        post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo", "cwd": "/etc"})
     )
     assert code == 400 and "cwd" in body
     await hub.close()
@@ -147,14 +143,7 @@ async def test_agents_outside_the_allow_list_are_forbidden(
     jp_fetch: Any, start_kernel: Any
 ) -> None:
     kernel_id = await start_kernel()
-    code, body = await fails(
-        jp_fetch,
-        "acp-notebook",
-        "api",
-        "chats",
-        method="POST",
-        body=json.dumps({"kernel": kernel_id, "agent": "demo"}),
-    )
+    code, body = await fails(post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo"}))
     assert code == 403 and "not allowed" in body
 
 
@@ -178,30 +167,21 @@ async def test_bad_bodies_are_refused_with_a_reason(
     kernel_id = await start_kernel()
     if isinstance(body, dict):
         body = json.dumps({k: kernel_id if v == "K" else v for k, v in body.items()})
-    code, text = await fails(jp_fetch, "acp-notebook", "api", "chats", method="POST", body=body)
+    code, text = await fails(post_chat(jp_fetch, body))
     assert code == 400, text
     assert reason in text, text
 
 
 async def test_unknown_kernels_are_not_found(jp_fetch: Any) -> None:
-    code, _ = await fails(jp_fetch, "acp-notebook", "api", "chats", params={"kernel": "nope"})
+    code, _ = await fails(api(jp_fetch, "chats", params={"kernel": "nope"}))
     assert code == 404
-    code, _ = await fails(
-        jp_fetch,
-        "acp-notebook",
-        "api",
-        "chats",
-        method="POST",
-        body=json.dumps({"kernel": "nope", "agent": "demo"}),
-    )
+    code, _ = await fails(post_chat(jp_fetch, {"kernel": "nope", "agent": "demo"}))
     assert code == 404
 
 
 async def test_a_login_is_needed(jp_fetch: Any) -> None:
     for path in ("agents", "chats"):
-        code, _ = await fails(
-            jp_fetch, "acp-notebook", "api", path, headers={"Authorization": "token wrong"}
-        )
+        code, _ = await fails(api(jp_fetch, path, headers={"Authorization": "token wrong"}))
         assert code == 403
 
 
@@ -210,26 +190,12 @@ async def test_a_cookie_login_needs_the_xsrf_token_to_post(
 ) -> None:
     kernel_id = await start_kernel()
     login = login_of(await jp_fetch("api", "status"))
-    body = json.dumps({"kernel": kernel_id, "agent": "demo"})
+    body = {"kernel": kernel_id, "agent": "demo"}
     # What a page on another site could send along with the login cookie: refused.
-    code, _ = await fails(
-        jp_fetch,
-        "acp-notebook",
-        "api",
-        "chats",
-        method="POST",
-        body=body,
-        headers=dict(login),
-    )
+    code, _ = await fails(post_chat(jp_fetch, body, headers=dict(login)))
     assert code == 403
     # GETs change nothing and need no XSRF token.
-    listed = await jp_fetch(
-        "acp-notebook",
-        "api",
-        "chats",
-        params={"kernel": kernel_id},
-        headers=dict(login),
-    )
+    listed = await api(jp_fetch, "chats", params={"kernel": kernel_id}, headers=dict(login))
     assert json.loads(listed.body) == {"chats": []}
 
 
@@ -243,7 +209,7 @@ class ReadOnly(Authorizer):
 @pytest.mark.acp_config(ServerApp={"authorizer_class": ReadOnly})
 async def test_the_execute_permission_is_needed(jp_fetch: Any, start_kernel: Any) -> None:
     for path in ("agents", "chats"):
-        code, _ = await fails(jp_fetch, "acp-notebook", "api", path, params={"kernel": "k"})
+        code, _ = await fails(api(jp_fetch, path, params={"kernel": "k"}))
         assert code == 403
 
 
@@ -253,7 +219,5 @@ async def test_chats_of_a_kernel_opened_by_its_notebook_are_listed(
     kernel_id = await start_kernel()
     stdout = await (await cells(kernel_id)).run(OPEN_CHAT)
     chat_id = json.loads(stdout.split("chat:", 1)[1])["chat"]
-    listed = json.loads(
-        (await jp_fetch("acp-notebook", "api", "chats", params={"kernel": kernel_id})).body
-    )["chats"]
+    listed = json.loads((await api(jp_fetch, "chats", params={"kernel": kernel_id})).body)["chats"]
     assert [c["chatId"] for c in listed] == [chat_id]
