@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import statistics
 import sys
 import tempfile
@@ -31,19 +30,10 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from acp_notebook import connection
 from acp_notebook.connection import AgentConnection
 from tests.browser.lab import start_server
+from tests.memory import peak_rss, reset_peak_rss
 
 DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo_agent"]
 MiB = 1024 * 1024
-
-
-def peak_rss() -> int:
-    status = Path("/proc/self/status").read_text()
-    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
-
-
-def reset_peak_rss() -> int:
-    Path("/proc/self/clear_refs").write_text("5")
-    return peak_rss()
 
 
 def _connection(argv: list[str], exited: asyncio.Event | None = None) -> AgentConnection:

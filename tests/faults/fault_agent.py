@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any
 
 FAULTS = (
@@ -114,10 +115,10 @@ class Agent:
             {"method": "session/update", "params": {"sessionId": SESSION_ID, "update": update}}
         )
 
-    def say(self, text: str, message_id: str = "m") -> None:
+    def say(self, text: str, message_id: str = "m", kind: str = "agent_message_chunk") -> None:
         self.update(
             {
-                "sessionUpdate": "agent_message_chunk",
+                "sessionUpdate": kind,
                 "content": {"type": "text", "text": text},
                 "messageId": message_id,
             }
@@ -239,11 +240,15 @@ class Agent:
         self.flood(int(os.environ.get("FAULT_FLOOD", "5000")), "flood")
 
     def flood(self, count: int, message_id: str) -> None:
+        self.chunks((f"{i} " for i in range(count)), message_id)
+
+    def chunks(self, texts: Iterable[str], message_id: str) -> None:
+        """One agent_message_chunk per text, written BATCH lines at a time."""
         lines: list[bytes] = []
-        for i in range(count):
+        for text in texts:
             update = {
                 "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": f"{i} "},
+                "content": {"type": "text", "text": text},
                 "messageId": message_id,
             }
             params = {"sessionId": SESSION_ID, "update": update}

@@ -8,34 +8,35 @@ peak reset first through ``/proc/self/clear_refs``.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
 from acp_notebook import fold as folding
 from acp_notebook.jsonrpc import MAX_LINE, LineBudget
 
+from ..memory import peak_rss, reset_peak_rss
 from .conftest import Event, FaultChat, all_gone, drain
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 MiB = 1024 * 1024
 
 
-def peak_rss() -> int:
-    status = Path("/proc/self/status").read_text()
-    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
-
-
-def reset_peak_rss() -> int:
-    Path("/proc/self/clear_refs").write_text("5")
-    return peak_rss()
-
-
 def told(events: list[Event]) -> list[str]:
     return [e["message"] for e in events if e["kind"] == "agent_error"]
+
+
+async def prompted(
+    fault_chat: OpenChat, count: int, fault: str, env: dict[str, str], budget: LineBudget
+) -> tuple[list[FaultChat], int]:
+    """``count`` chats of ``fault`` sharing one line budget, each prompted once, and the
+    peak RSS from just before the prompts."""
+    chats = [await fault_chat(fault, "stream", env=env, line_budget=budget) for _ in range(count)]
+    before = reset_peak_rss()
+    for fc in chats:
+        assert (await fc.prompt("go"))["turn"] == 1
+    return chats, before
 
 
 async def written(fc: FaultChat, timeout: float = 30) -> None:
@@ -105,13 +106,7 @@ async def test_unended_line_is_told_at_once_and_stop_says_what_the_agent_did(
 @pytest.mark.fault("three agents each hold a 15 MB unfinished line; the server budget is 40 MiB")
 async def test_unfinished_lines_of_all_chats_share_one_budget(fault_chat: OpenChat) -> None:
     budget = LineBudget(40 * MiB)
-    chats = [
-        await fault_chat("endless", "stream", env={"FAULT_HUGE_MB": "15"}, line_budget=budget)
-        for _ in range(3)
-    ]
-    before = reset_peak_rss()
-    for fc in chats:
-        assert (await fc.prompt("go"))["turn"] == 1
+    chats, before = await prompted(fault_chat, 3, "endless", {"FAULT_HUGE_MB": "15"}, budget)
     for fc in chats:
         await written(fc)
     await asyncio.sleep(0.2)  # the reader takes in what is still in the pipe
@@ -132,13 +127,7 @@ async def test_unfinished_lines_of_all_chats_share_one_budget(fault_chat: OpenCh
 @pytest.mark.fault("four agents send a 15 MB line of [{{}},{{}},...] at once")
 async def test_big_lines_of_several_chats_at_once_stay_bounded(fault_chat: OpenChat) -> None:
     budget = LineBudget(64 * MiB)
-    chats = [
-        await fault_chat("objects", "stream", env={"FAULT_OBJECTS_MB": "15"}, line_budget=budget)
-        for _ in range(4)
-    ]
-    before = reset_peak_rss()
-    for fc in chats:
-        assert (await fc.prompt("go"))["turn"] == 1
+    chats, before = await prompted(fault_chat, 4, "objects", {"FAULT_OBJECTS_MB": "15"}, budget)
     for fc in chats:
         await fc.everyone("turn_ended", turn=1)
     growth = peak_rss() - before

@@ -21,7 +21,7 @@ from tests.browser.fixtures import PageLog
 from tests.browser.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
 from tests.browser.longtasks import LongTasks, Measurement, wait_for_done
 
-LONG_TEXT_AGENT = Path(__file__).parents[1] / "browser" / "long_text_agent.py"
+LONG_TEXT_AGENT = Path(__file__).with_name("long_text_agent.py")
 
 # The target is 50 ms; a 2-core CI box shared with other jobs adds stalls of its own
 # (60-470 ms per case here), so the bounds catch a freeze, not a slow frame. Before

@@ -14,21 +14,21 @@ everything arrived:
 - ``answer SIZE CHUNK``: a Markdown answer of SIZE characters (paragraphs, lists, code)
   streamed CHUNK characters at a time.
 
-Standard library only: newline-delimited JSON-RPC on stdin/stdout.
+Standard library only: run as a script, next to the fault agent it builds on.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
+import os
 import string
-import sys
+from collections.abc import Iterator
 from typing import Any
 
-SESSION_ID = "long-text-session"
+from fault_agent import Agent
+
 # Letters and digits only: "/" or "+" would let the line break after them.
 ALPHABET = string.ascii_letters + string.digits
-BATCH = 2000  # lines per write: the pipe, not Python, should be the limit
 
 
 def word(size: int) -> str:
@@ -58,48 +58,12 @@ def markdown(size: int) -> str:
     return "".join(parts)[:size]
 
 
-class Agent:
-    def __init__(self) -> None:
-        self.turns = 0
-        self.out = sys.stdout.buffer
+def pieces(text: str, size: int) -> Iterator[str]:
+    return (text[start : start + size] for start in range(0, len(text), size))
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
-        self.out.flush()
 
-    def update(self, update: dict[str, Any]) -> None:
-        params = {"sessionId": SESSION_ID, "update": update}
-        self.send({"method": "session/update", "params": params})
-
-    def say(self, text: str, message_id: str, kind: str = "agent_message_chunk") -> None:
-        self.update(
-            {
-                "sessionUpdate": kind,
-                "content": {"type": "text", "text": text},
-                "messageId": message_id,
-            }
-        )
-
-    def stream(self, text: str, chunk: int, message_id: str) -> None:
-        lines: list[bytes] = []
-        for start in range(0, len(text), chunk):
-            update = {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": text[start : start + chunk]},
-                "messageId": message_id,
-            }
-            params = {"sessionId": SESSION_ID, "update": update}
-            lines.append(
-                json.dumps(
-                    {"jsonrpc": "2.0", "method": "session/update", "params": params}
-                ).encode()
-            )
-            if len(lines) == BATCH:
-                self.out.write(b"\n".join(lines) + b"\n")
-                lines = []
-        if lines:
-            self.out.write(b"\n".join(lines) + b"\n")
-        self.out.flush()
+class LongTextAgent(Agent):
+    """The fault agent without a fault, its prompts answered with long text."""
 
     def tool(self, tool_id: str, **fields: Any) -> None:
         self.update(
@@ -127,40 +91,22 @@ class Agent:
             entry = {"content": text, "priority": "high", "status": "pending"}
             self.update({"sessionUpdate": "plan", "entries": [entry]})
         elif name == "stream":
-            self.stream(text, chunk, turn)
+            self.chunks(pieces(text, chunk), turn)
         elif name == "answer":
-            self.stream(markdown(size), chunk, turn)
+            self.chunks(pieces(markdown(size), chunk), turn)
         else:
             self.say(f"unknown case {name!r}", turn)
 
-    def prompt(self, request_id: Any, text: str) -> None:
+    def prompt(self, message: dict[str, Any]) -> None:
         self.turns += 1
+        self.prompt_id = message["id"]
+        text = " ".join(b.get("text", "") for b in message["params"]["prompt"])
         name, *numbers = text.split()
         size, chunk = (int(n) for n in [*numbers, "0", "0"][:2])
         self.case(name, size, chunk)
         self.say(f"done {self.turns}", f"done-{self.turns}")
-        self.send({"id": request_id, "result": {"stopReason": "end_turn"}})
-
-    def serve(self) -> None:
-        for line in sys.stdin:
-            message = json.loads(line)
-            method, request_id = message.get("method"), message.get("id")
-            if request_id is None:
-                continue  # notifications: nothing to do
-            if method == "initialize":
-                result: dict[str, Any] = {"protocolVersion": 1, "agentCapabilities": {}}
-            elif method == "session/new":
-                result = {"sessionId": SESSION_ID}
-            elif method == "session/prompt":
-                blocks = message["params"]["prompt"]
-                self.prompt(request_id, " ".join(b.get("text", "") for b in blocks))
-                continue
-            else:
-                error = {"code": -32601, "message": f"no {method}"}
-                self.send({"id": request_id, "error": error})
-                continue
-            self.send({"id": request_id, "result": result})
+        self.end_turn()
 
 
 if __name__ == "__main__":
-    Agent().serve()
+    LongTextAgent("none", "stream", os.devnull).serve()
