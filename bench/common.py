@@ -297,6 +297,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def stream_turn(server: Server, chat_id: str, count: int) -> tuple[float, float]:
+    """One ``stream count`` turn read on a new browser socket and checked whole and in
+    order: the server's CPU seconds and the wall seconds it took."""
+    peer = await server.browser_socket(chat_id)
+    try:
+        check = StreamCheck(count)
+        peer.on_frame = check.frame
+        cpu, start = cpu_seconds(server.pid), time.perf_counter()
+        await peer.send({"type": "chat:prompt", "chatId": chat_id, "text": f"stream {count}"})
+        await asyncio.wait_for(check.ended.wait(), 600)
+        cpu, wall = cpu_seconds(server.pid) - cpu, time.perf_counter() - start
+    finally:
+        await peer.close()
+    assert check.verdict() is None, check.verdict()
+    return cpu, wall
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -381,7 +398,7 @@ class Server:
             try:
                 client.wait_for_ready(timeout=60)
                 # The kernel inherited the extension's secret; the benchmark speaks as it.
-                secret = _kernel_stdout(client, f"import os; print(os.environ[{SECRET_ENV!r}])")
+                secret = kernel_stdout(client, f"import os; print(os.environ[{SECRET_ENV!r}])")
             finally:
                 client.stop_channels()
             key = json.loads(connection.read_text())["key"].encode()
@@ -451,7 +468,8 @@ async def _connect(url: str, headers: dict[str, str]) -> ClientConnection:
     )
 
 
-def _kernel_stdout(client: BlockingKernelClient, code: str) -> str:
+def kernel_stdout(client: BlockingKernelClient, code: str, timeout: float = 60) -> str:
+    """What ``code`` printed; a cell error raises."""
     out: list[str] = []
 
     def hook(msg: dict[str, Any]) -> None:
@@ -460,7 +478,7 @@ def _kernel_stdout(client: BlockingKernelClient, code: str) -> str:
         elif msg["msg_type"] == "error":
             raise RuntimeError("\n".join(msg["content"]["traceback"]))
 
-    client.execute_interactive(code, output_hook=hook, timeout=60)
+    client.execute_interactive(code, output_hook=hook, timeout=timeout)
     return "".join(out)
 
 

@@ -15,10 +15,9 @@ from .common import (
     Context,
     Row,
     Server,
-    StreamCheck,
-    cpu_seconds,
     fmt,
     rss_bytes,
+    stream_turn,
 )
 
 FEW = 10
@@ -28,17 +27,7 @@ MB = 1e6
 
 async def _chunk_cpu(server: Server, chat_id: str, count: int) -> float:
     """Server CPU seconds per chunk while ``chat_id`` streams ``count`` chunks."""
-    peer = await server.browser_socket(chat_id)
-    try:
-        check = StreamCheck(count)
-        peer.on_frame = check.frame
-        cpu = cpu_seconds(server.pid)
-        await peer.send({"type": "chat:prompt", "chatId": chat_id, "text": f"stream {count}"})
-        await asyncio.wait_for(check.ended.wait(), 600)
-        cpu = cpu_seconds(server.pid) - cpu
-    finally:
-        await peer.close()
-    assert check.verdict() is None, check.verdict()
+    cpu, _wall = await stream_turn(server, chat_id, count)
     return cpu / count
 
 

@@ -13,24 +13,14 @@ import time
 
 from acp_notebook.chat import Chat
 
-from .common import DEMO_ENV, Context, Row, Server, StreamCheck, fmt, reference_rate, stream_text
+from .common import DEMO_ENV, Context, Row, Server, fmt, reference_rate, stream_text, stream_turn
 
 TARGET = 0.5
 
 
 async def _server_run(server: Server, chat_id: str, count: int) -> float:
-    peer = await server.browser_socket(chat_id)
-    try:
-        check = StreamCheck(count)
-        peer.on_frame = check.frame
-        start = time.perf_counter()
-        await peer.send({"type": "chat:prompt", "chatId": chat_id, "text": f"stream {count}"})
-        await asyncio.wait_for(check.ended.wait(), 600)
-        elapsed = time.perf_counter() - start
-    finally:
-        await peer.close()
-    assert check.verdict() is None, f"server mode: {check.verdict()}"
-    return count / elapsed
+    _cpu, wall = await stream_turn(server, chat_id, count)
+    return count / wall
 
 
 async def _local_run(chat: Chat, count: int) -> float:
