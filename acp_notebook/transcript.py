@@ -10,6 +10,7 @@ without a kernel (or rendered by nbconvert) still show the conversation. The
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,10 +116,37 @@ def _esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+# What in chat text ends the isolate around it: a POP DIRECTIONAL ISOLATE that matches
+# none of the text's own isolates (Chromium isolates a <bdi> with the same characters),
+# and a paragraph separator. js/src/dom.ts `contained` does the same in the widget.
+_ISOLATE_ENDS = re.compile("[\u2066-\u2069\u2029\u0085\x1c-\x1e]")
+
+
+def _contained(text: str) -> str:
+    """``text`` safe to isolate: a stray POP DIRECTIONAL ISOLATE is dropped, isolates it
+    leaves open are closed, paragraph separators become line feeds."""
+    open_ = 0
+
+    def keep(match: re.Match[str]) -> str:
+        nonlocal open_
+        char = match.group()
+        if char == "\u2069":
+            if open_ == 0:
+                return ""
+            open_ -= 1
+            return char
+        if char >= "\u2066":
+            open_ += 1
+            return char
+        return "\n"
+
+    return _ISOLATE_ENDS.sub(keep, text) + "\u2069" * open_
+
+
 def _text(value: object) -> str:
     """Chat text, escaped and isolated: a right-to-left override in it (agents send
     them) cannot reorder what follows."""
-    return f"<bdi>{_esc(value)}</bdi>"
+    return f"<bdi>{_esc(_contained(str(value)))}</bdi>"
 
 
 # The items that are text, each in its own markup.

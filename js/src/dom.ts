@@ -11,12 +11,39 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+// What in someone else's text ends an isolate around it: a POP DIRECTIONAL ISOLATE that
+// matches none of the text's own isolates (Chromium isolates a <bdi> with the same
+// characters, so it ends even that), and a paragraph separator, which ends all of them.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001C-U+001E separate paragraphs
+const ISOLATE_ENDS = /[\u2066-\u2069\u2029\u0085\u001c-\u001e]/g;
+
+/**
+ * `text` made safe to isolate: a stray POP DIRECTIONAL ISOLATE is dropped, isolates it
+ * leaves open are closed at its end, and paragraph separators become line feeds.
+ */
+export function contained(text: string): string {
+  let open = 0;
+  const kept = text.replace(ISOLATE_ENDS, (c) => {
+    if (c === "\u2069") {
+      if (open === 0) return "";
+      open -= 1;
+      return c;
+    }
+    if (c >= "\u2066") {
+      open += 1;
+      return c;
+    }
+    return "\n";
+  });
+  return kept + "\u2069".repeat(open);
+}
+
 /**
  * Someone else's text (the agent's, a tool's) in an element of its own that isolates its
  * direction: a right-to-left override in it cannot reorder the widget's text after it.
  */
 export function bdi(text: string, className?: string): HTMLElement {
-  return el("bdi", className, text);
+  return el("bdi", className, contained(text));
 }
 
 /** Sets `node`'s text only when it differs (no DOM mutation for an unchanged frame). */

@@ -1,6 +1,6 @@
 // The status line: agent name and status, turn status, usage, mode/config selectors, Stop.
 
-import { bdi, clip, el, isRecord, setText, str } from "./dom";
+import { bdi, clip, contained, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
 import { describeError, isolate, type StringKey, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
@@ -88,7 +88,7 @@ export class Header {
 
   update(state: HeaderState, connected: boolean): void {
     const { t } = this;
-    setText(this.name, agentName(state, t));
+    setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
     if (this.name.title !== title) this.name.title = title;
     if (this.status.dataset.status !== state.agent.status) {

@@ -1,6 +1,6 @@
 // Every user-visible string of the widget, in one table (English and Chinese).
 
-import { el } from "./dom";
+import { contained, el } from "./dom";
 
 const en = {
   agent: "Agent",
@@ -246,7 +246,7 @@ export function hasKey(key: string): key is StringKey {
  * cannot reorder what follows it. In the DOM, `tIsolated` puts it in a <bdi> instead.
  */
 export function isolate(text: string): string {
-  return `\u2068${text}\u2069`;
+  return `\u2068${contained(text)}\u2069`;
 }
 
 /**
@@ -266,7 +266,7 @@ export function tIsolated(
     .forEach((part, i) => {
       const value = i % 2 === 1 ? (vars[part] ?? "") : null;
       if (value instanceof Node) fragment.append(value);
-      else if (value !== null) fragment.append(el("bdi", undefined, String(value)));
+      else if (value !== null) fragment.append(el("bdi", undefined, contained(String(value))));
       else if (part !== "") fragment.append(part);
     });
   return fragment;

@@ -7,8 +7,26 @@ import { ChatView } from "../src/view";
 import { chunk, ev, recorder } from "./helpers";
 
 const RLO = "\u202e";
+// Before the override, what would end an isolate around the string in Chromium: a POP
+// DIRECTIONAL ISOLATE of its own, an isolate it leaves open, a paragraph separator.
+const ESCAPES = "\u2069\u2067\u2029";
 /** An agent string: whatever follows the override in the same text is someone else's. */
-const evil = (what: string): string => `${what}${RLO}evil`;
+const evil = (what: string): string => `${what}${ESCAPES}${RLO}evil`;
+
+/** How many isolates `text` leaves open; -1 once a PDI (or a paragraph separator) in it
+ * would end an isolate around it. */
+function openIsolates(text: string): number {
+  let open = 0;
+  for (const c of text) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: paragraph separators
+    if (/[\u2029\u0085\u001c-\u001e]/.test(c)) return -1;
+    if (c === "\u2069") {
+      if (open === 0) return -1;
+      open -= 1;
+    } else if (/[\u2066-\u2068]/.test(c)) open += 1;
+  }
+  return open;
+}
 
 // Elements whose text is a bidi paragraph or isolate of its own (HTML's default style:
 // block boxes, buttons and options, <bdi>, and any element with a dir attribute).
@@ -37,14 +55,22 @@ function leaks(root: Element): string[] {
     const text = node as Text;
     const at = text.data.indexOf(RLO);
     if (at < 0) continue;
+    const before = openIsolates(text.data.slice(0, at));
+    let box = text.parentElement as Element;
+    while (box !== root && !isolating(box)) box = box.parentElement as Element;
+    // An inline isolate (a <bdi>, or U+2068 … U+2069 in a string of ours) is ended by
+    // characters; a block's paragraph ends with the block whatever it holds.
+    const inline = box.nodeName === "BDI" || text.data.slice(0, at).includes("\u2068");
+    if (inline && (before < 0 || openIsolates(text.data) !== 0)) {
+      found.push(`isolate ended or left open: ${JSON.stringify(text.data)}`);
+    }
     // Inside a string of ours, an isolate (U+2068 … U+2069) around the agent's text ends it.
     const tail = text.data
       .slice(at + 1)
-      .replace(/^evil\u2069.*$/s, "evil")
+      .replace(/^evil\u2069+.*$/s, before > 0 ? "evil" : "$&")
+      .replace(/^evil\u2069*$/, "evil")
       .trimEnd();
     if (tail !== "evil") found.push(`same text: ${JSON.stringify(text.data)}`);
-    let box = text.parentElement as Element;
-    while (box !== root && !isolating(box)) box = box.parentElement as Element;
     const after = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
     after.currentNode = text;
     for (let next = after.nextNode(); next !== null; next = after.nextNode()) {

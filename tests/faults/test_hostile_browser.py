@@ -184,3 +184,68 @@ def test_static_transcript_in_chromium(page: Page, page_log: PageLog) -> None:
     page.set_content(f"<main>{transcript.render_html(folding.snapshot(state))}</main>")
     assert check_inert(page.locator("main")) == 7
     assert page_log.dialogs == [] and page_log.errors == []
+
+
+# Before the override, what ends an isolate around the string in Chromium (it isolates a
+# <bdi> with the same characters): a POP DIRECTIONAL ISOLATE of its own, an isolate it
+# leaves open, a paragraph separator.
+ESCAPING = "x\u2069\u2067\u2029\u202eevil"
+
+# Rows of the static transcript whose text is out of order: a string that comes after
+# another one in a row must show after it (on its line, to its right, or on a later line).
+ORDER = """(root) => {
+  const letter = (el, last) => {
+    const found = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      for (let i = 0; i < n.data.length; i++) if (/\\p{L}/u.test(n.data[i])) found.push([n, i]);
+    const [node, i] = found[last ? found.length - 1 : 0];
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    return range.getBoundingClientRect();
+  };
+  const wrong = [];
+  for (const row of root.querySelectorAll("div")) {
+    const parts = [...row.children].filter((c) => c.nodeName === "BDI" && /\\p{L}/u.test(c.textContent));
+    for (let k = 1; k < parts.length; k++) {
+      const a = letter(parts[k - 1], true), b = letter(parts[k], false);
+      const sameLine = Math.abs(a.top - b.top) < a.height / 2;
+      if (b.top < a.top - a.height / 2 || (sameLine && b.left < a.right - 0.5)) wrong.push(row.textContent);
+    }
+  }
+  return wrong;
+}"""
+
+
+@pytest.mark.fault("a stray PDI, an open isolate and U+2029 before an override, in Chromium")
+def test_isolates_hold_whatever_the_string_holds(page: Page, page_log: PageLog) -> None:
+    events: list[dict[str, Any]] = [
+        {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "p"},
+        {
+            "kind": "update",
+            "seq": 2,
+            "update": {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t",
+                "title": ESCAPING,
+                "status": "failed",
+            },
+        },
+        {
+            "kind": "permission_request",
+            "seq": 3,
+            "requestId": "p",
+            "toolCall": {"title": ESCAPING},
+            "options": [{"optionId": "o", "name": "n", "kind": "allow_once"}],
+        },
+        {"kind": "elicitation_request", "seq": 4, "requestId": "q", "message": ESCAPING},
+    ]
+    state = folding.initial_state()
+    for event in events:
+        state = folding.fold(state, event)
+    page.set_content(f"<main>{transcript.render_html(folding.snapshot(state))}</main>")
+    main = page.locator("main")
+    assert main.evaluate("m => m.querySelectorAll('div > bdi').length") >= 6
+    assert main.evaluate(ORDER) == []
+    assert page_log.dialogs == [] and page_log.errors == []
