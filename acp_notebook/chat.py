@@ -92,6 +92,25 @@ def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
     return message
 
 
+def _permission_answer(request_id: str, option_id: str | None) -> dict[str, Any]:
+    """The option chosen, or a cancel (None)."""
+    answer = {"cancel": True} if option_id is None else {"optionId": option_id}
+    return {"type": "chat:permission.respond", "requestId": request_id, **answer}
+
+
+def _elicitation_answer(
+    request_id: str, action: str, values: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "type": "chat:elicitation.respond",
+        "requestId": request_id,
+        "action": action,
+    }
+    if values is not None:
+        message["values"] = dict(values)
+    return message
+
+
 def _css() -> str | Path:
     css = widget_code.STATIC / "widget.css"
     return css if css.exists() else ""
@@ -472,31 +491,17 @@ class Chat(anywidget.AnyWidget):
 
     def answer(self, request_id: str, values: Mapping[str, Any] | None = None) -> None:
         """Accept a question with ``values`` (field name -> value)."""
-        message: dict[str, Any] = {
-            "type": "chat:elicitation.respond",
-            "requestId": request_id,
-            "action": "accept",
-        }
-        if values is not None:
-            message["values"] = dict(values)
-        self._request(message)
+        self._request(_elicitation_answer(request_id, "accept", values))
 
     def decline(self, request_id: str) -> None:
-        self._request(
-            {"type": "chat:elicitation.respond", "requestId": request_id, "action": "decline"}
-        )
+        self._request(_elicitation_answer(request_id, "decline"))
 
     def dismiss(self, request_id: str) -> None:
         """Cancel one pending question or permission."""
-        kind = self._kind_of(request_id)
-        if kind == "permission":
-            self._request(
-                {"type": "chat:permission.respond", "requestId": request_id, "cancel": True}
-            )
+        if self._kind_of(request_id) == "permission":
+            self._request(_permission_answer(request_id, None))
         else:
-            self._request(
-                {"type": "chat:elicitation.respond", "requestId": request_id, "action": "cancel"}
-            )
+            self._request(_elicitation_answer(request_id, "cancel"))
 
     def allow(self, request_id: str, option_id: str | None = None) -> None:
         """Answer a permission with ``option_id`` (default: the first allow option)."""
@@ -514,9 +519,7 @@ class Chat(anywidget.AnyWidget):
             )
             if option_id is None:
                 raise InvalidRequest("INVALID", f"no {prefix} option on {request_id}")
-        self._request(
-            {"type": "chat:permission.respond", "requestId": request_id, "optionId": option_id}
-        )
+        self._request(_permission_answer(request_id, option_id))
 
     def _kind_of(self, request_id: str) -> str:
         for request in self.pending:
@@ -564,20 +567,14 @@ class Chat(anywidget.AnyWidget):
         if decision is None:
             return
         self._policy_done.add(request_id)
-        message: dict[str, Any] = {"chatId": self.chat_id, "requestId": request_id}
         if request["type"] == "permission":
-            message["type"] = "chat:permission.respond"
-            if decision is Action.CANCEL:
-                message["cancel"] = True
-            else:
-                message["optionId"] = str(decision)
+            option = None if decision is Action.CANCEL else str(decision)
+            message = _permission_answer(request_id, option)
+        elif isinstance(decision, Action):
+            message = _elicitation_answer(request_id, decision.value)
         else:
-            message["type"] = "chat:elicitation.respond"
-            if isinstance(decision, Action):
-                message["action"] = decision.value
-            else:
-                message["action"] = "accept"
-                message["values"] = dict(decision)
+            message = _elicitation_answer(request_id, "accept", decision)
+        message["chatId"] = self.chat_id
 
         def done(future: Future[Frame]) -> None:
             ack = future.result()

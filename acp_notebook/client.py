@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from .contracts import Frame, error_ack
 from .errors import error_for
-from .hub import Hub, HubConfig, Subscription
+from .hub import Hub, HubConfig, Subscription, replace_subscription
 
 log = logging.getLogger(__name__)
 
@@ -182,10 +182,7 @@ class LocalClient(Client):
         self.on_frame(await self.hub.handle(message, trusted=True, follow=self._follow))
 
     def _follow(self, sub: Subscription) -> None:
-        old = self._subs.pop(sub.chat_id, None)
-        if old is not None:
-            old.close()
-        self._subs[sub.chat_id] = sub
+        replace_subscription(self._subs, sub)
         self.thread.loop.create_task(self._pump(sub))
 
     async def _pump(self, sub: Subscription) -> None:

@@ -174,6 +174,14 @@ class Subscription:
             self.hub._unsubscribe(self)
 
 
+def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> None:
+    """``sub`` becomes its chat's one subscription in ``subs``; the one before is closed."""
+    old = subs.pop(sub.chat_id, None)
+    if old is not None:
+        old.close()
+    subs[sub.chat_id] = sub
+
+
 @dataclass
 class _Chat:
     session: ChatSession

@@ -214,33 +214,32 @@ class ChatSession:
             await self.conn.close()
             return
         self.status = "ready"
-        caps = init.get("agentCapabilities") if isinstance(init, dict) else None
+        caps = init.get("agentCapabilities")
         self.capabilities = caps if isinstance(caps, dict) else {}
         self._emit(
             {
                 "kind": "agent_status",
                 "status": "ready",
                 "agent": self.spec.name,
-                "agentInfo": bound(init.get("agentInfo")) if isinstance(init, dict) else None,
-                "agentCapabilities": (
-                    bound(init.get("agentCapabilities")) if isinstance(init, dict) else None
-                ),
+                "agentInfo": bound(init.get("agentInfo")),
+                "agentCapabilities": bound(caps),
                 "sessionId": self.session_id,
                 "modes": bound(new.get("modes")),
                 "configOptions": bound(new.get("configOptions")),
             }
         )
 
-    async def _handshake(self) -> tuple[Any, dict[str, Any]]:
+    async def _handshake(self) -> tuple[dict[str, Any], dict[str, Any]]:
         init = await self.conn.request("initialize", initialize_params())
+        init = init if isinstance(init, dict) else {}
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
         servers = list(self.mcp_servers)
+        capabilities = init.get("agentCapabilities")
         if self.notebook is not None:
-            capabilities = init.get("agentCapabilities") if isinstance(init, dict) else None
             servers.append(notebook_entry(self.notebook.url, self.notebook.secret, capabilities))
         if self.load_session_id is not None:
-            new = await self._continue(init, servers)
+            new = await self._continue(capabilities, servers)
         else:
             new = await self.conn.request("session/new", {"cwd": self.cwd, "mcpServers": servers})
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
@@ -253,11 +252,10 @@ class ChatSession:
             _show_mode(new, self.spec.mode)
         return init, new
 
-    async def _continue(self, init: Any, servers: list[dict[str, Any]]) -> dict[str, Any]:
+    async def _continue(self, capabilities: Any, servers: list[dict[str, Any]]) -> dict[str, Any]:
         """session/load or session/resume of ``load_session_id``; session/new's result shape."""
         assert self.load_session_id is not None
-        caps = init.get("agentCapabilities") if isinstance(init, dict) else None
-        method = continue_method(caps)
+        method = continue_method(capabilities)
         if method is None:
             raise RpcError(jsonrpc.INVALID_REQUEST, cannot_continue(self.spec.name))
         result = await self.conn.request(

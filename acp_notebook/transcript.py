@@ -22,7 +22,6 @@ SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
 MAX_TOOL_TEXT = 4_000
-MAX_STATE_BYTES = 200_000
 
 
 def _tail(text: str, limit: int) -> str:

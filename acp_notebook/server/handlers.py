@@ -32,7 +32,7 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from .. import bounded_json, kernel_auth
 from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
-from ..hub import Hub, Subscription
+from ..hub import Hub, Subscription, replace_subscription
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -87,10 +87,7 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     def follow(self, sub: Subscription) -> None:
         """Forward a chat's frames on this socket (in place of an earlier subscription)."""
-        old = self._subs.pop(sub.chat_id, None)
-        if old is not None:
-            old.close()
-        self._subs[sub.chat_id] = sub
+        replace_subscription(self._subs, sub)
         self._spawn(self._forward(sub))
 
     async def _forward(self, sub: Subscription) -> None:
