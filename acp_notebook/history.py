@@ -5,13 +5,34 @@ from __future__ import annotations
 from collections import deque
 
 from .events import ChunkRun, Event, append_merged
+from .fold import _STATE_UPDATES
+
+# The agent's statuses whose fields later ones keep (name; capabilities, modes, session).
+_KEPT_STATUSES = frozenset({"starting", "ready"})
+
+
+def state_key(event: Event) -> str | None:
+    """What part of the chat's state ``event`` sets as a whole, if it does; else None."""
+    kind = event.get("kind")
+    if kind == "agent_status":
+        status = event.get("status")
+        return f"status:{status}" if status in _KEPT_STATUSES else None
+    if kind == "update":
+        update = event.get("update")
+        name = update.get("sessionUpdate") if isinstance(update, dict) else None
+        if isinstance(name, str) and name in _STATE_UPDATES:
+            return f"update:{name}"
+    return None
 
 
 class History:
     """Events in seq order, consecutive chunks of one message merged.
 
     When a bound is exceeded the oldest events go first; a single message larger
-    than the byte bound keeps its most recent text.
+    than the byte bound keeps its most recent text. Of the events gone, the latest
+    that set each part of the chat's state (the agent ready, its modes, the plan, the
+    usage...) are kept and replayed first: a resync of a long chat still shows its
+    agent ready and what it offers.
     """
 
     def __init__(self, max_events: int = 5000, max_bytes: int = 8 * 1024 * 1024) -> None:
@@ -20,6 +41,7 @@ class History:
         self._items: deque[Event | ChunkRun] = deque()
         self._sizes: deque[int] = deque()
         self._bytes = 0
+        self._kept: dict[str, Event] = {}  # by state_key, of the events trimmed
 
     def __len__(self) -> int:
         return len(self._items)
@@ -41,8 +63,11 @@ class History:
         while len(self._items) > self.max_events or (
             self._bytes > self.max_bytes and len(self._items) > 1
         ):
-            self._items.popleft()
+            gone = self._items.popleft()
             self._bytes -= self._sizes.popleft()
+            if not isinstance(gone, ChunkRun) and (key := state_key(gone)) is not None:
+                self._kept.pop(key, None)  # re-inserted last: the dict stays in seq order
+                self._kept[key] = gone
         if self._bytes > self.max_bytes:
             only = self._items[0]
             if isinstance(only, ChunkRun):
@@ -50,7 +75,10 @@ class History:
                 self._bytes = self._sizes[0] = only.size + 120
 
     def events(self) -> list[Event]:
-        return [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
+        return [
+            *self._kept.values(),
+            *(item.event() if isinstance(item, ChunkRun) else item for item in self._items),
+        ]
 
     def last_seq(self) -> int:
         if not self._items:

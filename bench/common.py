@@ -49,6 +49,7 @@ class Sizes:
     browser_chunks: int = 20_000
     turns: int = 200
     many_chats: int = 200
+    resync_events: int = 50_000
 
 
 FULL = Sizes()
@@ -63,6 +64,7 @@ QUICK = Sizes(
     browser_chunks=2_000,
     turns=20,
     many_chats=30,
+    resync_events=5_000,
 )
 
 

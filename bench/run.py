@@ -25,6 +25,7 @@ from bench import (  # the repository root is importable from here on
     notebook,
     notebook_tools,
     peers,
+    resync,
     throughput,
 )
 from bench.common import FULL, QUICK, Context, Row, print_table, workdir
@@ -39,6 +40,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "notebook": notebook.run,
     "many_chats": many_chats.run,
     "notebook_tools": notebook_tools.run,
+    "resync": resync.run,
 }
 
 
