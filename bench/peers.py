@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +54,8 @@ PEER_VERSION = "0.3.3"
 OURS = "acp_notebook"
 VENV = Path.home() / ".cache" / "acp-notebook" / "peers-venv"
 INSTALL_LOG = VENV.parent / "peers-install.log"
+# Screenshots of the attempts that could not be made, from the last run.
+FAILURES = VENV.parent / "peers-failures"
 PERSONA = REPO / "bench" / "peer_persona"
 PERSONA_ID = "jupyter-ai-personas::acp_notebook_bench_persona::DemoAcpPersona"
 # What the peer needs besides itself: its chat UI, the collaboration it runs on, and a
@@ -68,7 +71,7 @@ import importlib.metadata as m, jupyterlab, jupyter_collaboration, jupyterlab_ch
 import jupyter_ai_acp_client
 assert m.version({PEER!r}) == {PEER_VERSION!r}
 """
-CHUNKS = 5_000
+CHUNKS = 10_000
 QUICK_CHUNKS = 500
 # The peer's composer, and the element whose last child is the newest message.
 PEER_COMPOSER = "textarea[placeholder^='Type a chat message']"
@@ -314,13 +317,19 @@ SUPPORT: list[tuple[str, Callable[[System], str]]] = [
 
 
 def support(system: System) -> None:
-    for name, attempt in SUPPORT:
+    """Each capability tried in turn. An attempt that broke off before the capability
+    could show itself (the page did not respond, say) is "not tried", with its error and
+    a screenshot, not a "no"."""
+    for number, (name, attempt) in enumerate(SUPPORT):
         progress(f"{system.name}: trying {name}")
         try:
             system.support[name] = attempt(system)
         except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            system.support[name] = f"no: {type(exc).__name__} {first}"[:120]
+            first = (str(exc).strip().splitlines() or [""])[0]
+            shot = FAILURES / f"{system.name}-{number}.png"
+            with contextlib.suppress(Exception):
+                system.page.screenshot(path=str(shot))
+            system.support[name] = f"not tried: {type(exc).__name__} {first[:80]} ({shot})"
 
 
 # ---------------------------------------------------------------- the run and its table
@@ -365,6 +374,8 @@ def table(count: int, systems: list[System]) -> list[tuple[str, ...]]:
 
 def run(ctx: Context, count: int, runs: int) -> int:
     python = ensure_venv()
+    shutil.rmtree(FAILURES, ignore_errors=True)
+    FAILURES.mkdir(parents=True)
     systems: list[System] = []
     with chromium() as browser, contextlib.ExitStack() as stack:
         progress(f"starting {OURS}")
