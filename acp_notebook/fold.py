@@ -214,6 +214,12 @@ def _update(state: ChatState, update: Mapping[str, Json], ts: float | None) -> N
         _close_thought(state, ts)  # every update of the state ends a running thought
 
 
+def sets_state(kind: str) -> bool:
+    """Whether a session/update of ``kind`` sets a part of the state as a whole (the
+    latest one says all of it)."""
+    return _set(ChatState(), kind, {})
+
+
 def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> bool:
     """Sets the part of the state an update of ``kind`` carries; False for another kind."""
     if kind == "plan":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 
 from .events import ChunkRun, Event, append_merged
-from .fold import _STATE_UPDATES
+from .fold import sets_state
 
 # The agent's statuses whose fields later ones keep (name; capabilities, modes, session).
 _KEPT_STATUSES = frozenset({"starting", "ready"})
@@ -20,7 +20,7 @@ def state_key(event: Event) -> str | None:
     if kind == "update":
         update = event.get("update")
         name = update.get("sessionUpdate") if isinstance(update, dict) else None
-        if isinstance(name, str) and name in _STATE_UPDATES:
+        if isinstance(name, str) and sets_state(name):
             return f"update:{name}"
     return None
 
