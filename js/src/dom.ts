@@ -43,7 +43,8 @@ export function contained(text: string): string {
  * direction: a right-to-left override in it cannot reorder the widget's text after it.
  */
 export function bdi(text: string, className?: string): HTMLElement {
-  return el("bdi", className, contained(text));
+  // Agent payloads are typed, not checked: a missing title comes in as undefined.
+  return el("bdi", className, typeof text === "string" ? contained(text) : text);
 }
 
 /** Sets `node`'s text only when it differs (no DOM mutation for an unchanged frame). */

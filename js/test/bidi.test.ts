@@ -2,7 +2,8 @@
 // Every string of the agent's the widget shows is isolated from the widget's own text: a
 // right-to-left override (U+202E) in it cannot reorder anything after it.
 import { beforeEach, describe, expect, it } from "vitest";
-import { translator } from "../src/i18n";
+import { bdi, contained } from "../src/dom";
+import { isolate, translator } from "../src/i18n";
 import { ChatView } from "../src/view";
 import { chunk, ev, recorder } from "./helpers";
 
@@ -251,5 +252,15 @@ describe("bidi isolation of agent strings", () => {
     expect(remnant).toContain("who");
     expect(leaks(chat.el)).toEqual([]);
     chat.dispose();
+  });
+
+  it("keeps a string's own controls inside the isolate around it", () => {
+    expect(contained("a\u2069b")).toBe("ab"); // a PDI of its own ends nothing of ours
+    expect(contained("a\u2067b\u2069c\u2069")).toBe("a\u2067b\u2069c");
+    expect(contained("a\u2066b")).toBe("a\u2066b\u2069"); // what it opens, it closes
+    expect(contained("a\u2029b\u0085c")).toBe("a\nb\nc");
+    expect(isolate("x\u2069\u202eevil")).toBe("\u2068x\u202eevil\u2069");
+    // Agent payloads are typed, not checked: a missing title is no crash.
+    expect(bdi(undefined as unknown as string).textContent).toBe("");
   });
 });
