@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,8 @@ from typing import Any
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
-
 from ..kernel_chat import kernel_turn
-from ..server.conftest import Cells
+from ..server.conftest import Cells, local_kernel
 from .mock_anthropic import MockAnthropic, text, tool_use
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
@@ -40,14 +37,8 @@ async def kernel(
     """A kernel (no server extension: local mode) holding ``chat``, a claude-code chat on
     the mock API whose permission policy allows everything but code that mentions
     ``rejected_marker``; every permission request is kept in ``permissions``."""
-    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
     manager = AsyncMultiKernelManager()
-    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
-    client = manager.get_kernel(kernel_id).client()
-    client.start_channels()
-    await client.wait_for_ready(timeout=60)
-    cells = Cells(client)
+    _kernel_id, cells = await local_kernel(manager)
     agent_env = {**claude_env, "PATH": f"{wrapper_bin.parent}{os.pathsep}{claude_env['PATH']}"}
     await cells.run(
         "import json\n"

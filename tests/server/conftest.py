@@ -11,12 +11,14 @@ import asyncio
 import itertools
 import json
 import os
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import pytest
 from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from jupyter_server.serverapp import ServerApp
 from pytest_jupyter.jupyter_server import *  # noqa: F403
 from tornado.httpclient import HTTPRequest
@@ -264,6 +266,17 @@ class Cells:
     async def stop(self) -> None:
         self._reader.cancel()
         self.client.stop_channels()
+
+
+async def local_kernel(manager: AsyncMultiKernelManager) -> tuple[str, Cells]:
+    """A kernel no Jupyter server started (no extension env: its chats run in local mode)."""
+    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
+    client = manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    await client.wait_for_ready(timeout=60)
+    return kernel_id, Cells(client)
 
 
 @pytest.fixture

@@ -32,14 +32,29 @@ def agent_pid(extension: AcpNotebookApp, kernel_id: str, chat_id: str) -> int:
     return pid
 
 
-async def test_shutdown_mid_question_cancels_the_card_and_ends_the_agent(
-    start_kernel: Any, cells: Any, browser: Any, jp_fetch: Any, extension: AcpNotebookApp
-) -> None:
+async def question_pending(
+    start_kernel: Any, cells: Any, browser: Any, extension: AcpNotebookApp
+) -> tuple[str, str, Any, dict[str, Any], int]:
+    """A kernel whose chat's agent asks a question: the kernel, the chat, a tab showing
+    the question's card, the card, and the agent's pid."""
     kernel_id = await start_kernel()
     chat_id = await open_chat(cells, kernel_id, 'chat.send_prompt("ask-user")')
     tab = await browser(kernel_id, chat_id)
-    card = await tab.card(chat_id)
-    pid = agent_pid(extension, kernel_id, chat_id)
+    return (
+        kernel_id,
+        chat_id,
+        tab,
+        await tab.card(chat_id),
+        agent_pid(extension, kernel_id, chat_id),
+    )
+
+
+async def test_shutdown_mid_question_cancels_the_card_and_ends_the_agent(
+    start_kernel: Any, cells: Any, browser: Any, jp_fetch: Any, extension: AcpNotebookApp
+) -> None:
+    kernel_id, chat_id, tab, card, pid = await question_pending(
+        start_kernel, cells, browser, extension
+    )
 
     await jp_fetch("api", "kernels", kernel_id, method="DELETE")
     resolved = await tab.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
@@ -77,11 +92,9 @@ async def test_restart_keeps_the_chat(
 async def test_a_dead_kernel_is_reconciled_away(
     start_kernel: Any, cells: Any, browser: Any, jp_serverapp: ServerApp, extension: AcpNotebookApp
 ) -> None:
-    kernel_id = await start_kernel()
-    chat_id = await open_chat(cells, kernel_id, 'chat.send_prompt("ask-user")')
-    tab = await browser(kernel_id, chat_id)
-    card = await tab.card(chat_id)
-    pid = agent_pid(extension, kernel_id, chat_id)
+    kernel_id, chat_id, tab, card, pid = await question_pending(
+        start_kernel, cells, browser, extension
+    )
 
     # Killed, and not restarted: the kernel manager forgets it without a shutdown event.
     kernel_pid = jp_serverapp.kernel_manager.get_kernel(kernel_id).provisioner.process.pid

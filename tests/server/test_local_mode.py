@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -13,20 +11,14 @@ from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
 from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
 
-from .conftest import Cells
+from .conftest import Cells, local_kernel
 
 
 @pytest.fixture
 async def outside_kernel() -> AsyncIterator[tuple[str, Cells]]:
     """A kernel no Jupyter server started: no extension env."""
-    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
     manager = AsyncMultiKernelManager()
-    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
-    client = manager.get_kernel(kernel_id).client()
-    client.start_channels()
-    await client.wait_for_ready(timeout=60)
-    cells = Cells(client)
+    kernel_id, cells = await local_kernel(manager)
     yield kernel_id, cells
     await cells.stop()
     await manager.shutdown_all(now=True)

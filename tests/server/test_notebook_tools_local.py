@@ -6,7 +6,6 @@ import asyncio
 import base64
 import json
 import os
-import sys
 import time
 from collections.abc import AsyncIterator
 
@@ -14,12 +13,11 @@ import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from mcp import Client, StdioServerParameters
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
 from acp_notebook.mcp_servers import SECRET_HEADER, notebook_entry
 
 from ..kernel_chat import kernel_turn
 from ..mcp_client import call_tool, images_of, post, text_of
-from .conftest import Cells
+from .conftest import Cells, local_kernel
 
 OPEN_CHAT = (
     "import json\n"
@@ -40,13 +38,7 @@ class Kernel:
 
 
 async def start_kernel(manager: AsyncMultiKernelManager) -> Kernel:
-    env = {k: v for k, v in os.environ.items() if k not in (URL_ENV, SECRET_ENV)}
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    kernel_id = await manager.start_kernel(kernel_name="python3", env=env)
-    client = manager.get_kernel(kernel_id).client()
-    client.start_channels()
-    await client.wait_for_ready(timeout=60)
-    cells = Cells(client)
+    _kernel_id, cells = await local_kernel(manager)
     msg = cells.execute(OPEN_CHAT)
     url, secret = await cells.line(msg, "ENDPOINT ", timeout=60)
     return Kernel(cells, url, secret)
