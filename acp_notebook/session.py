@@ -53,6 +53,9 @@ PermissionOutcome = Literal["selected", "cancelled", "timeout"]
 ElicitationOutcome = Literal["accepted", "declined", "cancelled", "timeout"]
 
 MAX_OPTIONS = 16
+# Questions and permissions one chat may have open at once; an agent asking more is
+# refused at once (thousands of cards would hold the page and the server's memory).
+MAX_OPEN_REQUESTS = 32
 # A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
 MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
@@ -138,6 +141,7 @@ class ChatSession:
         self._run_update: dict[str, Any] = {}
         self._run_texts: list[str] = []
         self._by_rpc_id: dict[jsonrpc.Id, str] = {}
+        self._told_open = False  # the person was told of requests refused over the cap
         # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
         # ordered set): the likely source of a question that names no tool call.
         self._running_tools: dict[str, None] = {}
@@ -535,6 +539,20 @@ class ChatSession:
         if rpc_id in self._by_rpc_id:
             self.conn.respond_error(rpc_id, jsonrpc.INVALID_REQUEST, "duplicate request id")
             return
+        if len(self.pending) >= MAX_OPEN_REQUESTS:
+            self.conn.respond_error(
+                rpc_id,
+                jsonrpc.INVALID_REQUEST,
+                f"too many open requests: {MAX_OPEN_REQUESTS} wait for an answer",
+            )
+            if not self._told_open:  # once per burst, not once per request
+                self._told_open = True
+                self._agent_error(
+                    f"the agent asked more than {MAX_OPEN_REQUESTS} questions and permissions"
+                    " at once; the ones beyond are refused"
+                )
+            return
+        self._told_open = False
         request_id = str(uuid.uuid4())
         event["requestId"] = request_id
         event["deadline"] = _now_ms() + self.config.answer_timeout * 1000

@@ -9,7 +9,7 @@ JSON object per line, so a test can count exactly what reached the agent (even
 after it died).
 
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
-permission, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
+permission, ``permissions N`` asks N at once, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
 anything else is echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
 ``FAULT_HUGE_MB`` (size of the huge line, and of the endless one, default 100),
 ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
@@ -46,6 +46,20 @@ FAULTS = (
 POINTS = ("initialize", "session_new", "stream", "question", "permission")
 
 SESSION_ID = "fault-session"
+
+
+def permission(tool_call_id: str) -> dict[str, Any]:
+    """The params of a permission request to write a file."""
+    return {
+        "sessionId": SESSION_ID,
+        "toolCall": {"toolCallId": tool_call_id, "title": "Write notes.txt", "kind": "edit"},
+        "options": [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ],
+    }
+
+
 BATCH = 2000  # lines per write in a flood: the pipe, not Python, should be the limit
 
 # Markup that must stay text wherever it is shown.
@@ -320,19 +334,11 @@ class Agent:
             self.ask()
             self.maybe_fault("question")
         elif (first and self.point == "permission") or text == "permission":
-            self.request(
-                "session/request_permission",
-                {
-                    "sessionId": SESSION_ID,
-                    "toolCall": {"toolCallId": "t1", "title": "Write notes.txt", "kind": "edit"},
-                    "options": [
-                        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-                    ],
-                },
-                "permission",
-            )
+            self.request("session/request_permission", permission("t1"), "permission")
             self.maybe_fault("permission")
+        elif text.startswith("permissions "):  # N permission requests at once
+            for i in range(int(text.split()[1])):
+                self.request("session/request_permission", permission(f"t{i}"), "one of many")
         elif text.startswith("flood "):
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()
@@ -368,6 +374,10 @@ class Agent:
         """A response to one of our requests: report it and end the turn."""
         what = self.asked.pop(message.get("id"), None)
         if what is None:
+            return
+        if what == "one of many":  # the turn ends with the last answer
+            if "one of many" not in self.asked.values():
+                self.end_turn()
             return
         self.say(f"{what} answered: {json.dumps(message.get('result', message.get('error')))}")
         if what == "hostile permission":
