@@ -92,6 +92,12 @@ def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
     return message
 
 
+def _accepted(ack: Frame) -> Frame:
+    if ack.get("error"):
+        raise error_for(ack)
+    return ack
+
+
 def _permission_answer(request_id: str, option_id: str | None) -> dict[str, Any]:
     """The option chosen, or a cancel (None)."""
     answer = {"cancel": True} if option_id is None else {"optionId": option_id}
@@ -353,17 +359,11 @@ class Chat(anywidget.AnyWidget):
     def _request(self, message: dict[str, Any]) -> Frame:
         if message["type"] != "chat:open":
             message.setdefault("chatId", self.chat_id)
-        ack = self._client.request(message).result(ACK_TIMEOUT)
-        if ack.get("error"):
-            raise error_for(ack)
-        return ack
+        return _accepted(self._client.request(message).result(ACK_TIMEOUT))
 
     async def _arequest(self, message: dict[str, Any]) -> Frame:
         message.setdefault("chatId", self.chat_id)
-        ack = await asyncio.wrap_future(self._client.request(message))
-        if ack.get("error"):
-            raise error_for(ack)
-        return ack
+        return _accepted(await asyncio.wrap_future(self._client.request(message)))
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """The widget's requests over the comm: forward them, ack them back, and from
@@ -448,7 +448,7 @@ class Chat(anywidget.AnyWidget):
             return self._wait(turn, timeout)
 
     def _wait(self, turn: int | None, timeout: float | None) -> Turn:
-        number = turn if turn is not None else self._latest_turn()
+        number = turn if turn is not None else self._turn_number
         future = self._turn_future(number)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -472,10 +472,6 @@ class Chat(anywidget.AnyWidget):
                     "from the widget in local mode: use `await chat.ask(...)`, answer "
                     "it with chat.answer()/chat.allow(), or set a policy"
                 )
-
-    def _latest_turn(self) -> int:
-        with self._lock:
-            return self._turn_number
 
     def cancel(self) -> None:
         """Stop the running turn; pending questions and permissions are cancelled."""

@@ -134,27 +134,25 @@ class Subscription:
     def _check(self) -> None:
         config = self.hub.config
         if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
-            self._items.clear()
-            self._bytes = 0
+            self._clear()
             self._reset = True
+
+    def _clear(self) -> None:
+        self._items.clear()
+        self._bytes = 0
 
     def pending_frame(self) -> Frame | None:
         """What is queued right now, as one frame; None when nothing is."""
         self._wakeup.clear()
         if self._reset:
             self._reset = False
-            self._items.clear()
-            self._bytes = 0
-            return {
-                "chatId": self.chat_id,
-                "events": self.hub.resync_events(self.chat_id),
-                "reset": True,
-            }
+            self._clear()
+            events = self.hub.resync_events(self.chat_id)
+            return {"chatId": self.chat_id, "events": events, "reset": True}
         if not self._items:
             return None
         events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
-        self._items.clear()
-        self._bytes = 0
+        self._clear()
         return {"chatId": self.chat_id, "events": events}
 
     async def next_frame(self) -> Frame | None:
