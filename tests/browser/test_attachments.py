@@ -11,6 +11,7 @@ import urllib.request
 import uuid
 
 import nbformat
+import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
@@ -29,7 +30,10 @@ from .lab import (
     write_notebook,
 )
 
-OPEN = 'from acp_notebook import Chat\nchat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})\nchat'
+OPEN = (
+    'from acp_notebook import Chat\nchat = Chat("demo", env={{"ACP_DEMO_DELAY": "0"}},'
+    ' transport="{transport}")\nchat'
+)
 
 # Pastes a file into the composer the way a browser does for a screenshot.
 PASTE = """([data, type, name]) => {
@@ -63,13 +67,22 @@ def png(width: int, height: int) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+# Server mode: the JupyterLab extension's renderer shows the chat over the browser
+# socket. Local mode: the widget itself, over the kernel's comm.
+@pytest.mark.parametrize("transport", ["server", "local"])
 def test_a_pasted_image_reaches_the_agent(
-    page: Page, server: JupyterServer, page_log: PageLog
+    page: Page, server: JupyterServer, page_log: PageLog, transport: str
 ) -> None:
-    filename = write_notebook(server, f"paste-{uuid.uuid4().hex[:6]}", [OPEN])
+    filename = write_notebook(
+        server, f"paste-{uuid.uuid4().hex[:6]}", [OPEN.format(transport=transport)]
+    )
     open_notebook(page, server, filename)
     run_cell(page, 0)
     widget = chat(page)
+    # The extension's live view sits in its saved-output host; the widget does not.
+    expect(page.locator(".acpnb-saved-host > .acpnb-root")).to_have_count(
+        1 if transport == "server" else 0
+    )
     expect(widget.locator(".acpnb-status")).to_have_text("idle")
     composer = widget.locator(".acpnb-composer")
 
@@ -113,7 +126,7 @@ def test_at_df_completes_and_attaches_the_frame(
     setup = (
         "import pandas as pd\n"
         "df = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp_c': [3, 19]})\n"
-        "dfx = 1\n" + OPEN
+        "dfx = 1\n" + OPEN.format(transport="auto")
     )
     filename = write_notebook(server, f"mention-{uuid.uuid4().hex[:6]}", [setup])
     open_notebook(page, server, filename)
