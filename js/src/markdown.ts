@@ -5,7 +5,7 @@
 // only the open last block is parsed again as text arrives.
 
 import DOMPurify from "dompurify";
-import { Lexer, Marked, type Token, type TokensList } from "marked";
+import { Lexer, Marked, Parser, type Token, type Tokens, type TokensList } from "marked";
 import { breakLongRuns } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
@@ -109,6 +109,17 @@ function render(tokens: Token[]): DocumentFragment {
   return sanitize(marked.parser(tokens));
 }
 
+/** Inline Markdown (the inside of a paragraph), rendered and sanitized. */
+function renderInline(tokens: Token[]): DocumentFragment {
+  return sanitize(Parser.parseInline(tokens, marked.defaults));
+}
+
+function lexInline(source: string, links: TokensList["links"]): Token[] {
+  const lexer = new Lexer(marked.defaults);
+  Object.assign(lexer.tokens.links, links);
+  return lexer.inlineTokens(source);
+}
+
 /** Replaces the children of `el` with the rendered, sanitized Markdown of `text`. */
 export function renderMarkdown(el: HTMLElement, text: string): void {
   el.replaceChildren(render(lex(normalize(text), {})));
@@ -116,6 +127,12 @@ export function renderMarkdown(el: HTMLElement, text: string): void {
 
 /** Characters of completed blocks parsed per update, at most (bar one longer block). */
 const STEP = 32_768;
+/** An open paragraph longer than this is shown in frozen pieces plus a live tail. */
+const FREEZE_AT = 4096;
+/** About this much of an open paragraph stays live (parsed again on each update). */
+const LIVE = 1024;
+/** How far back from the ideal cut a space may be looked for. */
+const SEARCH = 2048;
 
 /** Where the open blocks start: the last block that is not blank may still change. */
 function openBlock(tokens: Token[]): number {
@@ -124,17 +141,65 @@ function openBlock(tokens: Token[]): number {
   return Math.max(0, last);
 }
 
+const ALNUM = /[A-Za-z0-9]/;
+/** A line starting so would be an ordered list item, not a paragraph's text. */
+const LIST_ITEM = /^\d{1,9}[.)]/;
+
+function restStartsText(text: string, i: number): boolean {
+  return ALNUM.test(text[i] ?? "") && !LIST_ITEM.test(text.slice(i, i + 11));
+}
+
+/**
+ * A place to cut a paragraph's inline source at or before `target`: before a letter or
+ * digit that follows a space, or inside a run of letters and digits only (no URL,
+ * address or entity can span it). The rest then starts like no block construct does.
+ */
+function cutBefore(text: string, target: number): number | null {
+  for (let i = target; i > 0 && i > target - SEARCH; i--) {
+    if (text[i - 1] === " " && restStartsText(text, i)) return i;
+  }
+  if (!restStartsText(text, target)) return null;
+  let i = target - 1;
+  while (i >= 0 && ALNUM.test(text[i] ?? "")) i--;
+  return i < 0 || /\s/.test(text[i] ?? "") ? target : null;
+}
+
+// Delimiters that can no longer pair: inside a word (_), or with space on both sides.
+const INERT = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])|(?<=\s)[*_~]+(?=\s)/g;
+const OPENER = /[*_~`[\]<\\]/;
+
+/** Whether no delimiter in `tokens` was left unpaired (text after them cannot change them). */
+function settled(tokens: Token[]): boolean {
+  let ok = true;
+  marked.walkTokens(tokens, (token) => {
+    if (token.type === "text" && OPENER.test(token.raw.replace(INERT, ""))) ok = false;
+  });
+  return ok;
+}
+
 /**
  * Markdown that grows: `update(text)` renders the same DOM as `renderMarkdown(el, text)`,
  * but a block that is complete (another block follows it) is parsed and rendered once;
- * each update parses only the last block onwards.
+ * each update parses only the last block onwards. A long open paragraph (an answer with
+ * no blank line) is cut into pieces whose inline Markdown is settled: each is rendered
+ * once into a block of its own in the paragraph (so a cut is also a line break: the text
+ * is the same), and only the paragraph's last kilobyte or so is parsed again.
  */
 export class MarkdownStream {
+  /** A prefix of the text shown, and its normalized source. */
+  private seen = "";
+  private normalized = "";
   /** The source of the completed blocks, and the link definitions they hold. */
   private done = "";
   private links: TokensList["links"] = {};
   /** The nodes of the open blocks, replaced on each update. */
   private open: ChildNode[] = [];
+  /** The open paragraph shown in pieces, the source of its frozen pieces, its live nodes. */
+  private para: HTMLElement | null = null;
+  private frozen = "";
+  private live: ChildNode[] = [];
+  /** Whether the last piece ended inside a word. */
+  private midWord = false;
 
   /** `decorate` adds the widget's own controls to each newly rendered run of blocks. */
   constructor(
@@ -147,8 +212,12 @@ export class MarkdownStream {
    * completed blocks, so a frame's work stays bounded); false while more steps remain.
    */
   update(text: string): boolean {
-    const source = normalize(text);
-    if (!source.startsWith(this.done)) this.reset();
+    const source = this.normalizeGrown(text);
+    if (source === null) {
+      this.reset();
+      return this.update(text);
+    }
+    if (this.para !== null && this.growParagraph(source)) return true;
     let end = Math.min(source.length, this.done.length + STEP);
     let tokens = this.lexTail(source, end);
     let open = openBlock(tokens);
@@ -159,6 +228,7 @@ export class MarkdownStream {
       open = openBlock(tokens);
     }
     for (const node of this.open) node.remove();
+    this.open = [];
     const complete = tokens.slice(0, open);
     if (complete.length > 0) {
       const blocks = render(complete);
@@ -172,11 +242,119 @@ export class MarkdownStream {
         }
       });
     }
-    const fragment = render(tokens.slice(open));
+    const rest = tokens.slice(open);
+    const last = rest[0];
+    if (end === source.length && rest.length === 1 && last?.type === "paragraph") {
+      if ((last as Tokens.Paragraph).text.length > FREEZE_AT) {
+        this.startParagraph();
+        if (this.growParagraph(source)) return true;
+      }
+    }
+    const fragment = render(rest);
     this.decorate(fragment);
     this.open = [...fragment.childNodes];
     this.el.append(fragment);
     return end === source.length;
+  }
+
+  /**
+   * `text` normalized, only its new part scanned (a long answer is 1 MB and more); null
+   * when `text` does not extend the text seen before.
+   */
+  private normalizeGrown(text: string): string | null {
+    if (!text.startsWith(this.seen)) return null;
+    // A "\r" at the end may be the start of a "\r\n": it is held back until the next text.
+    const end = text.endsWith("\r") ? text.length - 1 : text.length;
+    this.normalized += normalize(text.slice(this.seen.length, end));
+    this.seen = text.slice(0, end);
+    return end < text.length ? `${this.normalized}\n` : this.normalized;
+  }
+
+  /** The open paragraph goes to pieces: an empty <p> (and the newline a render puts after it). */
+  private startParagraph(): void {
+    this.para = document.createElement("p");
+    const newline = document.createTextNode("\n");
+    this.el.append(this.para, newline);
+    this.open = [this.para, newline];
+    this.frozen = "";
+    this.live = [];
+    this.midWord = false;
+  }
+
+  /**
+   * Shows the open paragraph's new text, freezing a settled piece when the live part is
+   * long; true when everything is shown. False (the paragraph is dropped, to be rendered
+   * whole) when the text after the frozen pieces no longer reads as their continuation:
+   * a setext underline made it a heading, or a new link definition appeared.
+   */
+  private growParagraph(source: string): boolean {
+    const start = this.done.length + this.frozen.length;
+    const tokens = lex(source.slice(start), this.links);
+    const first = tokens[0];
+    const fresh = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
+    const paragraph = first?.type === "paragraph" ? (first as Tokens.Paragraph) : null;
+    if (
+      this.para === null ||
+      paragraph === null ||
+      fresh ||
+      (this.midWord && paragraph.tokens[0]?.type !== "text")
+    ) {
+      for (const node of this.open) node.remove();
+      this.open = [];
+      this.para = null;
+      this.frozen = "";
+      this.live = [];
+      return false;
+    }
+    for (const node of this.live) node.remove();
+    let live = paragraph.tokens;
+    const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
+    if (piece !== null) {
+      // A box of its own: the browser lays out a paragraph's lines all again when any of
+      // its text changes (600 KB took 300-750 ms a frame); a finished box keeps its layout.
+      const box = document.createElement("span");
+      box.className = "acpnb-piece";
+      box.append(renderInline(piece.tokens));
+      this.para.append(box);
+      this.frozen += piece.text;
+      this.midWord = !/\s$/.test(piece.text);
+      live = piece.rest;
+    }
+    const fragment = renderInline(live);
+    this.live = [...fragment.childNodes];
+    this.para.append(fragment);
+    if (tokens.length > 1) {
+      // Another block follows: the paragraph is complete, its nodes stay.
+      this.done += this.frozen + paragraph.raw;
+      this.open = [];
+      this.para = null;
+      this.frozen = "";
+      this.live = [];
+      return false;
+    }
+    return true;
+  }
+
+  /** A settled prefix of the open paragraph's live text, if it is long enough to cut. */
+  private settledPiece(
+    text: string,
+    source: string,
+    start: number,
+  ): { text: string; tokens: Token[]; rest: Token[] } | null {
+    if (text.length <= FREEZE_AT) return null;
+    // An unpaired delimiter blocks later cuts, not earlier ones: try nearer the start.
+    for (let target = text.length - LIVE; target > LIVE; target = Math.floor(target / 2)) {
+      const cut = cutBefore(text, target);
+      if (cut === null) continue;
+      const piece = text.slice(0, cut);
+      if (!source.startsWith(piece, start)) return null;
+      const tokens = lexInline(piece, this.links);
+      if (!settled(tokens)) continue;
+      const rest = lexInline(text.slice(cut), this.links);
+      // Inside a word, the rest must start as plain text (not an address the cut split).
+      if (/\s$/.test(piece) || rest[0]?.type === "text") return { text: piece, tokens, rest };
+    }
+    return null;
   }
 
   /** The tokens of `source` from the completed blocks to `end`. */
@@ -190,9 +368,14 @@ export class MarkdownStream {
   }
 
   private reset(): void {
+    this.seen = "";
+    this.normalized = "";
     this.done = "";
     this.links = {};
     this.open = [];
+    this.para = null;
+    this.frozen = "";
+    this.live = [];
     this.el.replaceChildren();
   }
 }

@@ -5,6 +5,11 @@ import { describe, expect, it } from "vitest";
 import { MAX_RUN } from "../src/longtext";
 import { MarkdownStream, renderMarkdown } from "../src/markdown";
 
+// A frozen piece of a long paragraph sits in a box of its own (the render has no <span>).
+function unboxed(html: string): string {
+  return html.replace(/<\/?span[^>]*>/g, "");
+}
+
 function full(text: string): string {
   const box = document.createElement("div");
   renderMarkdown(box, text);
@@ -85,4 +90,73 @@ describe("MarkdownStream", () => {
     expect(box.textContent).toContain("<img src=x onerror=alert(1)>");
     expect(box.querySelector("a")?.getAttribute("href")).toBe("https://e.com/i.png");
   });
+
+  it("shows a long open paragraph in frozen pieces with the DOM of a full render", () => {
+    // Words, emphasis, code spans, links, snake_case, lone stars, autolinks, soft breaks.
+    const words = [
+      "plain",
+      "**bold words**",
+      "`a * b`",
+      "[link](https://e.com/x)",
+      "snake_case_name",
+      "5 * 3",
+      "7. not a list",
+      "www.example.com",
+      "a@b.co",
+      "*em*",
+      "line\nbreak",
+      "~~gone~~",
+      "<b>raw</b>",
+    ];
+    let text = "";
+    for (let i = 0; text.length < 14_000; i++) text += `${words[(i * 7) % words.length]} ${i} `;
+    for (const size of [211, 3001]) {
+      const box = document.createElement("div");
+      const stream = new MarkdownStream(box);
+      let firstNode: Node | null = null;
+      for (let end = size; end < text.length + size; end += size) {
+        const shown = text.slice(0, end);
+        expect(stream.update(shown)).toBe(true);
+        expect(unboxed(box.innerHTML), `${size} ${end}`).toBe(full(shown));
+        firstNode ??= end > 6000 ? (box.querySelector(".acpnb-piece") ?? null) : null;
+      }
+      // The first piece was rendered once and kept.
+      expect(firstNode).not.toBeNull();
+      expect(box.querySelector("p")?.firstChild).toBe(firstNode);
+      expect(box.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(1);
+      // The paragraph ends; what follows renders as usual.
+      const more = `${text}\n\n## next\n\ntail`;
+      stream.update(more);
+      expect(unboxed(box.innerHTML)).toBe(full(more));
+    }
+  }, 60_000);
+
+  it("renders the paragraph whole again when later text changes its meaning", () => {
+    const long = `${"word ".repeat(2000)}`;
+    for (const after of ["\n===", "x\n\n[word]: https://e.com", "*open", "`tick"]) {
+      const box = document.createElement("div");
+      const stream = new MarkdownStream(box);
+      for (let end = 100; end < long.length; end += 100) stream.update(long.slice(0, end));
+      const text = `${long}${after}`;
+      for (let end = long.length; end <= text.length; end++) stream.update(text.slice(0, end));
+      expect(unboxed(box.innerHTML), after).toBe(full(text));
+      stream.update(`${text} and ${long}`);
+      expect(unboxed(box.innerHTML), after).toBe(full(`${text} and ${long}`));
+    }
+  }, 60_000);
+
+  it("cuts one unbroken word only where no address can span the cut", () => {
+    const word = "0abcdefgh".repeat(1500);
+    for (const text of [word, `${word}@example.com tail`, `${word}_x_ *y*`]) {
+      const box = document.createElement("div");
+      const stream = new MarkdownStream(box);
+      for (let end = 700; end < text.length + 700; end += 700) stream.update(text.slice(0, end));
+      const expected = document.createElement("div");
+      renderMarkdown(expected, text);
+      // <wbr> placement may differ at a cut; the text and the elements may not.
+      const strip = (html: string): string => unboxed(html).replace(/<wbr>/g, "");
+      expect(strip(box.innerHTML)).toBe(strip(expected.innerHTML));
+      if (text === word) expect(box.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(2);
+    }
+  }, 60_000);
 });

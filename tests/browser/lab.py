@@ -125,6 +125,14 @@ def start_server(
         JUPYTER_DATA_DIR=str(dirs["data"]),
         IPYTHONDIR=str(dirs["ipython"]),
     )
+    # This checkout's own build of the lab extension, ahead of the installed one (an
+    # editable install of another checkout would serve that checkout's build).
+    built = REPO / "acp_notebook" / "labextension"
+    link = dirs["data"] / "labextensions" / "acp-notebook"
+    if (built / "package.json").exists() and not link.is_symlink():
+        link.parent.mkdir(exist_ok=True)
+        link.symlink_to(built)
+    env["JUPYTER_PREFER_ENV_PATH"] = "0"  # the data directory above before the environment's
     env.update(extra_env or {})
     port = port or free_port()
     log = base / "server.log"
