@@ -31,6 +31,8 @@ from .. import bounded_json
 V1 = "v1.kernel.websocket.jupyter.org"
 # Bigger messages (a cell of a megabyte?) are not looked into: their owner is unknown.
 MAX_MESSAGE = 16 * 1024 * 1024
+# A real header is a few hundred bytes (v1 frames carry it apart from the content).
+MAX_HEADER = 64 * 1024
 
 
 class Executions:
@@ -60,7 +62,7 @@ def noting_connection(
 
     class NotingConnection(base):  # type: ignore[valid-type,misc]
         def handle_incoming_message(self, incoming_msg: str) -> None:
-            header = _execute_header(incoming_msg, self.subprotocol == V1, self.session)
+            header = _execute_header(incoming_msg, self.subprotocol == V1)
             user = getattr(self.websocket_handler, "current_user", None)
             if header is not None and user is not None:
                 executions.note(str(header.get("msg_id")), str(user.username))
@@ -69,12 +71,18 @@ def noting_connection(
     return NotingConnection
 
 
-def _execute_header(message: str | bytes, v1: bool, session: Any) -> dict[str, Any] | None:
-    """The header of a shell ``execute_request``, else None; never raises."""
+def _execute_header(message: str | bytes, v1: bool) -> dict[str, Any] | None:
+    """The header of a shell ``execute_request``, else None; never raises.
+
+    The server itself reads no v1 header: parsing one here is the only parse of it, so
+    it is bounded like any untrusted JSON (a 10 MB header of ``[{},{},...]`` would cost
+    the server hundreds of MB)."""
     try:
         if v1:
             channel, parts = deserialize_msg_from_ws_v1(message)  # type: ignore[no-untyped-call]
-            header = session.unpack(parts[0])
+            if channel != "shell":
+                return None
+            header = bounded_json.loads(parts[0], max_bytes=MAX_HEADER)
         else:
             msg = (
                 deserialize_binary_message(message)  # type: ignore[no-untyped-call]

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from typing import Any
 
 import pytest
 from jupyter_server.serverapp import ServerApp
+from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
+from acp_notebook.server.owners import _execute_header
+from tests.memory import peak_rss, reset_peak_rss
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.test_security import TwoUsers
 
@@ -199,3 +203,19 @@ async def test_a_copied_execute_id_does_not_change_the_owner(
     refused["requestId"] = card["requestId"]
     assert (await bob.request(refused))["error"] == "FORBIDDEN"
     assert (await bob.request({"type": "chat:cancel", "chatId": chat_id}))["error"] == "FORBIDDEN"
+
+
+@pytest.mark.fault("an 8 MB execute_request header of [{{}},{{}},...] on the kernel WebSocket (v1)")
+def test_a_huge_header_costs_the_server_nothing() -> None:
+    # The server reads no v1 header itself; the owner gate's look at it is the only parse.
+    good = json.dumps({"msg_id": "m1", "msg_type": "execute_request"}).encode()
+    frame = serialize_msg_to_ws_v1([good, b"{}", b"{}", b"{}"], "shell")
+    assert _execute_header(frame, v1=True) == {"msg_id": "m1", "msg_type": "execute_request"}
+
+    huge = b"[" + b"{}," * 2_800_000 + b"{}]"
+    frame = serialize_msg_to_ws_v1([huge, b"{}", b"{}", b"{}"], "shell")
+    before = reset_peak_rss()
+    start = time.monotonic()
+    assert _execute_header(frame, v1=True) is None
+    assert time.monotonic() - start < 1.0
+    assert peak_rss() - before < 32 * 1024 * 1024
