@@ -387,6 +387,9 @@ class CancelRequest(_ChatRequest):
 class ResyncRequest(_ChatRequest):
     type: Literal["chat:resync"]
     since: Annotated[int, Field(ge=0)] | None = None
+    # The ack may carry the history up to its last ended turn as one fold snapshot
+    # (``snapshot``), its events the rest: a long chat's resync is then a fraction of it.
+    snapshot: bool = False
 
 
 class SetModeRequest(_ChatRequest):
@@ -500,6 +503,9 @@ class Ack(_Model):
     # Only on chat:resync: the bounded history, then every pending card.
     events: list[dict[str, Any]] | None = None
     reset: bool | None = None
+    # Only on chat:resync with snapshot: the fold snapshot of the history up to its last
+    # ended turn; ``events`` are then what came after it.
+    snapshot: dict[str, Any] | None = None
     # Only on chat:prompt: the number of the turn it started.
     turn: int | None = None
     # Only on chat:open: the new chat.

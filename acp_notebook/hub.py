@@ -44,6 +44,7 @@ from .elicitation import AnswerError
 from .events import ChunkRun, Event, append_merged
 from .jsonrpc import RpcError
 from .mcp_servers import NOTEBOOK, normalize
+from .resync_snapshot import snapshot_resync
 from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 
 if TYPE_CHECKING:
@@ -188,6 +189,8 @@ class _Chat:
     share: str | None = None
     subscribers: list[Subscription] = field(default_factory=list)
     start_task: asyncio.Task[None] | None = None
+    # The last snapshot resync, and the seq it was made at.
+    resync: tuple[int, dict[str, Any]] | None = None
 
 
 @dataclass(eq=False)
@@ -360,6 +363,12 @@ class Hub:
                 return {"ack": ack, "accepted": True, "events": [], "reset": False}
             for sub in chat.subscribers:  # the asker's among them; harmless to the others
                 sub.seal()
+            if req.snapshot:
+                # Folded once per state of the chat: a page reloaded again costs nothing.
+                if chat.resync is None or chat.resync[0] != session.last_seq:
+                    folded = snapshot_resync(session.resync(), session.pending)
+                    chat.resync = (session.last_seq, folded)
+                return {"ack": ack, "accepted": True, **chat.resync[1], "reset": True}
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")

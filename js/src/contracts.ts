@@ -250,6 +250,7 @@ export interface CancelRequest extends ChatRequestBase {
 export interface ResyncRequest extends ChatRequestBase {
   type: "chat:resync";
   since?: number | null;
+  snapshot?: boolean;
 }
 
 export interface SetModeRequest extends ChatRequestBase {
@@ -318,6 +319,7 @@ export interface Ack {
   data?: string | null;
   events?: Record<string, unknown>[] | null;
   reset?: boolean | null;
+  snapshot?: Record<string, unknown> | null;
   turn?: number | null;
   chatId?: string | null;
   variables?: VariableName[] | null;

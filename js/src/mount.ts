@@ -40,7 +40,7 @@ export function mountChat(
   const client = new ChatClient(
     model,
     {
-      onEvents: (events, reset) => view.apply(events, reset),
+      onEvents: (events, reset, snapshot) => view.apply(events, reset, snapshot),
       onStatus: setStatus,
       onResyncError: (code, detail) => view.showError(describeError(t, code, detail)),
     },

@@ -29,8 +29,11 @@ export interface WidgetModel {
 export type LinkStatus = "waiting" | "connecting" | "server" | "comm" | "closed";
 
 export interface ClientHandlers {
-  /** A batch of events; `reset` when it is a resync's full history (state starts over). */
-  onEvents(events: StreamEvent[], reset: boolean): void;
+  /**
+   * A batch of events; `reset` when it is a resync's full history (state starts over,
+   * from `snapshot` when the resync sent its ended turns folded into one).
+   */
+  onEvents(events: StreamEvent[], reset: boolean, snapshot?: unknown): void;
   onStatus(status: LinkStatus): void;
   /** The hub refused the resync (e.g. CHAT_NOT_FOUND after a kernel restart). */
   onResyncError(code: string, detail: string | null): void;
@@ -184,12 +187,14 @@ export class ChatClient {
   }
 
   private resync(): void {
-    void this.send({ type: "chat:resync" }).then((ack) => {
+    // A long chat's ended turns come folded (a fraction of their events): painted at once.
+    void this.send({ type: "chat:resync", snapshot: true }).then((ack) => {
       if (ack === "TIMEOUT") this.handlers.onResyncError(ack, null);
       else if (typeof ack === "string") return;
       else if (ack.error) this.handlers.onResyncError(ack.error, ackDetail(ack));
       else if (ack.accepted && Array.isArray(ack.events)) {
-        this.handlers.onEvents(ack.events as unknown as StreamEvent[], ack.reset !== false);
+        const events = ack.events as unknown as StreamEvent[];
+        this.handlers.onEvents(events, ack.reset !== false, ack.snapshot);
       }
     });
   }

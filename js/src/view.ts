@@ -128,10 +128,13 @@ export class ChatView {
     this.reset();
   }
 
-  /** Folds a batch of events; `reset` (a resync's full history) starts the state over. */
-  apply(events: readonly StreamEvent[], reset: boolean): void {
+  /**
+   * Folds a batch of events; `reset` (a resync's full history) starts the state over,
+   * from `snapshot` (the resync's ended turns, folded by the server) when there is one.
+   */
+  apply(events: readonly StreamEvent[], reset: boolean, snapshot?: unknown): void {
     if (reset) {
-      this.state = initialState();
+      this.state = isSnapshot(snapshot) ? restore(snapshot) : initialState();
       this.header.showError(null);
       this.reset();
     }

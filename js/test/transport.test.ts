@@ -44,13 +44,13 @@ class FakeSocket {
 
 function client(traits: Record<string, unknown>) {
   const model = new FakeModel({ chat_id: "c1", kernel_id: "k1", ...traits });
-  const batches: { events: StreamEvent[]; reset: boolean }[] = [];
+  const batches: { events: StreamEvent[]; reset: boolean; snapshot?: unknown }[] = [];
   const statuses: LinkStatus[] = [];
   const errors: string[] = [];
   const c = new ChatClient(
     model,
     {
-      onEvents: (events, reset) => batches.push({ events, reset }),
+      onEvents: (events, reset, snapshot) => batches.push({ events, reset, snapshot }),
       onStatus: (status) => statuses.push(status),
       onResyncError: (code) => errors.push(code),
     },
@@ -89,6 +89,38 @@ describe("comm transport", () => {
     model.emit("msg:custom", { ack: resync?.id, accepted: true, reset: true, events: [EVENT] });
     await settle();
     expect(batches).toEqual([{ events: [EVENT], reset: true }]);
+    model.emit("msg:custom", { chatId: "c1", events: [{ ...EVENT, seq: 2 }] });
+    c.dispose();
+  });
+
+  it("asks for the ended turns as a snapshot and hands it on with the events after it", async () => {
+    const { model, client: c, batches } = client({ transport: "comm" });
+    c.start();
+    const [resync] = model.sent;
+    expect(resync).toMatchObject({ type: "chat:resync", snapshot: true });
+    const snap = { seq: 9, items: [] };
+    model.emit("msg:custom", {
+      ack: resync?.id,
+      accepted: true,
+      reset: true,
+      events: [EVENT],
+      snapshot: snap,
+    });
+    await settle();
+    expect(batches).toEqual([{ events: [EVENT], reset: true, snapshot: snap }]);
+    c.dispose();
+  });
+
+  it("passes events of its chat only", async () => {
+    const { model, client: c, batches } = client({ transport: "comm" });
+    c.start();
+    model.emit("msg:custom", {
+      ack: model.sent[0]?.id,
+      accepted: true,
+      reset: true,
+      events: [EVENT],
+    });
+    await settle();
     model.emit("msg:custom", { chatId: "c1", events: [{ ...EVENT, seq: 2 }] });
     model.emit("msg:custom", { chatId: "other", events: [{ ...EVENT, seq: 3 }] });
     expect(batches.slice(1)).toEqual([{ events: [{ ...EVENT, seq: 2 }], reset: false }]);

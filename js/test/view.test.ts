@@ -87,6 +87,40 @@ describe("streaming", () => {
     expect(agent.textContent?.trim()).toBe(expected + "!".repeat(100));
   });
 
+  it("paints a resync from the server's snapshot as it paints the events it folds", () => {
+    const tool = (id: string, status: string) =>
+      ev({ kind: "update", update: { sessionUpdate: "tool_call_update", toolCallId: id, status } });
+    const ended = [
+      ready(),
+      ev({ kind: "turn_started", prompt: "run" }),
+      ev({ kind: "update", update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "ls" } }),
+      tool("t1", "in_progress"),
+      tool("t1", "completed"),
+      chunk("done"),
+      ev({ kind: "turn_ended", stopReason: "end_turn" }),
+    ];
+    const after = [
+      ev({ kind: "turn_started", prompt: "more" }),
+      chunk("still ", "agent_message_chunk", "m2"),
+    ];
+    let state = initialState();
+    for (const event of ended) state = fold(state, event);
+    const folded = setup().view;
+    folded.apply(after, true, snapshot(state));
+    folded.apply([chunk("going", "agent_message_chunk", "m2")], false);
+    folded.flush();
+    const replayed = setup().view;
+    replayed.apply([...ended, ...after], true);
+    replayed.apply([chunk("going", "agent_message_chunk", "m2")], false);
+    replayed.flush();
+    const transcript = (view: ChatView) => q(view, ".acpnb-transcript").innerHTML;
+    expect(transcript(folded)).toBe(transcript(replayed));
+    expect(folded.el.querySelectorAll(".acpnb-agent")).toHaveLength(2);
+    expect(q(folded, ".acpnb-status").dataset.status).toBe("ready");
+    folded.dispose();
+    replayed.dispose();
+  });
+
   it("appends new items without touching the old ones", () => {
     const { view } = setup();
     current = view;

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from acp_notebook import fold as folding
+
 from .conftest import OPEN_CHAT
 
 
@@ -87,3 +89,26 @@ async def test_kernel_socket_reconnects_and_catches_up(
     caught_up = json.loads(out)
     assert caught_up["mode"] == "server"
     assert caught_up["text"].startswith("Hello from the **demo agent**. You said: hello")
+
+
+async def test_snapshot_resync_folds_the_ended_turns(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    """What a reloaded widget asks for: the ended turns as one snapshot, the same chat."""
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    chat_id = json.loads(
+        (
+            await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
+        ).split("chat:", 1)[1]
+    )["chat"]
+    tab = await browser(kernel_id, chat_id)
+    full = await tab.resync(chat_id)
+    ack = await tab.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
+    assert ack["accepted"] and ack["reset"] and ack["events"] == []
+    state = folding.initial_state()
+    for event in full["events"]:
+        state = folding.fold(state, event)
+    assert ack["snapshot"] == json.loads(json.dumps(folding.snapshot(state)))
+    assert ack["snapshot"]["agent"]["status"] == "ready"
+    assert [i["type"] for i in ack["snapshot"]["items"]] == ["user", "tool", "agent"]

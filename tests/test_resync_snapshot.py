@@ -1,0 +1,55 @@
+"""chat:resync with snapshot: ended turns folded on the server, the rest as events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_notebook import fold as folding
+from acp_notebook.resync_snapshot import snapshot_resync
+
+
+def _chunk(seq: int, text: str, message: str) -> dict[str, Any]:
+    content = {"type": "text", "text": text}
+    update = {"sessionUpdate": "agent_message_chunk", "messageId": message, "content": content}
+    return {"kind": "update", "seq": seq, "update": update}
+
+
+def _fold(events: list[dict[str, Any]], state: Any = None) -> dict[str, Any]:
+    state = state or folding.initial_state()
+    for event in events:
+        state = folding.fold(state, event)
+    return folding.snapshot(state)
+
+
+EVENTS: list[dict[str, Any]] = [
+    {"kind": "agent_status", "seq": 1, "status": "ready", "agent": "demo", "sessionId": "s"},
+    {"kind": "turn_started", "seq": 2, "turn": 1, "prompt": "one"},
+    _chunk(3, "first ", "m1"),
+    _chunk(4, "answer", "m1"),
+    {"kind": "turn_ended", "seq": 5, "turn": 1, "stopReason": "end_turn"},
+    {"kind": "turn_started", "seq": 6, "turn": 2, "prompt": "two"},
+    {"kind": "permission_request", "seq": 7, "requestId": "p1", "options": []},
+    _chunk(8, "second", "m2"),
+]
+
+
+def test_the_history_up_to_the_last_ended_turn_is_one_snapshot() -> None:
+    resync = snapshot_resync(EVENTS, pending={"p1"})
+    assert resync["snapshot"] == _fold(EVENTS[:5])
+    assert resync["events"] == EVENTS[5:]
+    # Folding the rest onto the snapshot's state ends where folding everything does.
+    state = folding.initial_state()
+    for event in EVENTS[:5]:
+        state = folding.fold(state, event)
+    assert _fold(resync["events"], state) == _fold(EVENTS)
+
+
+def test_a_request_still_pending_from_an_ended_turn_is_sent_again() -> None:
+    events = [*EVENTS[:4], EVENTS[6], EVENTS[4]]
+    resync = snapshot_resync(events, pending={"p1"})
+    assert resync["events"] == [EVENTS[6]]
+    assert snapshot_resync(events, pending=set())["events"] == []
+
+
+def test_no_ended_turn_no_snapshot() -> None:
+    assert snapshot_resync(EVENTS[:4], pending=set()) == {"events": EVENTS[:4]}
