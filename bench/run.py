@@ -23,6 +23,7 @@ from bench import (  # the repository root is importable from here on
     many_chats,
     memory,
     notebook,
+    notebook_open,
     notebook_tools,
     peers,
     resync,
@@ -40,6 +41,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "notebook": notebook.run,
     "many_chats": many_chats.run,
     "notebook_tools": notebook_tools.run,
+    "notebook_open": notebook_open.run,
     "resync": resync.run,
 }
 
