@@ -28,7 +28,7 @@ from .agents import AgentSpec
 from .attachments import AttachmentError, adapt
 from .attachments import summary as attachment_summary
 from .connection import AgentConnection
-from .contracts import MAX_TOOL_CALL_ID
+from .contracts import MAX_ID, MAX_TOOL_CALL_ID
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
 from .event_types import (
     ElicitationRequestEventDict,
@@ -248,6 +248,13 @@ class ChatSession:
             new = await self.conn.request("session/new", {"cwd": self.cwd, "mcpServers": servers})
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/new returned no sessionId")
+        if len(new["sessionId"]) > MAX_ID:
+            # It goes into every prompt, every resync and the saved notebook.
+            raise RpcError(
+                jsonrpc.INVALID_PARAMS,
+                f"session/new returned a sessionId of {len(new['sessionId']):,} characters"
+                f" (the limit is {MAX_ID})",
+            )
         self.session_id = new["sessionId"]
         if self.spec.mode and _offers_mode(new.get("modes"), self.spec.mode):
             await self.conn.request(

@@ -40,6 +40,7 @@ FAULTS = (
     "objects",  # one line of millions of {}
     "endless",  # a huge line that never ends, then silence
     "spawn",  # children in its group, in a session of their own, a daemon; ignores EOF, SIGTERM
+    "long_id",  # answers session/new with a session id of a megabyte
 )
 # When the fault fires: on `initialize`, on `session/new`, in the first turn after
 # its first chunk, or in the first turn while a question / a permission is pending.
@@ -103,6 +104,7 @@ class Agent:
         self.turns = 0
         self.fired = False
         self.prompt_id: Any = None  # the session/prompt being served
+        self.new_id: Any = None  # the session/new being answered
         self.asked: dict[Any, str] = {}  # our request id -> what it asked
         self.cancelled = False
         self.stubborn = False  # lives on after the end of its input
@@ -250,6 +252,9 @@ class Agent:
         self.log(wrote=size)
         self.silent = True  # never ends the line, never answers again
 
+    def fault_long_id(self) -> None:
+        self.send({"id": self.new_id, "result": {"sessionId": "s" * (1 << 20)}})
+
     def fault_flood(self) -> None:
         self.flood(int(os.environ.get("FAULT_FLOOD", "5000")), "flood")
 
@@ -309,6 +314,7 @@ class Agent:
                 }
             )
         elif method == "session/new":
+            self.new_id = message["id"]
             self.maybe_fault("session_new")
             self.send({"id": message["id"], "result": {"sessionId": SESSION_ID}})
         elif method == "session/prompt":

@@ -1,0 +1,33 @@
+"""An agent whose session id is a megabyte (issue 12: every hostile input bounded).
+
+The id goes into every request of the chat, into each resync and into the saved
+notebook at every turn end; the server's API takes ids up to ``MAX_ID`` characters.
+A longer one ends the start with a clear error, and the agent is ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from acp_notebook.contracts import MAX_ID
+
+from .conftest import FaultChat, all_gone
+
+
+@pytest.mark.fault("the agent answers session/new with a 1 MB session id")
+async def test_a_session_id_over_the_limit_ends_the_start(
+    fault_chat: Callable[..., Awaitable[FaultChat]],
+) -> None:
+    fc = await fault_chat("long_id", "session_new")
+    pid = fc.session.conn.pid
+    assert pid is not None
+    exited = (await fc.everyone("agent_status", status="exited"))[0]
+    assert exited["detail"] == (
+        "the agent refused to start: session/new returned a sessionId of 1,048,576"
+        f" characters (the limit is {MAX_ID})"
+    )
+    assert fc.session.session_id is None
+    assert "ready" not in [e.get("status") for e in fc.rec.events]
+    await all_gone([pid], pid)
