@@ -125,8 +125,11 @@ export function renderMarkdown(el: HTMLElement, text: string): void {
   el.replaceChildren(render(lex(normalize(text), {})));
 }
 
-/** Characters of completed blocks parsed per update, at most (bar one longer block). */
-const STEP = 32_768;
+/**
+ * Characters of completed blocks parsed per update, at most (bar one longer block): in
+ * JupyterLab, 32 K of Markdown blocks took 80-240 ms to lay out in one frame.
+ */
+const STEP = 8192;
 /** An open paragraph longer than this is shown in frozen pieces plus a live tail. */
 const FREEZE_AT = 4096;
 /** About this much of an open paragraph stays live (parsed again on each update). */
@@ -194,6 +197,9 @@ export class MarkdownStream {
   private links: TokensList["links"] = {};
   /** The nodes of the open blocks, replaced on each update. */
   private open: ChildNode[] = [];
+  /** The box the last completed blocks went to, and how much source it holds. */
+  private run: HTMLElement | null = null;
+  private runSize = 0;
   /** The open paragraph shown in pieces, the source of its frozen pieces, its live nodes. */
   private para: HTMLElement | null = null;
   private frozen = "";
@@ -233,8 +239,9 @@ export class MarkdownStream {
     if (complete.length > 0) {
       const blocks = render(complete);
       this.decorate(blocks);
-      this.el.append(blocks);
-      this.done += complete.map((token) => token.raw).join("");
+      const raw = complete.map((token) => token.raw).join("");
+      this.runOf(raw.length).append(blocks);
+      this.done += raw;
       // Only the completed blocks' definitions: one in the open block may still grow.
       marked.walkTokens(complete, (token) => {
         if (token.type === "def" && !Object.hasOwn(this.links, token.tag)) {
@@ -268,6 +275,23 @@ export class MarkdownStream {
     this.normalized += normalize(text.slice(this.seen.length, end));
     this.seen = text.slice(0, end);
     return end < text.length ? `${this.normalized}\n` : this.normalized;
+  }
+
+  /**
+   * The box that takes the next `size` characters of completed blocks: the last one,
+   * until it holds about STEP characters. Finished boxes skip style, layout and paint
+   * while off-screen (a 600 KB answer holds some 50,000 elements); a box per block
+   * would cost as much again in visibility checks.
+   */
+  private runOf(size: number): HTMLElement {
+    if (this.run === null || this.run !== this.el.lastChild || this.runSize >= STEP) {
+      this.run = document.createElement("div");
+      this.run.className = "acpnb-run";
+      this.runSize = 0;
+      this.el.append(this.run);
+    }
+    this.runSize += size;
+    return this.run;
   }
 
   /** The open paragraph goes to pieces: an empty <p> (and the newline a render puts after it). */
@@ -376,6 +400,7 @@ export class MarkdownStream {
     this.para = null;
     this.frozen = "";
     this.live = [];
+    this.run = null;
     this.el.replaceChildren();
   }
 }
