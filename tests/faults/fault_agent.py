@@ -9,7 +9,8 @@ JSON object per line, so a test can count exactly what reached the agent (even
 after it died).
 
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
-permission, ``permissions N`` asks N at once, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
+permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
+reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
 anything else is echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
 ``FAULT_HUGE_MB`` (size of the huge line, and of the endless one, default 100),
 ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
@@ -345,6 +346,8 @@ class Agent:
         elif text.startswith("permissions "):  # N permission requests at once
             for i in range(int(text.split()[1])):
                 self.request("session/request_permission", permission(f"t{i}"), "one of many")
+        elif text.startswith("stop reason "):  # ends the turn with a reason N long
+            self.send({"id": self.prompt_id, "result": {"stopReason": "x" * int(text.split()[2])}})
         elif text.startswith("flood "):
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()

@@ -1,8 +1,10 @@
-"""An agent whose session id is a megabyte (issue 12: every hostile input bounded).
+"""An agent's session id and stop reason of a megabyte (issue 12: every hostile input
+bounded).
 
 The id goes into every request of the chat, into each resync and into the saved
 notebook at every turn end; the server's API takes ids up to ``MAX_ID`` characters.
-A longer one ends the start with a clear error, and the agent is ended.
+A longer one ends the start with a clear error, and the agent is ended. A stop reason
+(ACP's are short words) shows in the header and is saved: a long one is cut.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from acp_notebook.contracts import MAX_ID
+from acp_notebook.session import MAX_STOP_REASON
 
 from .conftest import FaultChat, all_gone
 
@@ -31,3 +34,13 @@ async def test_a_session_id_over_the_limit_ends_the_start(
     assert fc.session.session_id is None
     assert "ready" not in [e.get("status") for e in fc.rec.events]
     await all_gone([pid], pid)
+
+
+@pytest.mark.fault("the agent ends a turn with a 1 MB stop reason")
+async def test_a_long_stop_reason_is_cut(fault_chat: Callable[..., Awaitable[FaultChat]]) -> None:
+    fc = await fault_chat()
+    await fc.prompt(f"stop reason {1 << 20}")
+    ended = (await fc.everyone("turn_ended", turn=1))[0]
+    assert ended["stopReason"] == "x" * MAX_STOP_REASON
+    await fc.prompt("still there?")
+    assert (await fc.everyone("turn_ended", turn=2))[0]["stopReason"] == "end_turn"
