@@ -59,6 +59,7 @@ MAX_OPEN_REQUESTS = 32
 # A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
 MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
+MAX_STOP_REASON = 64
 
 
 @dataclass(frozen=True)
@@ -349,7 +350,11 @@ class ChatSession:
                 "session/prompt", {"sessionId": self.session_id, "prompt": prompt}
             )
             reason = result.get("stopReason") if isinstance(result, dict) else None
-            ended["stopReason"] = reason if isinstance(reason, str) else "end_turn"
+            # ACP's reasons are short words; a longer one is cut (the header shows it, the
+            # saved notebook keeps it).
+            ended["stopReason"] = (
+                reason[:MAX_STOP_REASON] if isinstance(reason, str) else "end_turn"
+            )
         except RpcError as exc:
             ended["error"] = exc.describe()[:2048]
         except AttachmentError as exc:
