@@ -36,18 +36,24 @@ MAX_HEADER = 64 * 1024
 
 
 class Executions:
-    """The sender of each recent ``execute_request`` (by its msg_id), bounded."""
+    """The sender of each recent ``execute_request`` (by its msg_id), bounded per user:
+    one user's flood of executions evicts only that user's own."""
 
     def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
-        self._senders: OrderedDict[str, str] = OrderedDict()
+        self._senders: dict[str, str] = {}
+        self._by_user: dict[str, OrderedDict[str, None]] = {}
 
     def note(self, msg_id: str, username: str) -> None:
         # The first sender keeps an id: every client of a kernel sees the ids of the
         # cells it runs, and one sent again by someone else must not take the chat over.
-        self._senders.setdefault(msg_id, username)
-        if len(self._senders) > self.limit:
-            self._senders.popitem(last=False)
+        if msg_id in self._senders:
+            return
+        self._senders[msg_id] = username
+        ids = self._by_user.setdefault(username, OrderedDict())
+        ids[msg_id] = None
+        if len(ids) > self.limit:
+            del self._senders[ids.popitem(last=False)[0]]
 
     def owner(self, execute_id: Any) -> str | None:
         """The owner of a chat opened under ``execute_id``."""

@@ -22,7 +22,7 @@ from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from acp_notebook.server.owners import _execute_header
+from acp_notebook.server.owners import Executions, _execute_header
 from tests.memory import peak_rss, reset_peak_rss
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.test_security import TwoUsers
@@ -219,3 +219,17 @@ def test_a_huge_header_costs_the_server_nothing() -> None:
     assert _execute_header(frame, v1=True) is None
     assert time.monotonic() - start < 1.0
     assert peak_rss() - before < 32 * 1024 * 1024
+
+
+@pytest.mark.fault("another user sends 20,000 executions while a cell of alice's opens a chat")
+def test_a_flood_of_executions_evicts_only_the_flooders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    # Evicting the oldest ids of all users, bob's flood would drop alice's running cell,
+    # and the chat it opens would have no owner (anyone may drive it).
+    executions = Executions(limit=10_000)
+    executions.note("alices-cell", "alice")
+    for n in range(20_000):
+        executions.note(f"bob-{n}", "bob")
+    assert executions.owner("alices-cell") == "alice"
+    assert executions.owner("bob-19999") == "bob"
+    assert executions.owner("bob-0") is None  # his own oldest went
