@@ -149,7 +149,8 @@ def run(ctx: Context) -> list[Row]:
     return [
         Row(
             f"10 resync, {events:,}-event chat, page reload (JupyterLab)",
-            f"view seen to usable, best of {len(reloads)} (socket {shake:.0f} + resync"
+            f"view seen to usable, best of {len(reloads)}, first {reloads[0][0]:.0f} ms"
+            f" (socket {shake:.0f} + resync"
             f" {trip:.0f} + paint {paint:.0f} ms; history of {len(history):,} events,"
             f" {arg['tools']:,} tool calls; live {live_s:.1f} s)",
             fmt(best[0], "ms"),
