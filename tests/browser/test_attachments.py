@@ -161,6 +161,12 @@ def test_at_df_completes_and_attaches_the_frame(
     assert page_log.errors == [] and page_log.dialogs == []
     save(page)
 
+    # Reopened while the chat lives, the resync (a fold snapshot) brings them back.
+    open_notebook(page, server, filename)
+    user = chat(page).locator(".acpnb-user").last
+    expect(user.locator(".acpnb-attachment")).to_have_count(2)
+    expect(user.locator("img.acpnb-thumbnail")).to_have_count(1)
+
     # Saved, the message keeps the attachments' labels (not the image data): as text in
     # the static transcript, as chips in the saved chat the notebook shows when reopened.
     nb = nbformat.read(server.root / filename, as_version=4)
