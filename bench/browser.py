@@ -168,21 +168,33 @@ def prompt_and_time(
     return float(handle.json_value()) / 1000
 
 
-# The last agent item's text is exactly the expected answer (lengths first: cheap per frame).
+# The last agent item's text is exactly the expected answer. Its last text node is
+# checked first: reading the whole text of a 1 MB answer every frame would add tasks of
+# its own to the ones measured.
 ANSWER_DONE = """
     const items = root.querySelectorAll(".acpnb-agent");
     const item = items[items.length - 1];
     if (item === undefined) return false;
+    const lastText = (node) => {
+        for (let child = node.lastChild; child !== null; child = child.previousSibling) {
+            const found = child.nodeType === Node.TEXT_NODE
+                ? (child.data.trim() === "" ? null : child.data.trim()) : lastText(child);
+            if (found !== null) return found;
+        }
+        return null;
+    };
+    const last = lastText(item);
+    if (last === null || !arg.endsWith(last.slice(-16))) return false;
     const text = item.textContent.trim();
     return text.length === arg.length && text === arg;
 """
-# Turn ``arg`` answered, its three tool calls drawn (the last with its diff), agent idle.
+# Turn ``arg`` answered, its three tool calls drawn (the last with its diff), turn ended.
 TURN_DONE = """
     const items = root.querySelectorAll(".acpnb-agent");
     const item = items[items.length - 1];
     if (item === undefined || !item.textContent.includes(`Turn ${arg}:`)) return false;
     if (root.querySelectorAll(".acpnb-diff").length < arg) return false;
-    return root.querySelector(".acpnb-status[data-status='ready']") !== null;
+    return root.querySelector(".acpnb-stop")?.hidden === true;  // the turn ended
 """
 
 

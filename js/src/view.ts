@@ -96,6 +96,14 @@ export class ChatView {
   /** The chat is gone from the server: nothing is coming, so nothing is "connecting". */
   private gone = false;
   private cancelFrame: (() => void) | null = null;
+  /**
+   * Whether the transcript follows new text: until the user scrolls up. Kept from scroll
+   * events rather than measured when painting: items off-screen have estimated heights
+   * (content-visibility), and a height read after the paint's writes forces a layout.
+   */
+  private stuck = true;
+  /** The next scroll event is the view's own. */
+  private autoScrolled = false;
   private readonly ticker: ReturnType<typeof setInterval>;
 
   constructor(options: ViewOptions) {
@@ -114,6 +122,7 @@ export class ChatView {
     this.header = new Header(this.t, options.request);
     this.transcript = el("div", "acpnb-transcript");
     this.transcript.setAttribute("role", "log");
+    this.transcript.addEventListener("scroll", () => this.scrolled(), { passive: true });
     this.plan = new PlanPanel(this.t);
     this.composer = new Composer(this.t, options.request, options.draftKey);
     this.el.append(this.header.el, this.transcript, this.plan.el, this.composer.el);
@@ -191,7 +200,6 @@ export class ChatView {
     this.cancelFrame?.();
     this.cancelFrame = null;
     const box = this.transcript;
-    const stick = box.scrollHeight - box.scrollTop - box.clientHeight < 24;
     if (this.rebuild) {
       this.rebuild = false;
       this.views = [];
@@ -223,7 +231,13 @@ export class ChatView {
     this.header.update(this.state, this.connected || this.gone);
     this.composer.setEnabled(this.state.agent.status !== "exited");
     this.tick();
-    if (stick) box.scrollTop = box.scrollHeight;
+    if (this.stuck) {
+      const bottom = box.scrollHeight - box.clientHeight;
+      if (box.scrollTop < bottom - 1) {
+        this.autoScrolled = true;
+        box.scrollTop = bottom;
+      }
+    }
     if (this.unfinished.size > 0) this.requestFrame();
   }
 
@@ -231,6 +245,17 @@ export class ChatView {
     this.cancelFrame?.();
     this.cancelFrame = null;
     clearInterval(this.ticker);
+  }
+
+  private scrolled(): void {
+    if (this.autoScrolled) {
+      // Items scrolled into view take their real height now: follow them to the bottom.
+      this.autoScrolled = false;
+      this.requestFrame();
+      return;
+    }
+    const box = this.transcript;
+    this.stuck = box.scrollHeight - box.scrollTop - box.clientHeight < 24;
   }
 
   private reset(): void {
