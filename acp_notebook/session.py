@@ -630,9 +630,14 @@ class ChatSession:
             update = params.get("update") if isinstance(params, dict) else None
             if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
                 key = update_chunk_key(update)
-                if key is not None and len(update["content"]["text"]) <= MAX_CHUNK:
-                    self._chunk(key, update)
-                    return
+                if key is not None:
+                    text: str = update["content"]["text"]
+                    if len(text) <= MAX_CHUNK:
+                        if key == self._run_key:  # the next chunk of a run: a list append
+                            self._run_texts.append(text)
+                        else:
+                            self._chunk(key, update, text)
+                        return
                 self._track_tool(update)
                 self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
@@ -641,17 +646,14 @@ class ChatSession:
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
 
-    def _chunk(self, key: tuple[str, object], update: dict[str, Any]) -> None:
-        """Consecutive text chunks of one message read in one go become one event.
+    def _chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
+        """The first of consecutive text chunks of one message read in one go.
 
-        A fast agent writes thousands of chunks per pipe read: they are emitted once the
-        reader yields to the loop (or before any other event), so each costs a list
-        append here instead of an event through the history, the hub and every client.
+        They become one event: a fast agent writes thousands of chunks per pipe read,
+        emitted once the reader yields to the loop (or before any other event), so each
+        of the rest costs a list append instead of an event through the history, the hub
+        and every client.
         """
-        text: str = update["content"]["text"]
-        if key == self._run_key:
-            self._run_texts.append(text)
-            return
         self._flush_chunks()
         self._run_key, self._run_update, self._run_texts = key, update, [text]
         asyncio.get_running_loop().call_soon(self._flush_chunks)

@@ -16,6 +16,7 @@ from acp_notebook.chat import Chat
 from .common import DEMO_ENV, Context, Row, Server, fmt, reference_rate, stream_text, stream_turn
 
 TARGET = 0.5
+SERVER_TARGET = 0.8  # issue 16's bar for what a browser gets
 
 
 async def _server_run(server: Server, chat_id: str, count: int) -> float:
@@ -60,8 +61,8 @@ def run(ctx: Context) -> list[Row]:
             fmt(server, "chunks/s"),
             reference,
             server / limit,
-            f"ratio >= {TARGET}, in order",
-            server / limit >= TARGET,
+            f"ratio >= {SERVER_TARGET}, in order",
+            server / limit >= SERVER_TARGET,
         ),
         Row(
             name,
