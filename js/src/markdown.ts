@@ -223,7 +223,9 @@ export class MarkdownStream {
       this.reset();
       return this.update(text);
     }
-    if (this.para !== null && this.growParagraph(source)) return true;
+    const pieces = this.para !== null;
+    const grown = pieces ? this.growParagraph(source) : null;
+    if (grown !== null) return grown;
     let end = Math.min(source.length, this.done.length + STEP);
     let tokens = this.lexTail(source, end);
     let open = openBlock(tokens);
@@ -251,10 +253,12 @@ export class MarkdownStream {
     }
     const rest = tokens.slice(open);
     const last = rest[0];
-    if (end === source.length && rest.length === 1 && last?.type === "paragraph") {
+    // Not again right after the pieces were dropped: the same cut would be found again.
+    if (!pieces && end === source.length && rest.length === 1 && last?.type === "paragraph") {
       if ((last as Tokens.Paragraph).text.length > FREEZE_AT) {
         this.startParagraph();
-        if (this.growParagraph(source)) return true;
+        const shown = this.growParagraph(source);
+        if (shown !== null) return shown;
       }
     }
     const fragment = render(rest);
@@ -306,14 +310,17 @@ export class MarkdownStream {
   }
 
   /**
-   * Shows the open paragraph's new text, freezing a settled piece when the live part is
-   * long; true when everything is shown. False (the paragraph is dropped, to be rendered
-   * whole) when the text after the frozen pieces no longer reads as their continuation:
-   * a setext underline made it a heading, or a new link definition appeared.
+   * Shows the open paragraph's new text, freezing a settled piece (of STEP characters at
+   * most) when the live part is long; true when everything is shown, false while more
+   * steps remain. Null when the paragraph ended (its nodes stay) or was dropped to be
+   * rendered whole: the text after the frozen pieces no longer reads as their
+   * continuation (a setext underline made it a heading, a new link definition appeared).
    */
-  private growParagraph(source: string): boolean {
+  private growParagraph(source: string, windowed = true): boolean | null {
     const start = this.done.length + this.frozen.length;
-    const tokens = lex(source.slice(start), this.links);
+    // A window of the text: one frame's work stays bounded when a long word arrives whole.
+    const end = windowed ? Math.min(source.length, start + 2 * STEP) : source.length;
+    const tokens = lex(source.slice(start, end), this.links);
     const first = tokens[0];
     const fresh = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
     const paragraph = first?.type === "paragraph" ? (first as Tokens.Paragraph) : null;
@@ -328,11 +335,14 @@ export class MarkdownStream {
       this.para = null;
       this.frozen = "";
       this.live = [];
-      return false;
+      return null;
     }
+    const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
+    // Nothing to freeze in the window: the paragraph is shown whole, as it is.
+    if (piece === null && end < source.length) return this.growParagraph(source, false);
     for (const node of this.live) node.remove();
     let live = paragraph.tokens;
-    const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
+    let shown = end === source.length;
     if (piece !== null) {
       // A box of its own: the browser lays out a paragraph's lines all again when any of
       // its text changes (600 KB took 300-750 ms a frame); a finished box keeps its layout.
@@ -343,6 +353,7 @@ export class MarkdownStream {
       this.frozen += piece.text;
       this.midWord = !/\s$/.test(piece.text);
       live = piece.rest;
+      shown = piece.whole && end === source.length;
     }
     const fragment = renderInline(live);
     this.live = [...fragment.childNodes];
@@ -354,9 +365,9 @@ export class MarkdownStream {
       this.para = null;
       this.frozen = "";
       this.live = [];
-      return false;
+      return null;
     }
-    return true;
+    return shown;
   }
 
   /** A settled prefix of the open paragraph's live text, if it is long enough to cut. */
@@ -364,19 +375,24 @@ export class MarkdownStream {
     text: string,
     source: string,
     start: number,
-  ): { text: string; tokens: Token[]; rest: Token[] } | null {
+  ): { text: string; tokens: Token[]; rest: Token[]; whole: boolean } | null {
     if (text.length <= FREEZE_AT) return null;
     // An unpaired delimiter blocks later cuts, not earlier ones: try nearer the start.
-    for (let target = text.length - LIVE; target > LIVE; target = Math.floor(target / 2)) {
+    const first = Math.min(text.length - LIVE, STEP);
+    for (let target = first; target > LIVE; target = Math.floor(target / 2)) {
       const cut = cutBefore(text, target);
       if (cut === null) continue;
       const piece = text.slice(0, cut);
       if (!source.startsWith(piece, start)) return null;
       const tokens = lexInline(piece, this.links);
       if (!settled(tokens)) continue;
-      const rest = lexInline(text.slice(cut), this.links);
+      // Shown live: the rest, or its first step (the next update freezes on from there).
+      const whole = text.length - cut <= STEP;
+      const rest = lexInline(text.slice(cut, cut + STEP), this.links);
       // Inside a word, the rest must start as plain text (not an address the cut split).
-      if (/\s$/.test(piece) || rest[0]?.type === "text") return { text: piece, tokens, rest };
+      if (/\s$/.test(piece) || rest[0]?.type === "text") {
+        return { text: piece, tokens, rest, whole };
+      }
     }
     return null;
   }

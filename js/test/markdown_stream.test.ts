@@ -11,6 +11,11 @@ function unboxed(html: string): string {
   return html.replace(/<\/?(?:span|div)[^>]*>/g, "");
 }
 
+/** Updates until everything is shown (a long text takes several steps). */
+function show(stream: MarkdownStream, text: string): void {
+  for (let step = 0; !stream.update(text); step++) expect(step).toBeLessThan(1000);
+}
+
 function full(text: string): string {
   const box = document.createElement("div");
   renderMarkdown(box, text);
@@ -137,11 +142,11 @@ describe("MarkdownStream", () => {
     for (const after of ["\n===", "x\n\n[word]: https://e.com", "*open", "`tick"]) {
       const box = document.createElement("div");
       const stream = new MarkdownStream(box);
-      for (let end = 100; end < long.length; end += 100) stream.update(long.slice(0, end));
+      for (let end = 100; end < long.length; end += 100) show(stream, long.slice(0, end));
       const text = `${long}${after}`;
-      for (let end = long.length; end <= text.length; end++) stream.update(text.slice(0, end));
+      for (let end = long.length; end <= text.length; end++) show(stream, text.slice(0, end));
       expect(unboxed(box.innerHTML), after).toBe(full(text));
-      stream.update(`${text} and ${long}`);
+      show(stream, `${text} and ${long}`);
       expect(unboxed(box.innerHTML), after).toBe(full(`${text} and ${long}`));
     }
   }, 60_000);
@@ -151,7 +156,7 @@ describe("MarkdownStream", () => {
     for (const text of [word, `${word}@example.com tail`, `${word}_x_ *y*`]) {
       const box = document.createElement("div");
       const stream = new MarkdownStream(box);
-      for (let end = 700; end < text.length + 700; end += 700) stream.update(text.slice(0, end));
+      for (let end = 700; end < text.length + 700; end += 700) show(stream, text.slice(0, end));
       const expected = document.createElement("div");
       renderMarkdown(expected, text);
       // <wbr> placement may differ at a cut; the text and the elements may not.
@@ -159,5 +164,19 @@ describe("MarkdownStream", () => {
       expect(strip(box.innerHTML)).toBe(strip(expected.innerHTML));
       if (text === word) expect(box.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(2);
     }
+  }, 60_000);
+
+  it("shows one long word that arrives whole in bounded steps", () => {
+    const word = "0abcdefgh".repeat(30_000);
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    let steps = 1;
+    while (!stream.update(word)) {
+      steps++;
+      // Each step shows a prefix of the word, never more than a window of it live.
+      expect(word.startsWith(box.querySelector("p")?.textContent ?? "")).toBe(true);
+    }
+    expect(steps).toBeGreaterThan(10);
+    expect(box.querySelector("p")?.textContent).toBe(word);
   }, 60_000);
 });

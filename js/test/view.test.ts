@@ -59,7 +59,8 @@ describe("streaming", () => {
       view.apply([chunk(`${i % 10}`)], false);
     }
     expect(frames()).toBe(before);
-    view.flush();
+    // One unbroken word of 20,000 characters is shown in a few steps, a frame each.
+    for (let step = 0; step < 10; step++) view.flush();
     const agent = q(view, ".acpnb-agent");
     const user = q(view, ".acpnb-user");
     expect(agent.textContent?.trim()).toBe(expected);
@@ -72,7 +73,7 @@ describe("streaming", () => {
       attributes: true,
     });
     for (let i = 0; i < 100; i++) view.apply([chunk("!")], false);
-    view.flush();
+    for (let step = 0; step < 10; step++) view.flush();
     const changed = observer.takeRecords().map((r) => r.target);
     observer.disconnect();
     // Only the growing message was touched: no other item, header or composer node.
