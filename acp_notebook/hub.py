@@ -321,6 +321,17 @@ class Hub:
     def _fan_out(self, chat: _Chat, event: Event) -> None:
         for sub in chat.subscribers:
             sub.push(event)
+        if event["kind"] == "turn_ended":
+            # Folded now, once per turn, rather than on the path of a page being reloaded.
+            asyncio.get_running_loop().call_soon(self._snapshot_resync, chat)
+
+    def _snapshot_resync(self, chat: _Chat) -> dict[str, Any]:
+        """A ``chat:resync`` ack's snapshot and events; folded once per state of the chat."""
+        session = chat.session
+        if chat.resync is None or chat.resync[0] != session.last_seq:
+            folded = snapshot_resync(session.resync(), session.pending)
+            chat.resync = (session.last_seq, folded)
+        return chat.resync[1]
 
     # ------------------------------------------------------------ requests
 
@@ -364,11 +375,7 @@ class Hub:
             for sub in chat.subscribers:  # the asker's among them; harmless to the others
                 sub.seal()
             if req.snapshot:
-                # Folded once per state of the chat: a page reloaded again costs nothing.
-                if chat.resync is None or chat.resync[0] != session.last_seq:
-                    folded = snapshot_resync(session.resync(), session.pending)
-                    chat.resync = (session.last_seq, folded)
-                return {"ack": ack, "accepted": True, **chat.resync[1], "reset": True}
+                return {"ack": ack, "accepted": True, **self._snapshot_resync(chat), "reset": True}
             return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
         if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
             return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")

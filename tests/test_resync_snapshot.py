@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from acp_notebook import fold as folding
+from acp_notebook.hub import Hub
 from acp_notebook.resync_snapshot import snapshot_resync
 
 
@@ -53,3 +55,30 @@ def test_a_request_still_pending_from_an_ended_turn_is_sent_again() -> None:
 
 def test_no_ended_turn_no_snapshot() -> None:
     assert snapshot_resync(EVENTS[:4], pending=set()) == {"events": EVENTS[:4]}
+
+
+async def test_the_hub_folds_a_turn_when_it_ends_not_when_a_page_asks() -> None:
+    hub = Hub()
+    try:
+        chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
+        assert await hub.wait_ready(chat_id) == "ready"
+        chat = hub.chats[chat_id]
+        ack = await hub.handle(
+            {"type": "chat:prompt", "chatId": chat_id, "text": "history 50", "id": 1}
+        )
+        assert ack["accepted"]
+        for _ in range(1000):  # the turn takes a few ms; 10 s at most
+            if chat.resync is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert chat.resync is not None, "not folded when the turn ended"
+        seq, folded = chat.resync
+        assert seq == chat.session.last_seq  # folded at the turn's end, nothing since
+        asked = await hub.handle(
+            {"type": "chat:resync", "chatId": chat_id, "snapshot": True, "id": 2}
+        )
+        assert asked["snapshot"] is folded["snapshot"]
+        assert asked["snapshot"] == _fold(chat.session.resync())
+        assert [i["type"] for i in asked["snapshot"]["items"]].count("tool") == 2
+    finally:
+        await hub.close()
