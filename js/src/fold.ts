@@ -510,7 +510,7 @@ function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
   return Object.fromEntries([...table].map(([key, value]) => [key, { ...value }]));
 }
 
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -7,7 +7,7 @@ import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { StreamEvent } from "./contracts";
 import { el } from "./dom";
-import { type ChatState, fold, type Item, initialState, type Snapshot } from "./fold";
+import { type ChatState, fold, type Item, initialState, isObject, type Snapshot } from "./fold";
 import { agentName, Header } from "./header";
 import type { Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
@@ -282,7 +282,9 @@ export class ChatView {
   private markDirty(event: StreamEvent, live: boolean): void {
     switch (event.kind) {
       case "update": {
-        const u = event.update;
+        const u: unknown = event.update;
+        // As the fold does: an update that is not an object changes nothing.
+        if (!isObject(u)) break;
         if (u.sessionUpdate === "plan") this.planDirty = true;
         if (typeof u.toolCallId === "string") this.dirtyKeys.add(`tool:${u.toolCallId}`);
         break;

@@ -140,6 +140,15 @@ describe("streaming", () => {
     expect(agents[1]?.textContent).toBe("second\n");
   });
 
+  it("skips an update that is not an object, as the fold does, and keeps going", () => {
+    const { view } = setup();
+    current = view;
+    const bad = ev({ kind: "update", update: null }) as unknown as StreamEvent;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "hi" }), bad, chunk("after")], false);
+    view.flush();
+    expect(q(view, ".acpnb-agent").textContent).toBe("after\n");
+  });
+
   it("renders agent Markdown sanitized and user, error and tool text as text", () => {
     const { view } = setup();
     current = view;
