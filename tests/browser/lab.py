@@ -70,6 +70,12 @@ class JupyterServer:
         with urllib.request.urlopen(self.url(path), timeout=5) as response:
             return json.load(response)
 
+    def shut_down_kernel(self, filename: str) -> None:
+        """Ends the notebook's session and its kernel (the chats go with it), as a user would."""
+        [session] = [s for s in self.get_json("api/sessions") if s["path"] == filename]
+        request = urllib.request.Request(self.url(f"api/sessions/{session['id']}"), method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
+
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import urllib.request
 import uuid
 
 import nbformat
@@ -173,9 +172,7 @@ def test_at_df_completes_and_attaches_the_frame(
     [output] = [o for o in nb.cells[0].outputs if SAVED_MIME in o.get("data", {})]
     assert "df · DataFrame 2x2" in output["data"]["text/html"]
     assert "plot.png · PNG 40x30" in output["data"]["text/html"]
-    [session] = [s for s in server.get_json("api/sessions") if s["path"] == filename]
-    request = urllib.request.Request(server.url(f"api/sessions/{session['id']}"), method="DELETE")
-    urllib.request.urlopen(request, timeout=30).close()
+    server.shut_down_kernel(filename)
     open_notebook(page, server, filename)
     saved = cell(page, 0).locator(".jp-OutputArea-output")
     expect(saved.locator(".acpnb-continue")).to_be_visible()

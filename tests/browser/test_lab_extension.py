@@ -8,7 +8,6 @@ The extension is enabled by installing the package (its labextension is shared d
 from __future__ import annotations
 
 import re
-import urllib.request
 import uuid
 
 import pytest
@@ -141,9 +140,7 @@ def test_a_saved_chat_shows_its_transcript_then_continues(
     save(page)
 
     # The kernel goes away (its chats with it); the notebook comes back on a new one.
-    [session] = [s for s in server.get_json("api/sessions") if s["path"] == filename]
-    request = urllib.request.Request(server.url(f"api/sessions/{session['id']}"), method="DELETE")
-    urllib.request.urlopen(request, timeout=30).close()
+    server.shut_down_kernel(filename)
     open_notebook(page, server, filename)
     output = cell(page, 0).locator(".jp-OutputArea-output")
     expect(output.locator(".acpnb-continue")).to_be_visible()
