@@ -116,11 +116,13 @@ class Peer:
         return await until(lambda: self.acks.get(number), self._changed, timeout)
 
     async def resync(self, chat_id: str) -> Event:
-        """``chat:resync``; its events join what this peer has seen (by seq)."""
+        """``chat:resync``; what this peer has seen after it joins it, by seq as the widget
+        does (a live run of chunks can start inside one of the history's runs, so an exact
+        seq match would keep its text twice)."""
         ack = await self.request({"type": "chat:resync", "chatId": chat_id})
         assert ack.get("accepted") and ack["reset"], ack
-        seen = {e["seq"] for e in ack["events"]}
-        later = [e for e in self.events.get(chat_id, []) if e["seq"] not in seen]
+        last = max((e["seq"] for e in ack["events"]), default=-1)
+        later = [e for e in self.events.get(chat_id, []) if e["seq"] > last]
         self.events[chat_id] = ack["events"] + later
         return ack
 
