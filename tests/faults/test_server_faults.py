@@ -26,7 +26,7 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook import fold as folding
 from acp_notebook.server.app import AcpNotebookApp
-from tests.browser.lab import start_server
+from tests.browser.lab import JupyterServer, start_server
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import Peer
 
@@ -277,27 +277,28 @@ def descendants(root: int) -> list[int]:
     return [p for p in found if alive(p)]
 
 
+async def run_in_new_kernel(lab: JupyterServer, root: Path, code: str) -> None:
+    """Starts a kernel on the server and runs ``code`` in it to completion."""
+    kernel = json.loads(await asyncio.to_thread(_post, lab.url("api/kernels"), {"name": "python3"}))
+    client = AsyncKernelClient()
+    client.load_connection_file(str(root / "runtime" / f"kernel-{kernel['id']}.json"))
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=60)
+        reply = await client.execute_interactive(code, timeout=60)
+        assert reply["content"]["status"] == "ok", reply
+    finally:
+        client.stop_channels()
+
+
 @pytest.mark.fault("the server stopped with chats open (a question pending)")
 async def test_server_stopped_with_chats_open(tmp_path: Path) -> None:
     lab = await asyncio.to_thread(start_server, tmp_path / "lab")
     try:
         logs = [tmp_path / f"agent-{i}.jsonl" for i in range(2)]
+        pending = 'chat.send_prompt("ask")\nwhile not chat.pending:\n    time.sleep(0.02)\n'
         for log in logs:
-            kernel = json.loads(
-                await asyncio.to_thread(_post, lab.url("api/kernels"), {"name": "python3"})
-            )
-            client = AsyncKernelClient()
-            client.load_connection_file(
-                str(tmp_path / "lab" / "runtime" / f"kernel-{kernel['id']}.json")
-            )
-            client.start_channels()
-            try:
-                await client.wait_for_ready(timeout=60)
-                pending = 'chat.send_prompt("ask")\nwhile not chat.pending:\n    time.sleep(0.02)\n'
-                reply = await client.execute_interactive(open_chat_cell(log, pending), timeout=60)
-                assert reply["content"]["status"] == "ok", reply
-            finally:
-                client.stop_channels()
+            await run_in_new_kernel(lab, tmp_path / "lab", open_chat_cell(log, pending))
         before = descendants(lab.proc.pid)
         commands = {p: Path(f"/proc/{p}/cmdline").read_text() for p in before}
         # Each agent runs under a reaper, whose command line names the agent's too.
@@ -322,24 +323,9 @@ async def test_server_killed_takes_its_agents_along(tmp_path: Path) -> None:
     log = tmp_path / "agent.jsonl"
     ours: list[int] = []
     try:
-        kernel = json.loads(
-            await asyncio.to_thread(_post, lab.url("api/kernels"), {"name": "python3"})
-        )
-        client = AsyncKernelClient()
-        client.load_connection_file(
-            str(tmp_path / "lab" / "runtime" / f"kernel-{kernel['id']}.json")
-        )
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=60)
-            # The first turn's stream is where the fault agent leaves its children.
-            turn = 'chat.send_prompt("go")\n'
-            reply = await client.execute_interactive(
-                open_chat_cell(log, turn, fault="spawn"), timeout=60
-            )
-            assert reply["content"]["status"] == "ok", reply
-        finally:
-            client.stop_channels()
+        # The first turn's stream is where the fault agent leaves its children.
+        turn = 'chat.send_prompt("go")\n'
+        await run_in_new_kernel(lab, tmp_path / "lab", open_chat_cell(log, turn, fault="spawn"))
         deadline = time.monotonic() + 30
         while len(children := child_pids(log)) < 3 and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
