@@ -25,8 +25,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import demo_store
+from . import demo_store, jsonrpc
 from .demo_store import Record
+from .jsonrpc import Notification, Request, Response, RpcError
 
 Json = dict[str, Any]
 
@@ -53,15 +54,6 @@ GREETING = (
 
 def log(message: str) -> None:
     print(f"demo agent: {message}", file=sys.stderr, flush=True)
-
-
-class RpcError(Exception):
-    """A JSON-RPC error: raised to answer a request with it, or received from the client."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def compact(value: Any) -> str:
@@ -113,6 +105,11 @@ def mode_state(mode: str) -> Json:
         "currentModeId": mode,
         "availableModes": [{"id": mode_id, "name": name} for mode_id, name in MODES],
     }
+
+
+def session_state(mode: str) -> Json:
+    """What session/new, session/load and session/resume say of a session's mode."""
+    return {"modes": mode_state(mode), "configOptions": config_options(mode)}
 
 
 def config_options(mode: str) -> list[Json]:
@@ -274,11 +271,8 @@ class DemoAgent:
             self._closed = True
             self.inbox.put_nowait(None)
 
-    def send(self, message: Json) -> None:
-        self.write((json.dumps(message, separators=(",", ":")) + "\n").encode())
-
     def notify(self, method: str, params: Json) -> None:
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+        self.write(jsonrpc.encode_notification(method, params))
 
     async def request(self, method: str, params: Json) -> Any:
         """Send a request to the client and wait for its result (raises RpcError on error)."""
@@ -286,7 +280,7 @@ class DemoAgent:
         self._next_request_id += 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        self.write(jsonrpc.encode_request(request_id, method, params))
         try:
             return await future
         except asyncio.CancelledError:
@@ -299,43 +293,26 @@ class DemoAgent:
     # -- input ----------------------------------------------------------------------------
 
     def feed(self, line: bytes) -> None:
-        if not line.strip():
-            return
-        try:
-            message = json.loads(line)
-        except ValueError:
-            log(f"skipping a line that is not JSON: {line[:200]!r}")
-            return
-        if not isinstance(message, dict):
-            log(f"skipping a line that is not a JSON object: {line[:200]!r}")
-            return
-        method = message.get("method")
-        if isinstance(method, str):
-            if "id" in message:
-                task = asyncio.ensure_future(
-                    self._serve(message["id"], method, message.get("params"))
-                )
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-            else:
-                self._notification(method, message.get("params"))
-        elif "id" in message and ("result" in message or "error" in message):
+        message = jsonrpc.parse(line)
+        if isinstance(message, Request):
+            task = asyncio.ensure_future(self._serve(message.id, message.method, message.params))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif isinstance(message, Notification):
+            self._notification(message.method, message.params)
+        elif isinstance(message, Response):
             self._response(message)
-        else:
-            log(f"skipping a message that is neither request nor response: {line[:200]!r}")
+        elif message is not None:
+            log(f"skipping a line that is not JSON-RPC ({message.reason}): {message.line!r}")
 
-    def _response(self, message: Json) -> None:
-        future = self._pending.get(message["id"]) if isinstance(message["id"], int) else None
+    def _response(self, message: Response) -> None:
+        future = self._pending.get(message.id) if isinstance(message.id, int) else None
         if future is None or future.done():
-            log(f"ignoring a response to request {message['id']!r} (withdrawn or unknown)")
-            return
-        error = message.get("error")
-        if isinstance(error, dict):
-            future.set_exception(
-                RpcError(int(error.get("code", -32603)), str(error.get("message")))
-            )
+            log(f"ignoring a response to request {message.id!r} (withdrawn or unknown)")
+        elif message.error is not None:
+            future.set_exception(RpcError.from_error(message.error))
         else:
-            future.set_result(message.get("result"))
+            future.set_result(message.result)
 
     def _notification(self, method: str, params: Any) -> None:
         if method == "session/cancel" and isinstance(params, dict):
@@ -344,7 +321,7 @@ class DemoAgent:
                 session.turn.cancel()
         # Anything else (`initialized`, `$/cancel_request`, `_…` extensions) needs no action.
 
-    async def _serve(self, request_id: Any, method: str, params: Any) -> None:
+    async def _serve(self, request_id: jsonrpc.Id, method: str, params: Any) -> None:
         handler = self._requests.get(method)
         try:
             if handler is None:
@@ -355,14 +332,12 @@ class DemoAgent:
                 raise RpcError(-32602, "params must be an object")
             result = await handler(params)
         except RpcError as error:
-            reply: Json = {"code": error.code, "message": error.message}
-            self.send({"jsonrpc": "2.0", "id": request_id, "error": reply})
+            self.write(jsonrpc.encode_error(request_id, error.code, error.message))
         except Exception as error:
             log(f"{method} failed: {error!r}")
-            reply = {"code": -32603, "message": f"Internal error: {error}"}
-            self.send({"jsonrpc": "2.0", "id": request_id, "error": reply})
+            self.write(jsonrpc.encode_error(request_id, -32603, f"Internal error: {error}"))
         else:
-            self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            self.write(jsonrpc.encode_result(request_id, result))
 
     # -- methods --------------------------------------------------------------------------
 
@@ -395,11 +370,7 @@ class DemoAgent:
         session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd), mcp_servers=_servers(params))
         self._sessions[session.id] = session
         demo_store.save(session.record)
-        return {
-            "sessionId": session.id,
-            "modes": mode_state(session.mode),
-            "configOptions": config_options(session.mode),
-        }
+        return {"sessionId": session.id, **session_state(session.mode)}
 
     def _stored(self, params: Json) -> Session:
         session_id, cwd = params.get("sessionId"), params.get("cwd")
@@ -418,11 +389,10 @@ class DemoAgent:
         # The whole conversation first, as ACP asks: the client rebuilds its history from it.
         for update in session.record.updates:
             self.notify("session/update", {"sessionId": session.id, "update": update})
-        return {"modes": mode_state(session.mode), "configOptions": config_options(session.mode)}
+        return session_state(session.mode)
 
     async def _resume_session(self, params: Json) -> Json:
-        session = self._stored(params)
-        return {"modes": mode_state(session.mode), "configOptions": config_options(session.mode)}
+        return session_state(self._stored(params).mode)
 
     async def _list_sessions(self, params: Json) -> Json:
         cwd, cursor = params.get("cwd"), params.get("cursor")
@@ -536,12 +506,14 @@ class Turn:
     async def pace(self) -> None:
         await asyncio.sleep(self.agent.delay)
 
-    async def chunks(self, pieces: Iterable[str], kind: str = "agent_message_chunk") -> None:
+    async def chunks(
+        self, pieces: Iterable[str], kind: str = "agent_message_chunk", delay: float | None = None
+    ) -> None:
         message_id = self.message_id()
         for piece in pieces:
             content = {"type": "text", "text": piece}
             self.update({"sessionUpdate": kind, "messageId": message_id, "content": content})
-            await self.pace()
+            await asyncio.sleep(self.agent.delay if delay is None else delay)
 
     async def say(self, text: str) -> None:
         await self.chunks(words(text))
@@ -580,6 +552,22 @@ class Turn:
             if self.tool_open:
                 self.tool_status("failed")
             raise
+
+    async def permission(self, title: str, kind: str, raw_input: Json) -> str | None:
+        """Open a tool call and ask to run it: the option chosen, or None when cancelled."""
+        self.tool_call(title, kind, rawInput=raw_input)
+        call = {
+            "toolCallId": self.tool_call_id,
+            "title": title,
+            "kind": kind,
+            "rawInput": raw_input,
+        }
+        params = {"sessionId": self.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
+        result = await self.ask("session/request_permission", params)
+        outcome = result.get("outcome") if isinstance(result, dict) else None
+        if not isinstance(outcome, dict) or outcome.get("outcome") != "selected":
+            return None
+        return str(outcome["optionId"]) if outcome.get("optionId") else None
 
     async def elicit(self, params: Json) -> str:
         """Send elicitation/create; the answer as compact JSON, or ``error <code>``."""
@@ -712,13 +700,7 @@ async def agentic(turn: Turn, match: re.Match[str]) -> None:
 
 @behaviour()
 async def slow(turn: Turn, _match: re.Match[str]) -> None:
-    message_id = turn.message_id()
-    for i in range(50):
-        content = {"type": "text", "text": f"tick {i} "}
-        turn.update(
-            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
-        )
-        await asyncio.sleep(0.1)
+    await turn.chunks((f"tick {i} " for i in range(50)), delay=0.1)
 
 
 @behaviour()
@@ -767,27 +749,17 @@ async def plan(turn: Turn, _match: re.Match[str]) -> None:
 
 @behaviour()
 async def permission(turn: Turn, _match: re.Match[str]) -> None:
-    call = {"toolCallId": turn.tool_call_id, "title": "Run `ls`", "kind": "execute"}
-    turn.tool_call(call["title"], call["kind"], rawInput={"command": "ls"})
-    params = {"sessionId": turn.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
     try:
-        result = await turn.ask("session/request_permission", params)
+        chosen = await turn.permission("Run `ls`", "execute", {"command": "ls"})
     except RpcError as failure:
         turn.tool_status("failed")
         await turn.say(f"permission: error {failure.code}")
         return
-    outcome = result.get("outcome") if isinstance(result, dict) else None
-    chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
-    if not (isinstance(outcome, dict) and outcome.get("outcome") == "selected" and chosen):
-        turn.tool_status("failed")
-        await turn.say("permission: cancelled")
-        return
-    if str(chosen).startswith("allow"):
-        listing = text_content("notes.txt\n")
-        turn.tool_status("completed", content=[listing])
+    if chosen is not None and chosen.startswith("allow"):
+        turn.tool_status("completed", content=[text_content("notes.txt\n")])
     else:
         turn.tool_status("failed")
-    await turn.say(f"permission: {chosen}")
+    await turn.say(f"permission: {chosen or 'cancelled'}")
 
 
 @behaviour("ask-user-withdraw|ask-withdraw")
@@ -802,12 +774,15 @@ async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"elicitation answered: {answer}")
 
 
+async def form(turn: Turn, message: str, schema: Json) -> None:
+    answer = await turn.elicit({"mode": "form", "message": message, "requestedSchema": schema})
+    await turn.say(f"elicitation answered: {answer}")
+
+
 @behaviour()
 async def ask_message(turn: Turn, _match: re.Match[str]) -> None:
     message = "The demo agent has something to tell you. Continue?"
-    schema = {"type": "object", "properties": {}}
-    answer = await turn.elicit({"mode": "form", "message": message, "requestedSchema": schema})
-    await turn.say(f"elicitation answered: {answer}")
+    await form(turn, message, {"type": "object", "properties": {}})
 
 
 async def claude_question(turn: Turn, title: str, message: str, schema: Json) -> None:
@@ -874,11 +849,7 @@ async def ask_url(turn: Turn, _match: re.Match[str]) -> None:
 
 @behaviour()
 async def ask_user(turn: Turn, _match: re.Match[str]) -> None:
-    message = "The demo agent has a few questions."
-    answer = await turn.elicit(
-        {"mode": "form", "message": message, "requestedSchema": ASK_USER_SCHEMA}
-    )
-    await turn.say(f"elicitation answered: {answer}")
+    await form(turn, "The demo agent has a few questions.", ASK_USER_SCHEMA)
 
 
 @behaviour()
@@ -922,18 +893,7 @@ async def notebook(turn: Turn, _match: re.Match[str]) -> None:
             turn.tool_status("completed", content=nb.as_acp_content(inspected))
         code = nb.line_for(variable)
         turn.tool_call_id = f"call-{turn.number}-run"
-        title, raw_input = "mcp__notebook__run_code", {"code": code}
-        call = {
-            "toolCallId": turn.tool_call_id,
-            "title": title,
-            "kind": "other",
-            "rawInput": raw_input,
-        }
-        turn.tool_call(title, "other", rawInput=raw_input)
-        params = {"sessionId": turn.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
-        result = await turn.ask("session/request_permission", params)
-        outcome = result.get("outcome") if isinstance(result, dict) else None
-        chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
+        chosen = await turn.permission("mcp__notebook__run_code", "other", {"code": code})
         if not str(chosen).startswith("allow"):
             turn.tool_status("failed")
             await turn.say(f"I did not run `{code}`: you declined.")
