@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonrpc
+from .chunk_lines import ChunkLines
 from .jsonrpc import (
     Id,
     Invalid,
@@ -70,6 +71,7 @@ class AgentConnection:
         on_notification: Callable[[Notification], None],
         on_exit: Callable[[int | None, str], None],
         on_notice: Callable[[str], None] = lambda text: None,
+        on_chunk: Callable[[tuple[str, object], dict[str, Any], str], None] | None = None,
         max_line: int = jsonrpc.MAX_LINE,
         line_budget: LineBudget | None = None,
     ) -> None:
@@ -80,6 +82,10 @@ class AgentConnection:
         self._on_notification = on_notification
         self._on_exit = on_exit
         self._on_notice = on_notice  # what the agent did wrong, for the person
+        # A text chunk read by its line's template (chunk_lines.py): its key, the
+        # template's update, its text. None: every line is parsed whole.
+        self._on_chunk = on_chunk
+        self._chunk_lines = ChunkLines()
         self._max_line = max_line
         self._framer = jsonrpc.LineFramer(
             max_line, LINE_BUDGET if line_budget is None else line_budget
@@ -224,6 +230,7 @@ class AgentConnection:
         # Per line, in the loop below: locals, and no coroutine (most lines are short).
         feed, parse, max_line = self._framer.feed, jsonrpc.parse, self._max_line
         notify, dispatch = self._on_notification, self._dispatch
+        chunks, on_chunk = self._chunk_lines, self._on_chunk
         try:
             while True:
                 data = await stdout.read(READ_CHUNK)
@@ -232,8 +239,15 @@ class AgentConnection:
                 self._last_output = time.monotonic()
                 for line in feed(data):
                     if type(line) is bytes and len(line) <= THREAD_PARSE:
+                        if line.startswith(chunks.prefix) and on_chunk is not None:
+                            text = chunks.text(line)
+                            if text is not None:
+                                on_chunk(chunks.key, chunks.update, text)
+                                continue
                         msg = parse(line, max_line)
                         if type(msg) is Notification:
+                            if on_chunk is not None:
+                                chunks.learn(line, msg)
                             notify(msg)
                         else:
                             dispatch(msg)

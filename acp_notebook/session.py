@@ -161,6 +161,7 @@ class ChatSession:
             on_notification=self._on_notification,
             on_exit=self._on_exit,
             on_notice=self._agent_error,
+            on_chunk=self._on_chunk,
             max_line=config.max_line,
             line_budget=config.line_budget,
         )
@@ -645,6 +646,16 @@ class ChatSession:
             request_id = self._by_rpc_id.get(params.get("requestId"))  # type: ignore[arg-type]
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
+
+    def _on_chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
+        """A chunk line read by its template (chunk_lines.py): ``update`` with ``text``."""
+        if key == self._run_key and len(text) <= MAX_CHUNK:
+            self._run_texts.append(text)
+        else:  # the first of a run, or too long to merge: as if parsed whole
+            content = {"type": "text", "text": text}
+            self._on_notification(
+                Notification("session/update", {"update": {**update, "content": content}})
+            )
 
     def _chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
         """The first of consecutive text chunks of one message read in one go.

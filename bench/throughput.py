@@ -2,8 +2,9 @@
 
 (a) server mode: chunks per second that reach a client of the browser socket of a real
 Jupyter server; (b) local mode: chunks per second folded by ``Chat`` (the hub on its
-thread, the Python fold). The limit: the same bytes from a pipe, json.loads-ed line by
-line. Runs are interleaved and each figure is the best of its runs.
+thread, the Python fold). The reference: the same bytes from a pipe, json.loads-ed line
+by line (the server reads a streamed chunk line without parsing it whole, so it may beat
+this). Runs are interleaved and each figure is the best of its runs.
 """
 
 from __future__ import annotations
