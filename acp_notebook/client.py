@@ -154,7 +154,6 @@ class LocalClient(Client):
     mode = "local"
 
     def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
-        from .notebook_tools import kernel as kernel_tools
         from .notebook_tools.local import LocalBackend
         from .notebook_tools.mcp_server import Endpoint, ToolHost
 
@@ -166,13 +165,8 @@ class LocalClient(Client):
         async def notebook_tools() -> Endpoint:
             return await self.tools.add(backend)
 
-        async def kernel_query(tool: str, args: Mapping[str, Any]) -> str:
-            # This process is the kernel: the reader runs on a worker thread, as the
-            # server-mode kernel answers a query.
-            return await asyncio.to_thread(kernel_tools.answer, tool, args)
-
         self.hub = Hub(
-            config, name="local", notebook_tools=notebook_tools, kernel_query=kernel_query
+            config, name="local", notebook_tools=notebook_tools, kernel_query=backend.kernel
         )
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)

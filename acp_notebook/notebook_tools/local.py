@@ -12,13 +12,14 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
-from . import kernel
 from .cells import Part, history_cells
 from .execute import Progress, Runner
+from .kernel import answer
 from .variables import ipython_shell
 from .waiting import NOT_RUN, a_cell_waits, still_waiting
 
@@ -40,17 +41,10 @@ class LocalBackend:
     def __init__(self) -> None:
         self._runner: Runner | None = None
 
-    async def _kernel(self, tool: str, **args: Any) -> str:
-        return await asyncio.to_thread(kernel.answer, tool, args)
-
-    async def list_variables(self) -> str:
-        return await self._kernel("list_variables")
-
-    async def inspect_variable(self, name: str) -> str:
-        return await self._kernel("inspect_variable", name=name)
-
-    async def last_error(self) -> str:
-        return await self._kernel("last_error")
+    async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
+        # This process is the kernel: the tool runs on a worker thread, as the kernel
+        # answers the server's query in server mode, so while a cell runs.
+        return await asyncio.to_thread(answer, tool, args)
 
     async def read_cells(self, start: int, count: int) -> list[Part]:
         def read() -> list[Part]:

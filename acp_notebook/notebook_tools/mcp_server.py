@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,11 +45,12 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class Backend(Protocol):
-    """Where one chat's tools do their work (its kernel, its notebook)."""
+    """Where one chat's tools do their work (its kernel, its notebook).
 
-    async def list_variables(self) -> str: ...
-    async def inspect_variable(self, name: str) -> str: ...
-    async def last_error(self) -> str: ...
+    ``kernel`` runs a kernel-side tool (``notebook_tools.kernel.answer``) in the kernel.
+    """
+
+    async def kernel(self, tool: str, args: Mapping[str, Any]) -> str: ...
     async def read_cells(self, start: int, count: int) -> list[Part]: ...
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]: ...
 
@@ -161,14 +162,14 @@ class ToolHost:
             """List the user's variables in the notebook's kernel: name, type, shape or
             length, approximate size and a one-line preview. Works while a cell runs."""
             backend, _ = self._of(ctx)
-            return await backend.list_variables()
+            return await backend.kernel("list_variables", {})
 
         @server.tool()
         async def inspect_variable(name: str, ctx: Context[Any, Any]) -> str:
             """A summary of one variable: DataFrame columns, dtypes, head, describe and null
             counts; array shape and statistics; dict/list contents; object attributes."""
             backend, _ = self._of(ctx)
-            return await backend.inspect_variable(name)
+            return await backend.kernel("inspect_variable", {"name": name})
 
         @server.tool()
         async def read_cells(
@@ -184,7 +185,7 @@ class ToolHost:
             """The most recent exception raised in the kernel: type, message, traceback and
             the source of the cell that raised it."""
             backend, _ = self._of(ctx)
-            return await backend.last_error()
+            return await backend.kernel("last_error", {})
 
         @server.tool()
         async def run_code(

@@ -57,14 +57,8 @@ class ServerBackend:
 
         self._runner = Runner(connect, interrupt)
 
-    async def list_variables(self) -> str:
-        return await self._query("list_variables", {})
-
-    async def inspect_variable(self, name: str) -> str:
-        return await self._query("inspect_variable", {"name": name})
-
-    async def last_error(self) -> str:
-        return await self._query("last_error", {})
+    async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
+        return await self._query(tool, args)
 
     async def _notebook_path(self) -> str | None:
         for session in await ensure_async(self._sessions.list_sessions()):
