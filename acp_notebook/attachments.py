@@ -170,8 +170,19 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _image_block(data: bytes, mime: str) -> dict[str, Any]:
-    return {"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")}
+def _image(label: str, data: bytes, mime: str) -> Attachment:
+    block = {"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")}
+    return {"label": label, "block": block, **_thumbnail(data)}
+
+
+def text_resource(label: str, uri: str, text: str, mime: str = "text/plain") -> Attachment:
+    """``text`` embedded as a resource (what an agent without embeddedContext gets as text)."""
+    resource = {"uri": uri, "mimeType": mime, "text": text}
+    return {"label": label, "block": {"type": "resource", "resource": resource}}
+
+
+def variable_uri(name: str) -> str:
+    return f"notebook://variables/{quote(name)}"
 
 
 def _image_bytes(obj: bytes | bytearray | memoryview, name: str | None) -> Attachment:
@@ -186,11 +197,7 @@ def _image_bytes(obj: bytes | bytearray | memoryview, name: str | None) -> Attac
     if mime is None:
         raise AttachmentError("bytes that are neither a PNG nor a JPEG image")
     kind = "PNG" if mime == "image/png" else "JPEG"
-    return {
-        "label": f"{name or 'image'} · {kind} {_kb(size)}",
-        "block": _image_block(data, mime),
-        **_thumbnail(data),
-    }
+    return _image(f"{name or 'image'} · {kind} {_kb(size)}", data, mime)
 
 
 def _figure(fig: Any, name: str | None) -> Attachment:
@@ -205,11 +212,7 @@ def _figure(fig: Any, name: str | None) -> Attachment:
         data = buffer.getvalue()
         if len(data) <= MAX_IMAGE_BYTES:
             px = f"{round(width * dpi)}x{round(height * dpi)}"
-            return {
-                "label": f"{name or 'figure'} · PNG {px}",
-                "block": _image_block(data, "image/png"),
-                **_thumbnail(data),
-            }
+            return _image(f"{name or 'figure'} · PNG {px}", data, "image/png")
         dpi *= 0.6
     raise AttachmentError(f"the figure does not fit in {MAX_IMAGE_BYTES:,} bytes as a PNG")
 
@@ -232,11 +235,7 @@ def _pil(image: Any, name: str | None) -> Attachment:
     if len(data) > MAX_IMAGE_BYTES:
         raise AttachmentError(f"the image does not fit in {MAX_IMAGE_BYTES:,} bytes")
     assert isinstance(image, Image.Image)
-    return {
-        "label": f"{name or 'image'} · {kind} {image.width}x{image.height}",
-        "block": _image_block(data, mime),
-        **_thumbnail(data),
-    }
+    return _image(f"{name or 'image'} · {kind} {image.width}x{image.height}", data, mime)
 
 
 def _thumbnail(data: bytes) -> dict[str, str]:
@@ -277,17 +276,7 @@ def _frame(pd: Any, obj: Any, name: str | None) -> Attachment:
     text = "\n".join(lines)
     if len(text) > MAX_ATTACHMENT_TEXT:
         text = text[: MAX_ATTACHMENT_TEXT - 1] + "…"
-    return {
-        "label": f"{label} · {kind} {rows:,}x{cols:,}",
-        "block": {
-            "type": "resource",
-            "resource": {
-                "uri": f"notebook://variables/{quote(label)}",
-                "mimeType": "text/plain",
-                "text": text,
-            },
-        },
-    }
+    return text_resource(f"{label} · {kind} {rows:,}x{cols:,}", variable_uri(label), text)
 
 
 def _path(path: Path, name: str | None) -> Attachment:
@@ -311,13 +300,7 @@ def _path(path: Path, name: str | None) -> Attachment:
         except (OSError, UnicodeDecodeError):
             text = None
         if text is not None:
-            return {
-                "label": label,
-                "block": {
-                    "type": "resource",
-                    "resource": {"uri": uri, "mimeType": mime or "text/plain", "text": text},
-                },
-            }
+            return text_resource(label, uri, text, mime or "text/plain")
     link: dict[str, Any] = {
         "type": "resource_link",
         "uri": uri,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
 from . import attachments
 from .contracts import MAX_LABEL
@@ -50,19 +49,9 @@ def mention(name: str, namespace: Mapping[str, Any] | None = None) -> str:
         if len(text) <= MAX_ANSWER:
             return text
     # Not attachable as such (or an image too large for the answer): the inspection.
-    return json.dumps(
-        {
-            "label": f"{name} · {type_name(value)}"[:MAX_LABEL],
-            "block": {
-                "type": "resource",
-                "resource": {
-                    "uri": f"notebook://variables/{quote(name)}",
-                    "mimeType": "text/plain",
-                    "text": _fit(inspect_variable(name, ns)),
-                },
-            },
-        }
-    )
+    label = f"{name} · {type_name(value)}"[:MAX_LABEL]
+    inspected = _fit(inspect_variable(name, ns))
+    return json.dumps(attachments.text_resource(label, attachments.variable_uri(name), inspected))
 
 
 def _fit(text: str) -> str:
