@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from .clip import clip
 from .contracts import (
     MAX_ATTACHMENT_TEXT,
     MAX_ATTACHMENTS,
@@ -89,7 +90,7 @@ def user_names() -> dict[int, str]:
 def attach(obj: Any, name: str | None = None) -> Attachment:
     """One object as a bounded attachment (see the module doc for what is accepted)."""
     result = _convert(obj, name)
-    result["label"] = _clip(result["label"], MAX_LABEL)
+    result["label"] = _one_line(result["label"], MAX_LABEL)
     return result
 
 
@@ -99,7 +100,7 @@ def _convert(obj: Any, name: str | None) -> Attachment:
             raise AttachmentError(
                 f"a text of {len(obj):,} characters; the cap is {MAX_ATTACHMENT_TEXT:,}"
             )
-        return {"label": name or _clip(obj, 40), "block": {"type": "text", "text": obj}}
+        return {"label": name or _one_line(obj, 40), "block": {"type": "text", "text": obj}}
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return _image_bytes(obj, name)
     if isinstance(obj, os.PathLike):
@@ -165,9 +166,8 @@ def adapt(
 # ---------------------------------------------------------------- conversions
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _one_line(text: str, limit: int) -> str:
+    return clip(" ".join(text.split()), limit)
 
 
 def _image(label: str, data: bytes, mime: str) -> Attachment:
@@ -264,18 +264,16 @@ def _frame(pd: Any, obj: Any, name: str | None) -> Attachment:
     lines = [f"pandas {kind} `{label}`: {rows:,} rows x {cols:,} columns"]
     lines.append("columns (dtype):")
     for column, dtype in list(frame.dtypes.items())[:MAX_COLUMNS]:
-        lines.append(f"  {_clip(str(column), MAX_CELL)}: {dtype}")
+        lines.append(f"  {_one_line(str(column), MAX_CELL)}: {dtype}")
     if cols > MAX_COLUMNS:
         lines.append(f"  … and {cols - MAX_COLUMNS:,} more columns")
     head = frame.iloc[:MAX_HEAD_ROWS, :MAX_COLUMNS]
-    head = head.map(lambda v: _clip(v, MAX_CELL) if isinstance(v, str) else v)
+    head = head.map(lambda v: _one_line(v, MAX_CELL) if isinstance(v, str) else v)
     keep_index = not isinstance(frame.index, pd.RangeIndex)
     shown = min(rows, MAX_HEAD_ROWS)
     lines.append(f"first {shown} rows (CSV):" if shown < rows else "all rows (CSV):")
     lines.append(head.to_csv(index=keep_index).rstrip("\n"))
-    text = "\n".join(lines)
-    if len(text) > MAX_ATTACHMENT_TEXT:
-        text = text[: MAX_ATTACHMENT_TEXT - 1] + "…"
+    text = clip("\n".join(lines), MAX_ATTACHMENT_TEXT)
     return text_resource(f"{label} · {kind} {rows:,}x{cols:,}", variable_uri(label), text)
 
 
@@ -304,7 +302,7 @@ def _path(path: Path, name: str | None) -> Attachment:
     link: dict[str, Any] = {
         "type": "resource_link",
         "uri": uri,
-        "name": _clip(resolved.name, MAX_LABEL),
+        "name": _one_line(resolved.name, MAX_LABEL),
         "size": size,
     }
     if mime:

@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .clip import clip
+
 Json = dict[str, Any]
 
 ENV = "ACP_DEMO_SESSIONS"
@@ -136,4 +138,4 @@ def listing(cwd: str | None = None) -> list[Record]:
 
 def title_of(prompt: str) -> str:
     line = prompt.strip().splitlines()[0] if prompt.strip() else ""
-    return line if len(line) <= MAX_TITLE else line[: MAX_TITLE - 1] + "…"
+    return clip(line, MAX_TITLE)

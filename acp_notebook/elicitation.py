@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from .clip import clip
 from .contracts import (
     MAX_DESCRIPTION,
     MAX_FIELDS,
@@ -211,11 +212,7 @@ def _pair_custom_fields(fields: list[dict[str, Any]], properties: dict[Any, Any]
 
 def _display(value: object, cap: int) -> str | None:
     """Text for display: cut to ``cap`` with an ellipsis (so the cut shows), Unicode-clean."""
-    if not isinstance(value, str):
-        return None
-    if len(value) > cap:
-        value = value[: cap - 1] + "…"
-    return _SURROGATE.sub("\ufffd", value)
+    return _SURROGATE.sub("\ufffd", clip(value, cap)) if isinstance(value, str) else None
 
 
 def _is_key(value: object, cap: int) -> TypeGuard[str]:
@@ -294,4 +291,4 @@ def _quote(value: object) -> str:
     of huge ints or deep lists raises."""
     if not isinstance(value, str):
         return f"<{type(value).__name__}>"
-    return repr(value if len(value) <= 80 else value[:79] + "…")
+    return repr(clip(value, 80))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Union, cast
 
 from .bounded_json import OverLimit, Rejected, loads
+from .clip import clip
 
 # Parsing costs a few times a line's size (and bounded_json caps its containers), so
 # this bounds a line's memory. The hostile-agent tests send 10 MB titles, and pass.
@@ -281,7 +282,7 @@ class RpcError(Exception):
         if self.data is None:
             return None
         text = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"), default=str)
-        return text if len(text) <= MAX_DATA_TEXT else text[: MAX_DATA_TEXT - 1] + "…"
+        return clip(text, MAX_DATA_TEXT)
 
     def describe(self) -> str:
         """The message, and the data when there is some: what a person needs to see."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import attachments
+from .clip import clip
 from .contracts import MAX_LABEL
 from .notebook_tools import bounded
 from .notebook_tools.variables import inspect_variable, type_name, user_namespace, user_variables
@@ -56,8 +57,7 @@ def mention(name: str, namespace: Mapping[str, Any] | None = None) -> str:
 
 def _fit(text: str) -> str:
     # JSON may double a character (escapes); leave room for the rest of the answer.
-    limit = MAX_ANSWER // 2 - 1000
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, MAX_ANSWER // 2 - 1000)
 
 
 _MISSING = object()

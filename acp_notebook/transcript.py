@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .attachments import describe
+from .clip import clip_start
 from .resume import continue_method
 
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
@@ -22,10 +23,6 @@ SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
 MAX_TOOL_TEXT = 4_000
-
-
-def _tail(text: str, limit: int) -> str:
-    return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :]
 
 
 def _run_code(tool: dict[str, Any]) -> str | None:
@@ -36,7 +33,7 @@ def _run_code(tool: dict[str, Any]) -> str | None:
     ):
         return None
     code = raw.get("code")
-    return _tail(code, MAX_TOOL_TEXT) if isinstance(code, str) else None
+    return clip_start(code, MAX_TOOL_TEXT) if isinstance(code, str) else None
 
 
 def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -51,8 +48,8 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
                     "path": block.get("path"),
                     "oldText": None
                     if block.get("oldText") is None
-                    else _tail(str(block["oldText"]), MAX_TOOL_TEXT),
-                    "newText": _tail(str(block.get("newText") or ""), MAX_TOOL_TEXT),
+                    else clip_start(str(block["oldText"]), MAX_TOOL_TEXT),
+                    "newText": clip_start(str(block.get("newText") or ""), MAX_TOOL_TEXT),
                 }
             )
         elif block.get("type") == "content":
@@ -62,12 +59,12 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
                 content.append(
                     {
                         "type": "content",
-                        "content": {"type": "text", "text": _tail(text, MAX_TOOL_TEXT)},
+                        "content": {"type": "text", "text": clip_start(text, MAX_TOOL_TEXT)},
                     }
                 )
     return {
         "toolCallId": tool.get("toolCallId"),
-        "title": _tail(str(tool.get("title") or ""), 256),
+        "title": clip_start(str(tool.get("title") or ""), 256),
         "kind": tool.get("kind"),
         "status": tool.get("status"),
         "content": content,
@@ -87,7 +84,7 @@ def compact(snap: dict[str, Any]) -> dict[str, Any]:
     for item in items:
         item = dict(item)
         if "text" in item:
-            item["text"] = _tail(item["text"], MAX_TEXT)
+            item["text"] = clip_start(item["text"], MAX_TEXT)
         if item.get("attachments"):
             # Labels only: thumbnails would make saved notebooks heavy.
             item["attachments"] = [

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
+from ..clip import clip
 from . import bounded
 from .errors import strip_ansi
 
@@ -38,10 +39,6 @@ class ImagePart(TypedDict):
 Part = TextPart | ImagePart
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _joined(value: Any) -> str:
     """nbformat keeps multiline strings as a string or a list of lines."""
     if isinstance(value, str):
@@ -62,7 +59,7 @@ class Parts:
     def text(self, text: str) -> None:
         if self.text_left <= 0:
             return
-        text = _cut(text, self.text_left)
+        text = clip(text, self.text_left)
         self.text_left -= len(text)
         if self.parts and self.parts[-1]["type"] == "text":
             last = self.parts[-1]
@@ -86,11 +83,11 @@ def add_output(parts: Parts, output: Mapping[str, Any]) -> None:
     kind = output.get("output_type")
     if kind == "stream":
         name = output.get("name", "stdout")
-        parts.text(f"[{name}]\n{_cut(strip_ansi(_joined(output.get('text'))), MAX_OUTPUT)}")
+        parts.text(f"[{name}]\n{clip(strip_ansi(_joined(output.get('text'))), MAX_OUTPUT)}")
     elif kind == "error":
         tb = strip_ansi("\n".join(t for t in output.get("traceback") or [] if isinstance(t, str)))
         head = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
-        parts.text(f"[error] {_cut(strip_ansi(head), 500)}\n{_cut(tb, MAX_OUTPUT)}")
+        parts.text(f"[error] {clip(strip_ansi(head), 500)}\n{clip(tb, MAX_OUTPUT)}")
     elif kind in ("execute_result", "display_data"):
         data = output.get("data")
         if not isinstance(data, Mapping):
@@ -101,7 +98,7 @@ def add_output(parts: Parts, output: Mapping[str, Any]) -> None:
         text = _joined(data.get("text/plain"))
         if text and (image is None or not text.startswith("<Figure")):
             label = "result" if kind == "execute_result" else "display"
-            parts.text(f"[{label}]\n{_cut(strip_ansi(text), MAX_OUTPUT)}")
+            parts.text(f"[{label}]\n{clip(strip_ansi(text), MAX_OUTPUT)}")
 
 
 def _repr(value: Any) -> str:
@@ -130,7 +127,7 @@ def notebook_cells(
         cell = cells[index] if isinstance(cells[index], Mapping) else {}
         kind = cell.get("cell_type", "?")
         count_label = f" [{cell.get('execution_count')}]" if kind == "code" else ""
-        source = _cut(_joined(cell.get("source")), MAX_SOURCE)
+        source = clip(_joined(cell.get("source")), MAX_SOURCE)
         parts.text(f"--- cell {index} ({kind}){count_label}\n{source}")
         for output in cell.get("outputs") or []:
             if isinstance(output, Mapping):
@@ -155,8 +152,8 @@ def history_cells(
         + (f"; showing In[{first + 1}]..In[{end}]" if end > first else "")
     )
     for number in range(first + 1, end + 1):
-        parts.text(f"--- In[{number}]\n{_cut(inputs[number], MAX_SOURCE)}")
+        parts.text(f"--- In[{number}]\n{clip(inputs[number], MAX_SOURCE)}")
         if number in outputs:
             shown = bounded.call(functools.partial(_repr, outputs[number]), 0.5)
-            parts.text(f"[Out[{number}]]\n{_cut(str(shown), MAX_OUTPUT)}")
+            parts.text(f"[Out[{number}]]\n{clip(str(shown), MAX_OUTPUT)}")
     return parts.parts

@@ -15,6 +15,7 @@ import traceback
 from types import TracebackType
 from typing import Any, TypedDict
 
+from ..clip import clip_start
 from . import bounded
 from .variables import ipython_shell
 
@@ -34,10 +35,6 @@ class LastError(TypedDict):
 
 def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
 
 
 def _cell_of(tb: TracebackType | None) -> tuple[str | None, int | None]:
@@ -72,7 +69,7 @@ def last_error() -> LastError | None:
     return {
         "type": type(value).__qualname__,
         "message": strip_ansi(message)[:2000],
-        "traceback": _cut(strip_ansi(text), MAX_TRACEBACK),
+        "traceback": clip_start(strip_ansi(text), MAX_TRACEBACK),
         "cell": cell,
         "execution_count": count,
     }

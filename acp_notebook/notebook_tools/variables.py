@@ -16,6 +16,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
+from ..clip import clip
 from . import bounded
 
 MAX_ENTRIES = 200
@@ -93,10 +94,6 @@ def _module_of(value: Any) -> str:
     return type(value).__module__.split(".")[0]
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
-
-
 def _short_repr(limit: int) -> reprlib.Repr:
     short = reprlib.Repr()
     short.maxstring = short.maxother = limit
@@ -159,7 +156,7 @@ def describe(name: str, value: Any, preview_chars: int = PREVIEW_CHARS) -> Varia
         "shape": shape,
         "dtype": dtype,
         "size": size,
-        "preview": _cut(preview.replace("\n", " "), preview_chars),
+        "preview": clip(preview.replace("\n", " "), preview_chars),
     }
 
 
@@ -320,7 +317,7 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
             "type",
             lambda: f"{type_name(obj)} (mro: {', '.join(c.__name__ for c in type(obj).__mro__)})",
         ),
-        ("repr", lambda: _cut(repr(obj), 4000)),
+        ("repr", lambda: clip(repr(obj), 4000)),
         ("doc", lambda: (inspect.getdoc(obj) or "")[:1000]),
         ("public attributes", attributes),
     ]
@@ -338,12 +335,12 @@ def inspect_variable(
     value = namespace.get(name, _MISSING) if isinstance(name, str) else _MISSING
     if value is _MISSING:
         known = ", ".join(n for n, _ in user_variables(namespace)[:50])
-        return _cut(f"No variable named {name!r}. Variables: {known or '(none)'}", max_chars)
+        return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", max_chars)
     parts = [f"{name}: {type_name(value)}"]
     for title, section in _sections(value):
         result = bounded.call(section, seconds)
         text = result if isinstance(result, str) else repr(result)
-        parts.append(f"## {title}\n{_cut(text, max_chars // 2)}")
+        parts.append(f"## {title}\n{clip(text, max_chars // 2)}")
         if sum(len(p) for p in parts) >= max_chars:
             break
-    return _cut("\n\n".join(parts), max_chars)
+    return clip("\n\n".join(parts), max_chars)
