@@ -6,12 +6,19 @@ raises ``RecursionError``) and allocates an object per ``{}`` or ``[]`` (50 MB o
 ``[{},{},...]`` costs over a gigabyte), so both are checked on the raw bytes, in C
 speed passes, before any object is built. Every refusal is a ``Rejected``, a
 ``ValueError``: callers treat it like any other malformed input.
+
+What is read is also made safe to pass on: ``NaN``, ``Infinity`` and numbers too
+large for a float become ``null`` (as ``JSON.stringify`` writes them; the browser's
+``JSON.parse`` refuses a frame that holds them), and a lone surrogate becomes U+FFFD
+(as a browser's ``TextEncoder`` does; Python cannot encode it to UTF-8, so it broke
+every write that does, to the agent or over a kernel's comm).
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -25,8 +32,26 @@ _NOT_STRUCTURE = bytes(c for c in range(256) if c not in b'[]{}"')
 _SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
+# A surrogate's escape that is not half of a pair (an escaped backslash before the "u"
+# may match too: that costs a walk over the value, nothing else); with its literal
+# prefix the regex skips to each "\\u" in C.
+_LONE_ESCAPE = re.compile(
+    rb"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD])[c-fC-F])"
+)
+# A surrogate's UTF-8 (not valid UTF-8), which decoding with "surrogatepass" lets in.
+_SURROGATE_UTF8 = re.compile(rb"\xed[\xa0-\xbf]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _finite(text: str) -> float | None:
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+_DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=lambda _name: None)
 # json.loads's scanner (C), called without its two Python-level wrappers.
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 class Rejected(ValueError):
@@ -104,14 +129,31 @@ def loads(
             else raw.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogatepass")
         )
         # The scanner alone is json.loads minus a quarter of a short line's cost; text it
-        # does not take whole (surrounding whitespace, an error) goes to json.loads,
-        # which reads it, or says what is wrong with it, as always.
+        # does not take whole (surrounding whitespace, an error) goes to the decoder,
+        # which reads it, or says what is wrong with it, as json.loads does.
         try:
             value, end = _SCAN(text, 0)
         except (StopIteration, ValueError):
-            return json.loads(text)
-        return value if end == len(text) else json.loads(text)
+            end = -1
+        if end != len(text):
+            value = _DECODER.decode(text)
     except RecursionError:  # only reachable with a max_depth above the interpreter's limit
         raise OverLimit(f"nested deeper than {max_depth} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise Rejected(f"not JSON: {exc}") from None
+    if (b"\\u" in raw and _LONE_ESCAPE.search(raw)) or (
+        b"\xed" in raw and _SURROGATE_UTF8.search(raw)
+    ):
+        return _without_lone_surrogates(value)
+    return value
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    # Escaped pairs were joined by the parser: any surrogate left in a string is a lone one.
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value

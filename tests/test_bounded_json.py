@@ -11,9 +11,15 @@ from hypothesis import strategies as st
 from acp_notebook import bounded_json
 from acp_notebook.bounded_json import Rejected, loads
 
+# Lone surrogates are replaced (test_lone_surrogates_become_replacement_characters).
+text = st.text(st.characters(blacklist_categories=["Cs"]))
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=4),
     max_leaves=30,
 )
 
@@ -23,6 +29,23 @@ def test_parses_what_json_parses(value: object) -> None:
     text = json.dumps(value)
     assert loads(text, max_bytes=1 << 20) == value
     assert loads(text.encode(), max_bytes=1 << 20) == value
+
+
+def test_numbers_that_are_not_json_become_null() -> None:
+    # JSON.parse refuses NaN and Infinity, json.dumps writes them: they would break a frame.
+    text = "[NaN, Infinity, -Infinity, 1e999, -1e400, 1.5, 1e-999, 7]"
+    assert loads(text, max_bytes=1 << 20) == [None, None, None, None, None, 1.5, 0.0, 7]
+
+
+@pytest.mark.parametrize("data", [False, True])
+def test_lone_surrogates_become_replacement_characters(data: bool) -> None:
+    text = r'{"\udc00": ["a\ud800b", "\uD83D\uDE00", "\\ud800", "\udbff\ud800\udc00"]}'
+    raw: str | bytes = text.encode() if data else text
+    value = loads(raw, max_bytes=1 << 20)
+    assert value == {"\ufffd": ["a\ufffdb", "\U0001f600", "\\ud800", "\ufffd\U00010000"]}
+    json.dumps(value, ensure_ascii=False).encode()  # writable as UTF-8
+    # Encoded as UTF-8 (which it is not), as a lenient decoder lets it in.
+    assert loads(b'"\xed\xa0\x80"', max_bytes=1 << 20) == "\ufffd"
 
 
 @pytest.mark.parametrize("depth", [1_000, 1_500, 100_000])

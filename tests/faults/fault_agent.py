@@ -11,7 +11,8 @@ after it died).
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
 reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
-anything else is echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
+``raw LINES`` writes LINES as they are (JSON it gets wrong on purpose), anything else is
+echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
 ``FAULT_HUGE_MB`` (size of the huge line, and of the endless one, default 100),
 ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
 (nesting depths of the deep lines, default ``65,1000,100000``).
@@ -353,6 +354,9 @@ class Agent:
             self.end_turn()
         elif text == "hostile":
             self.hostile()
+        elif text.startswith("raw "):  # writes the rest as lines of its own, as they are
+            self.write(text[4:].encode("utf-8", "surrogatepass") + b"\n")
+            self.end_turn()
         else:
             self.say(f"echo: {text}")
             self.end_turn()

@@ -9,6 +9,7 @@ A longer one ends the start with a clear error, and the agent is ended. A stop r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -17,6 +18,7 @@ from acp_notebook.contracts import MAX_ID
 from acp_notebook.session import MAX_STOP_REASON
 
 from .conftest import FaultChat, all_gone
+from .fault_agent import SESSION_ID
 
 
 @pytest.mark.fault("the agent answers session/new with a 1 MB session id")
@@ -42,5 +44,37 @@ async def test_a_long_stop_reason_is_cut(fault_chat: Callable[..., Awaitable[Fau
     await fc.prompt(f"stop reason {1 << 20}")
     ended = (await fc.everyone("turn_ended", turn=1))[0]
     assert ended["stopReason"] == "x" * MAX_STOP_REASON
+    await fc.prompt("still there?")
+    assert (await fc.everyone("turn_ended", turn=2))[0]["stopReason"] == "end_turn"
+
+
+def raw_update(update: str) -> str:
+    """A session/update line with ``update`` as written, in JSON the agent got wrong."""
+    return (
+        '{"jsonrpc":"2.0","method":"session/update",'
+        f'"params":{{"sessionId":"{SESSION_ID}","update":{update}}}}}'
+    )
+
+
+@pytest.mark.fault("the agent sends NaN, Infinity, 1e999 and lone surrogates in its updates")
+async def test_numbers_and_surrogates_that_json_cannot_carry(
+    fault_chat: Callable[..., Awaitable[FaultChat]],
+) -> None:
+    fc = await fault_chat()
+    tool = (
+        r'{"sessionUpdate":"tool_call","toolCallId":"t1","title":"x\udfff",'
+        '"rawInput":{"a":NaN,"b":1e999,"c":-Infinity,"d":0.5}}'
+    )
+    text = r'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a\ud800b"}}'
+    await fc.prompt(f"raw {raw_update(tool)}\n{raw_update(text)}")
+    await fc.everyone("turn_ended", turn=1)
+    for event in fc.rec.events:
+        # What the browser's JSON.parse reads (no NaN), and a kernel's comm can encode
+        # (UTF-8: a lone surrogate made the local-mode chat's turn never end).
+        json.dumps(event, allow_nan=False, ensure_ascii=False).encode()
+    (call,) = [e["update"] for e in fc.rec.of("update") if "toolCallId" in e["update"]]
+    assert call["title"] == "x\ufffd"
+    assert call["rawInput"] == {"a": None, "b": None, "c": None, "d": 0.5}
+    assert fc.rec.text() == "a\ufffdb"
     await fc.prompt("still there?")
     assert (await fc.everyone("turn_ended", turn=2))[0]["stopReason"] == "end_turn"
