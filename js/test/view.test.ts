@@ -88,6 +88,29 @@ describe("streaming", () => {
     expect(agent.textContent?.trim()).toBe(expected + "!".repeat(100));
   });
 
+  it("takes as many steps of a long answer in a frame as its time budget allows", () => {
+    // About 110 KB of one paragraph: more than ten steps of the Markdown stream.
+    const text = Array.from({ length: 20_000 }, (_, i) => `${i} `).join("");
+    const answer = (): string | undefined => q(view, ".acpnb-agent").textContent?.trim();
+    const { view } = setup();
+    current = view;
+    const clock = vi.spyOn(performance, "now");
+    try {
+      // Every reading of the clock is past the budget: one step a frame, as before.
+      let now = 0;
+      clock.mockImplementation(() => (now += 1000));
+      view.apply([ready(), ev({ kind: "turn_started", prompt: "count" }), chunk(text)], false);
+      view.flush();
+      expect(answer()?.length).toBeLessThan(text.length / 4);
+      // No time passes: the rest is shown in the next frame.
+      clock.mockImplementation(() => now);
+      view.flush();
+      expect(answer()).toBe(text.trim());
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it("paints a resync from the server's snapshot as it paints the events it folds", () => {
     const tool = (id: string, status: string) =>
       ev({ kind: "update", update: { sessionUpdate: "tool_call_update", toolCallId: id, status } });
