@@ -762,11 +762,11 @@ async def permission(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"permission: {chosen or 'cancelled'}")
 
 
-@behaviour("ask-user-withdraw|ask-withdraw")
-async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
-    params = {"mode": "form", "message": "Still there?", "requestedSchema": WITHDRAW_SCHEMA}
+async def form(turn: Turn, message: str, schema: Json, withdraw: float | None = None) -> None:
+    """Ask a form and say the answer; unanswered after ``withdraw`` seconds, withdraw it."""
+    params = {"mode": "form", "message": message, "requestedSchema": schema}
     try:
-        answer = await asyncio.wait_for(turn.elicit(params), 0.3)
+        answer = await asyncio.wait_for(turn.elicit(params), withdraw)
     except asyncio.TimeoutError:
         # wait_for cancelled the request, which sent $/cancel_request for it.
         await turn.say("question withdrawn")
@@ -774,9 +774,9 @@ async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"elicitation answered: {answer}")
 
 
-async def form(turn: Turn, message: str, schema: Json) -> None:
-    answer = await turn.elicit({"mode": "form", "message": message, "requestedSchema": schema})
-    await turn.say(f"elicitation answered: {answer}")
+@behaviour("ask-user-withdraw|ask-withdraw")
+async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
+    await form(turn, "Still there?", WITHDRAW_SCHEMA, withdraw=0.3)
 
 
 @behaviour()
@@ -788,11 +788,10 @@ async def ask_message(turn: Turn, _match: re.Match[str]) -> None:
 async def claude_question(turn: Turn, title: str, message: str, schema: Json) -> None:
     """The claude wrapper's AskUserQuestion shape: a tool call, then a form bound to it."""
     turn.tool_call(title, "other", rawInput={"questions": ask_user_question_input(message, schema)})
-    params = {"mode": "form", "toolCallId": turn.tool_call_id, "message": message}
+    params = {"sessionId": turn.session.id, "mode": "form", "toolCallId": turn.tool_call_id}
     try:
         result = await turn.ask(
-            "elicitation/create",
-            {"sessionId": turn.session.id, **params, "requestedSchema": schema},
+            "elicitation/create", {**params, "message": message, "requestedSchema": schema}
         )
     except RpcError as failure:
         turn.tool_status("failed")
