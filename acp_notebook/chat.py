@@ -494,7 +494,8 @@ class Chat(anywidget.AnyWidget):
 
     def dismiss(self, request_id: str) -> None:
         """Cancel one pending question or permission."""
-        if self._kind_of(request_id) == "permission":
+        request = self._pending_request(request_id)
+        if request is not None and request["type"] == "permission":
             self._request(_permission_answer(request_id, None))
         else:
             self._request(_elicitation_answer(request_id, "cancel"))
@@ -508,7 +509,7 @@ class Chat(anywidget.AnyWidget):
 
     def _choose(self, request_id: str, option_id: str | None, prefix: str) -> None:
         if option_id is None:
-            request = next((p for p in self.pending if p["requestId"] == request_id), None)
+            request = self._pending_request(request_id)
             options = request.get("options", []) if request else []
             option_id = next(
                 (o["optionId"] for o in options if str(o.get("kind", "")).startswith(prefix)), None
@@ -517,11 +518,8 @@ class Chat(anywidget.AnyWidget):
                 raise InvalidRequest("INVALID", f"no {prefix} option on {request_id}")
         self._request(_permission_answer(request_id, option_id))
 
-    def _kind_of(self, request_id: str) -> str:
-        for request in self.pending:
-            if request["requestId"] == request_id:
-                return str(request["type"])
-        return "elicitation"
+    def _pending_request(self, request_id: str) -> dict[str, Any] | None:
+        return next((p for p in self.pending if p["requestId"] == request_id), None)
 
     # ------------------------------------------------------------ policies
 

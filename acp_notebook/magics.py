@@ -154,8 +154,10 @@ class _Magics:
 _loaded: dict[int, _Magics] = {}
 
 
-def _for(shell: Any) -> _Magics:
-    magics = _loaded.get(id(shell))
+def _current() -> _Magics:
+    from IPython import get_ipython
+
+    magics = _loaded.get(id(get_ipython()))
     if magics is None:
         raise RuntimeError("the agent magics are not loaded: %load_ext acp_notebook")
     return magics
@@ -163,16 +165,12 @@ def _for(shell: Any) -> _Magics:
 
 async def run_cell(name: str, line: str, cell: str) -> Turn:
     """What ``%%agent`` becomes when the cell can await (see ``rewrite``)."""
-    from IPython import get_ipython
-
-    return await _for(get_ipython()).run(line, cell)
+    return await _current().run(line, cell)
 
 
 async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
     """What ``%agent`` becomes when the cell can await (see ``rewrite``)."""
-    from IPython import get_ipython
-
-    return await _for(get_ipython()).run(line, None)
+    return await _current().run(line, None)
 
 
 def load(shell: Any) -> None:
