@@ -79,9 +79,3 @@ class History:
             *self._kept.values(),
             *(item.event() if isinstance(item, ChunkRun) else item for item in self._items),
         ]
-
-    def last_seq(self) -> int:
-        if not self._items:
-            return 0
-        last = self._items[-1]
-        return last.seq if isinstance(last, ChunkRun) else int(last["seq"])
