@@ -422,12 +422,8 @@ class ChatSession:
             "session/set_mode", {"sessionId": self.session_id, "modeId": mode_id}
         )
         # Agents report the change with current_mode_update; not all do, so say it ourselves.
-        self._emit(
-            {
-                "kind": "update",
-                "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode_id},
-            }
-        )
+        update = {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
+        self._emit({"kind": "update", "update": update})
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
         params: dict[str, Any] = {
@@ -440,15 +436,8 @@ class ChatSession:
         result = await self.conn.request("session/set_config_option", params)
         options = result.get("configOptions") if isinstance(result, dict) else None
         if isinstance(options, list):
-            self._emit(
-                {
-                    "kind": "update",
-                    "update": {
-                        "sessionUpdate": "config_option_update",
-                        "configOptions": bound(options),
-                    },
-                }
-            )
+            update = {"sessionUpdate": "config_option_update", "configOptions": bound(options)}
+            self._emit({"kind": "update", "update": update})
 
     # ------------------------------------------------------------ answers
 
