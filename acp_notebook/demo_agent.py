@@ -100,16 +100,11 @@ def received(blocks: list[Any]) -> str:
     return "Received:\n" + "\n".join(lines) if lines else ""
 
 
-def mode_state(mode: str) -> Json:
-    return {
-        "currentModeId": mode,
-        "availableModes": [{"id": mode_id, "name": name} for mode_id, name in MODES],
-    }
-
-
 def session_state(mode: str) -> Json:
     """What session/new, session/load and session/resume say of a session's mode."""
-    return {"modes": mode_state(mode), "configOptions": config_options(mode)}
+    available = [{"id": mode_id, "name": name} for mode_id, name in MODES]
+    modes = {"currentModeId": mode, "availableModes": available}
+    return {"modes": modes, "configOptions": config_options(mode)}
 
 
 def config_options(mode: str) -> list[Json]:
