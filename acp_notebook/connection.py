@@ -100,7 +100,6 @@ class AgentConnection:
         self._tasks: list[asyncio.Task[None]] = []
         self._exit = asyncio.Event()  # the process ended (its pipes may still be open)
         self._closed = False
-        self.returncode: int | None = None
         self.exited = asyncio.Event()
         self.agent_pid: int | None = None  # pid is the reaper's, where there is one
 
@@ -352,7 +351,6 @@ class AgentConnection:
         await asyncio.gather(reader, exit_, return_exceptions=True)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._tasks[0]), 1.0)
-        self.returncode = proc.returncode
         _kill_group(proc.pid, signal.SIGKILL)  # orphans it left behind
         gone = RpcError(AGENT_GONE, f"the agent exited (code {proc.returncode})")
         for fut in list(self._pending.values()):

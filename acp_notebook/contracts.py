@@ -214,11 +214,13 @@ FieldValue = Union[
 ]
 
 
-class _Request(_Model):
+class _Wire(_Model):
     # Untrusted input: a value of the wrong type is INVALID, never coerced ("yes" is
     # not `cancel: true`, 1 is not a boolean config value).
     model_config = ConfigDict(strict=True)
 
+
+class _Request(_Wire):
     # Echoed in the ack so a client can match answers to requests.
     id: int | Annotated[str, Field(max_length=MAX_ID)] | None = None
 
@@ -259,10 +261,6 @@ class SubscribeRequest(_ChatRequest):
 
 class CloseRequest(_ChatRequest):
     type: Literal["chat:close"]
-
-
-class _Wire(_Model):
-    model_config = ConfigDict(strict=True)
 
 
 Uri = Annotated[str, StringConstraints(min_length=1, max_length=MAX_URI)]
