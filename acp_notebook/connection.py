@@ -106,7 +106,8 @@ class AgentConnection:
     # ------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        """Spawn the agent; raises ``OSError`` when the command cannot run."""
+        """Spawn the agent; raises ``OSError`` when the command cannot run (a NUL byte in
+        its command, cwd or environment, or an "=" in a variable's name, too)."""
         loop = asyncio.get_running_loop()
         protocol = _Protocol(loop, self._exit)
         reaped = REAPED
@@ -124,6 +125,11 @@ class AgentConnection:
                 start_new_session=True,
                 pass_fds=(status_write,) if reaped else (),
             )
+        except (OSError, ValueError) as exc:
+            if reaped:
+                os.close(status_read)
+            # ValueError: what the OS could never take (a NUL byte, an "=" in a name).
+            raise exc if isinstance(exc, OSError) else OSError(str(exc)) from None
         finally:
             if reaped:
                 os.close(status_write)

@@ -152,10 +152,13 @@ class ChatsHandler(_ApiHandler):
             sessions = await self.session_manager.list_sessions()  # type: ignore[no-untyped-call]
             paths = [s["path"] for s in sessions if s.get("kernel", {}).get("id") == kernel_id]
             cwd = os.path.dirname(paths[0]) if paths else ""
+        refused = web.HTTPError(400, f"cwd: {cwd!r} is not a directory under the server's root")
+        if "\0" in cwd:  # no path holds one (realpath raises ValueError)
+            raise refused
         path = os.path.realpath(os.path.join(root, cwd.lstrip("/")))
         absolute = os.path.realpath(cwd)
         if os.path.isabs(cwd) and os.path.commonpath([root, absolute]) == root:
             path = absolute
         if os.path.commonpath([root, path]) != root or not os.path.isdir(path):
-            raise web.HTTPError(400, f"cwd: {cwd!r} is not a directory under the server's root")
+            raise refused
         return path

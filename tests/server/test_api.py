@@ -159,6 +159,7 @@ async def test_agents_outside_the_allow_list_are_forbidden(
         ({"kernel": "K", "agent": "demo", "env": {"A": "1"}}, "env"),
         ({"kernel": "K", "agent": "nonesuch"}, "unknown agent"),
         ({"kernel": "K", "agent": "demo", "loadSessionId": ""}, "loadSessionId"),
+        ({"kernel": "K", "agent": "demo", "cwd": "a\0b"}, "cwd"),
     ],
 )
 async def test_bad_bodies_are_refused_with_a_reason(

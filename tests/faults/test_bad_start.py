@@ -1,0 +1,54 @@
+"""A chat whose agent cannot be spawned at all: a NUL byte in its working directory,
+its command or its environment, an "=" in a variable's name, a directory that does not
+exist (issue 12: bad input gets a clear error).
+
+Each ends the start with ``exited`` and says why, as a missing command does; the pipe
+the reaper reports on is closed whatever failed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pytest
+
+from acp_notebook.hub import Hub, HubConfig
+
+from ..conftest import Recorder
+from .conftest import FAULT_AGENT
+
+AGENT = [sys.executable, str(FAULT_AGENT), "none", "stream", os.devnull]
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.fault("an agent started with {case}")
+@pytest.mark.parametrize(
+    ("case", "options", "why"),
+    [
+        ("a NUL in its cwd", {"cwd": "/tmp/a\0b"}, "embedded null byte"),
+        ("a NUL in its command", {"command": ["/bin/ec\0ho"]}, "embedded null byte"),
+        ("a NUL in an env value", {"env": {"A": "b\0"}}, "embedded null byte"),
+        ("an = in an env name", {"env": {"A=B": "c"}}, "illegal environment variable name"),
+        ("a cwd that does not exist", {"cwd": "/nonexistent/dir"}, "No such file or directory"),
+    ],
+)
+async def test_an_agent_that_cannot_be_spawned_is_said_so(
+    case: str, options: dict[str, Any], why: str
+) -> None:
+    hub = Hub(HubConfig())
+    before = open_files()
+    ack = await hub.handle(
+        {"type": "chat:open", "id": 1, "command": AGENT, "cwd": "/tmp", **options}, trusted=True
+    )
+    assert ack["accepted"], ack
+    rec = Recorder(hub.subscribe(ack["chatId"]))
+    assert await hub.wait_ready(ack["chatId"]) == "exited"
+    exited = await rec.kind("agent_status", status="exited")
+    assert exited["detail"].startswith("could not start") and why in exited["detail"], exited
+    await hub.close()
+    assert open_files() == before
