@@ -88,12 +88,8 @@ def take_elicitation_view(params: object) -> ElicitationView:
     schema = schema if isinstance(schema, dict) else {}
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
-    required_list = schema.get("required")
-    required = (
-        {n for n in required_list if isinstance(n, str)}
-        if isinstance(required_list, list)
-        else set()
-    )
+    listed = schema.get("required")
+    required = {n for n in listed if isinstance(n, str)} if isinstance(listed, list) else set()
     fields: list[dict[str, Any]] = []
     for name, spec in properties.items():
         field = _reduce_property(name, spec, required)

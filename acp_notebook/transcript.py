@@ -42,13 +42,12 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "diff":
+            old = block.get("oldText")
             content.append(
                 {
                     "type": "diff",
                     "path": block.get("path"),
-                    "oldText": None
-                    if block.get("oldText") is None
-                    else clip_start(str(block["oldText"]), MAX_TOOL_TEXT),
+                    "oldText": None if old is None else clip_start(str(old), MAX_TOOL_TEXT),
                     "newText": clip_start(str(block.get("newText") or ""), MAX_TOOL_TEXT),
                 }
             )
@@ -56,12 +55,8 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
             inner = block.get("content")
             text = inner.get("text") if isinstance(inner, dict) else None
             if isinstance(text, str):
-                content.append(
-                    {
-                        "type": "content",
-                        "content": {"type": "text", "text": clip_start(text, MAX_TOOL_TEXT)},
-                    }
-                )
+                shown = {"type": "text", "text": clip_start(text, MAX_TOOL_TEXT)}
+                content.append({"type": "content", "content": shown})
     return {
         "toolCallId": tool.get("toolCallId"),
         "title": clip_start(str(tool.get("title") or ""), 256),
