@@ -7,13 +7,15 @@ chat view's element appearing to the widget usable, that is the server's resync
 applied and painted (every tool call and message the server's history holds, the last
 message last), the link up and the agent ready. The reference is the server's part:
 the ``chat:resync`` round trip (the whole history as events) of a socket client for the
-same chat, measured before and after each reload (A B A). The widget asks for the ended
+same chat, measured before and after each reload (A B A B ...); the figure is the median
+of the reloads. The widget asks for the ended
 turns as one fold snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 from typing import Any
 
@@ -34,7 +36,7 @@ from .browser import (
 from .common import Context, Peer, Row, _connect, fmt
 
 TARGET_MS = 200.0
-RELOADS = 3
+RELOADS = 5
 # Installed before any script of the page: when the first chat view appears, and when
 # the resync's answer (the only ack carrying "reset": true) has been handled and a frame
 # painted after it.
@@ -144,19 +146,20 @@ def run(ctx: Context) -> list[Row]:
         for _ in range(RELOADS):
             reloads.append(_reload_ms(page, arg))
             servers.append(in_thread(lambda: _resync(lab, kernel_id, chat_id))[0])
-    best, reference = min(reloads), min(servers)
-    shake, trip, paint = best[1:]
+    # The median reload, and of each part its median: a busy box moves single reloads.
+    figure, reference = statistics.median(r[0] for r in reloads), min(servers)
+    shake, trip, paint = (statistics.median(r[i] for r in reloads) for i in (1, 2, 3))
+    spread = f"{min(r[0] for r in reloads):.0f}–{max(r[0] for r in reloads):.0f}"
     return [
         Row(
             f"10 resync, {events:,}-event chat, page reload (JupyterLab)",
-            f"view seen to usable, best of {len(reloads)}, first {reloads[0][0]:.0f} ms"
-            f" (socket {shake:.0f} + resync"
-            f" {trip:.0f} + paint {paint:.0f} ms; history of {len(history):,} events,"
+            f"view seen to usable, median of {len(reloads)} ({spread} ms; socket {shake:.0f}"
+            f" + resync {trip:.0f} + paint {paint:.0f} ms; history of {len(history):,} events,"
             f" {arg['tools']:,} tool calls; live {live_s:.1f} s)",
-            fmt(best[0], "ms"),
+            fmt(figure, "ms"),
             f"{fmt(reference, 'ms')} (the server's chat:resync round trip)",
-            best[0] / reference,
+            figure / reference,
             f"< {TARGET_MS:g} ms",
-            best[0] < TARGET_MS,
+            figure < TARGET_MS,
         )
     ]

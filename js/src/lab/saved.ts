@@ -16,6 +16,12 @@ import { listChats, openChat } from "./api";
 export const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
 /** How long a local-mode chat's widget may take to appear before the saved one is shown. */
 const WIDGET_WAIT_MS = 5000;
+/**
+ * How long a live chat's saved snapshot waits for the link. A reload's resync usually
+ * comes first (the view ignores a saved snapshot once linked): painting both would build
+ * the transcript twice, and the first build holds up the socket's open event.
+ */
+const SAVED_PAINT_WAIT_MS = 400;
 /** Below the widget view's -10: JupyterLab prefers the lowest rank. */
 export const SAVED_RANK = -20;
 
@@ -100,14 +106,18 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
         },
       );
       const paint = (snapshot: unknown): void => chat.view.paint(snapshot);
+      const saved = (data as { snapshot?: unknown }).snapshot;
+      const wait = setTimeout(() => paint(saved), SAVED_PAINT_WAIT_MS);
       const made: LiveChat = {
         el: chat.view.el,
-        dispose: () => chat.dispose(),
+        dispose: () => {
+          clearTimeout(wait);
+          chat.dispose();
+        },
         paint,
         gone: false,
         onGone: null,
       };
-      paint((data as { snapshot?: unknown }).snapshot);
       chat.client.start();
       return made;
     });
