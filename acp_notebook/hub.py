@@ -469,11 +469,8 @@ class Hub:
 def _options(req: OpenRequest) -> OpenOptions:
     """The request's options under ``Chat``'s keyword names (``mcpServers``: ``mcp_servers``)."""
     wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
-    return cast(OpenOptions, {re.sub("[A-Z]", _lower, k): v for k, v in wire.items()})
-
-
-def _lower(capital: re.Match[str]) -> str:
-    return "_" + capital[0].lower()
+    snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
+    return cast(OpenOptions, snake)
 
 
 class BadRequest(ValueError):
