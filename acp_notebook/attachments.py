@@ -40,6 +40,7 @@ from .contracts import (
     MAX_URI,
     wire_problem,
 )
+from .notebook_tools.variables import ipython_shell
 
 MAX_IMAGE_BYTES = MAX_IMAGE_DATA // 4 * 3  # one image file, before base64 (~1 MB)
 MAX_IMAGE_SIDE = 1568  # px; larger images cost the model more and gain little
@@ -79,11 +80,9 @@ def attach_all(
 
 def user_names() -> dict[int, str]:
     """The notebook's variable names by object id, so ``attach=[df]`` is labelled ``df``."""
-    namespace = getattr(sys.modules.get("__main__"), "__dict__", {})
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is not None:
-        namespace = shell.user_ns
+    shell = ipython_shell()
+    main = getattr(sys.modules.get("__main__"), "__dict__", {})
+    namespace = shell.user_ns if shell is not None else main
     return {id(v): k for k, v in namespace.items() if not k.startswith("_")}
 
 

@@ -30,6 +30,7 @@ from .client import Client, Disconnected, local_client
 from .contracts import Frame
 from .kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from .notebook_tools import kernel as kernel_tools
+from .notebook_tools.variables import ipython_shell
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +79,7 @@ def execute_id() -> str | None:
     user owns the chats the cell opens (``server/owners.py``). Not the header's
     ``username``, which a frontend sets as it likes.
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    shell = get_ipython()
-    header = getattr(shell, "parent_header", None) or {}
+    header = getattr(ipython_shell(), "parent_header", None) or {}
     msg_id = header.get("header", {}).get("msg_id") if isinstance(header, dict) else None
     return msg_id if isinstance(msg_id, str) and msg_id else None
 
