@@ -526,6 +526,13 @@ class Turn:
             }
         )
 
+    def edit(self, title: str, path: str, old: str, new: str, **fields: Any) -> None:
+        """A tool call that changes ``path`` from ``old`` to ``new`` (its diff)."""
+        diff = {"type": "diff", "path": path, "oldText": old, "newText": new}
+        self.tool_call(
+            title, "edit", locations=[{"path": path, "line": 1}], content=[diff], **fields
+        )
+
     def tool_status(self, status: str, **fields: Any) -> None:
         self.tool_open = status not in ("completed", "failed")
         self.update(
@@ -680,12 +687,7 @@ async def agentic(turn: Turn, match: re.Match[str]) -> None:
     turn.tool_call_id = f"call-{turn.number}-edit"
     old = "".join(f"value_{i} = {i}\n" for i in range(lines))
     new = "".join(f"value_{i} = {i * 2 if i % 3 == 0 else i}\n" for i in range(lines))
-    turn.tool_call(
-        f"Edit module_{turn.number}.py",
-        "edit",
-        locations=[{"path": path, "line": 1}],
-        content=[{"type": "diff", "path": path, "oldText": old, "newText": new}],
-    )
+    turn.edit(f"Edit module_{turn.number}.py", path, old, new)
     turn.tool_status("completed")
     await turn.say(
         f"Turn {turn.number}: doubled every third value in `module_{turn.number}.py`.\n\n"
@@ -709,13 +711,8 @@ async def think(turn: Turn, _match: re.Match[str]) -> None:
 async def tool(turn: Turn, _match: re.Match[str]) -> None:
     path = turn.path("notes.txt")
     old, new = "old line\n", "new line\n"
-    turn.tool_call(
-        "Edit notes.txt",
-        "edit",
-        locations=[{"path": path, "line": 1}],
-        content=[{"type": "diff", "path": path, "oldText": old, "newText": new}],
-        rawInput={"file_path": path, "old_string": old, "new_string": new},
-    )
+    raw_input = {"file_path": path, "old_string": old, "new_string": new}
+    turn.edit("Edit notes.txt", path, old, new, rawInput=raw_input)
     await turn.pace()
     turn.tool_status("in_progress")
     await turn.pace()
