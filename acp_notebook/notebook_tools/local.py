@@ -21,7 +21,6 @@ from .cells import Part, history_cells
 from .execute import Progress, Runner
 from .kernel import answer
 from .variables import ipython_shell
-from .waiting import NOT_RUN, a_cell_waits, still_waiting
 
 
 def _connection_file() -> str | None:
@@ -57,11 +56,6 @@ class LocalBackend:
         return await asyncio.to_thread(read)
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        async def waits() -> bool:
-            return a_cell_waits()
-
-        if await still_waiting(waits):
-            return [{"type": "text", "text": NOT_RUN}]
         if self._runner is None:
             connection_file = _connection_file()
             if connection_file is None:

@@ -28,6 +28,7 @@ from .. import bounded_json
 from ..mcp_servers import SECRET_HEADER
 from .cells import DEFAULT_COUNT, Part
 from .execute import DEFAULT_TIMEOUT
+from .waiting import NOT_RUN, still_waiting
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class KernelUnavailable(RuntimeError):
+    """The kernel cannot be asked (no socket to it) or did not answer in time."""
 
 
 class Backend(Protocol):
@@ -196,13 +201,24 @@ class ToolHost:
             Waits for a running cell first; interrupted after ``timeout`` seconds."""
             backend, endpoint = self._of(ctx)
 
+            async def a_cell_waits() -> bool:
+                try:
+                    return await backend.kernel("cell_waits", {}) == "yes"
+                except KernelUnavailable:  # no socket (restarted, no Chat yet): no cell waits
+                    return False
+
             async def progress(message: str) -> None:
                 with contextlib.suppress(Exception):  # a client without a progress token
                     await ctx.report_progress(0, None, message)
 
+            async def run() -> list[Part]:
+                if await still_waiting(a_cell_waits):  # run_code would wait on itself
+                    return [{"type": "text", "text": NOT_RUN}]
+                return await backend.run_code(code, timeout, progress)
+
             cancelled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             endpoint.runs.add(cancelled)
-            work = asyncio.ensure_future(backend.run_code(code, timeout, progress))
+            work = asyncio.ensure_future(run())
             waits: list[asyncio.Future[Any]] = [work, cancelled]
             try:
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)

@@ -19,13 +19,8 @@ from jupyter_core.utils import ensure_async
 from .cells import Part, notebook_cells
 from .execute import Progress, Runner
 from .mcp_server import Endpoint, ToolHost, ToolsFactory
-from .waiting import NOT_RUN, still_waiting
 
 log = logging.getLogger(__name__)
-
-
-class KernelUnavailable(RuntimeError):
-    """The kernel cannot be asked (no socket to it) or did not answer in time."""
 
 
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
@@ -81,14 +76,6 @@ class ServerBackend:
         return cells
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        async def waits() -> bool:
-            try:
-                return await self._query("cell_waits", {}) == "yes"
-            except KernelUnavailable:  # no socket (restarted, no Chat yet): no cell waits
-                return False
-
-        if await still_waiting(waits):
-            return [{"type": "text", "text": NOT_RUN}]
         return await self._runner.run(code, timeout, progress)
 
     def close(self) -> None:
