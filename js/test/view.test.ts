@@ -163,6 +163,32 @@ describe("streaming", () => {
     expect(agents[1]?.textContent).toBe("second\n");
   });
 
+  it("puts the items of a long chat into pages, in order, and starts over on a resync", () => {
+    const { view } = setup();
+    current = view;
+    const turns = (count: number): StreamEvent[] =>
+      Array.from({ length: count }, (_, i) => [
+        ev({ kind: "turn_started", prompt: `q${i}` }),
+        chunk(`a${i}`, "agent_message_chunk", `m${i}`),
+        ev({ kind: "turn_ended", stopReason: "end_turn" }),
+      ]).flat();
+    view.apply([ready(), ...turns(30)], false);
+    view.flush();
+    const transcript = q(view, ".acpnb-transcript");
+    const pages = [...transcript.children];
+    // 60 items: two full pages and the rest in a third; nothing outside a page.
+    expect(pages.map((page) => [page.className, page.children.length])).toEqual([
+      ["acpnb-page", 24],
+      ["acpnb-page", 24],
+      ["acpnb-page", 12],
+    ]);
+    const texts = [...transcript.querySelectorAll(".acpnb-item")].map((n) => n.textContent?.trim());
+    expect(texts).toEqual(Array.from({ length: 30 }, (_, i) => [`q${i}`, `a${i}`]).flat());
+    view.apply([ready(), ...turns(1)], true);
+    view.flush();
+    expect([...transcript.children].map((page) => page.children.length)).toEqual([2]);
+  });
+
   it("skips an update that is not an object, as the fold does, and keeps going", () => {
     const { view } = setup();
     current = view;
