@@ -568,7 +568,8 @@ class ChatSession:
     def _permission_request(self, req: Request) -> None:
         params = req.params if isinstance(req.params, dict) else {}
         options = []
-        for option in params.get("options") or []:
+        offered = params.get("options")
+        for option in offered if isinstance(offered, list) else ():
             if isinstance(option, dict) and isinstance(option.get("optionId"), str):
                 options.append(
                     {
@@ -729,7 +730,13 @@ def _offers_mode(modes: Any, mode_id: str) -> bool:
     """Whether to ask for ``mode_id``: the agent lists it, or lists no modes (let it say no)."""
     if not isinstance(modes, dict):
         return True
-    ids = {m.get("id") for m in modes.get("availableModes") or [] if isinstance(m, dict)}
+    available = modes.get("availableModes")
+    # A list, not a set: an agent's id may be any JSON value, an unhashable one too.
+    ids = (
+        [m.get("id") for m in available if isinstance(m, dict)]
+        if isinstance(available, list)
+        else []
+    )
     return not ids or mode_id in ids
 
 

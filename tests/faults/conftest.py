@@ -248,6 +248,7 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
         *,
         env: dict[str, str] | None = None,
         hub: Hub | None = None,
+        mode: str | None = None,
         **session: Any,
     ) -> FaultChat:
         if hub is None:
@@ -256,7 +257,7 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
             hubs.append(hub)
         log = tmp_path / f"agent-{next(counter)}.jsonl"
         chat_id = await hub.open_chat(
-            command=fault_argv(fault, point, log), env=env or {}, owner=PERSON
+            command=fault_argv(fault, point, log), env=env or {}, owner=PERSON, mode=mode
         )
         recs = [Recorder(hub.subscribe(chat_id)) for _ in range(2)]
         fc = FaultChat(hub, chat_id, hub.chats[chat_id].session, log, recs)

@@ -10,12 +10,13 @@ after it died).
 
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
-reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden content,
-``raw LINES`` writes LINES as they are (JSON it gets wrong on purpose), anything else is
-echoed. Env: ``FAULT_FLOOD`` (chunks in a flood, default 5000),
-``FAULT_HUGE_MB`` (size of the huge line, and of the endless one, default 100),
-``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
-(nesting depths of the deep lines, default ``65,1000,100000``).
+reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden
+content, ``raw LINES`` writes LINES as they are (JSON it gets wrong on purpose; PROMPT_ID
+in them is the prompt's id, and then they end the turn), anything else is echoed. Env:
+``FAULT_FLOOD`` (chunks in a flood, default 5000), ``FAULT_HUGE_MB`` (size of the huge
+line, and of the endless one, default 100), ``FAULT_NEW`` (JSON: more fields of
+session/new's result), ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default
+50), ``FAULT_DEPTHS`` (nesting depths of the deep lines, default ``65,1000,100000``).
 """
 
 from __future__ import annotations
@@ -318,7 +319,10 @@ class Agent:
         elif method == "session/new":
             self.new_id = message["id"]
             self.maybe_fault("session_new")
-            self.send({"id": message["id"], "result": {"sessionId": SESSION_ID}})
+            more = json.loads(os.environ.get("FAULT_NEW", "{}"))
+            self.send({"id": message["id"], "result": {"sessionId": SESSION_ID, **more}})
+        elif method == "session/set_mode":
+            self.send({"id": message["id"], "result": {}})
         elif method == "session/prompt":
             self.prompt(message)
         elif method == "session/cancel":
@@ -355,8 +359,10 @@ class Agent:
         elif text == "hostile":
             self.hostile()
         elif text.startswith("raw "):  # writes the rest as lines of its own, as they are
-            self.write(text[4:].encode("utf-8", "surrogatepass") + b"\n")
-            self.end_turn()
+            lines = text[4:].replace("PROMPT_ID", json.dumps(self.prompt_id))
+            self.write(lines.encode("utf-8", "surrogatepass") + b"\n")
+            if "PROMPT_ID" not in text:
+                self.end_turn()
         else:
             self.say(f"echo: {text}")
             self.end_turn()
