@@ -38,6 +38,7 @@ from .contracts import (
     MAX_LABEL,
     MAX_THUMBNAIL,
     MAX_URI,
+    AttachmentSummary,
     wire_problem,
 )
 from .notebook_tools.variables import ipython_shell
@@ -119,11 +120,11 @@ def _convert(obj: Any, name: str | None) -> Attachment:
     )
 
 
-def summary(attachment: Mapping[str, Any]) -> dict[str, Any]:
-    """What the transcript keeps of an attachment (``AttachmentSummary``)."""
+def summary(attachment: Mapping[str, Any]) -> AttachmentSummary:
+    """What the transcript keeps of an attachment."""
     block = attachment["block"]
     kind = block["type"]
-    result: dict[str, Any] = {"type": kind, "label": attachment["label"]}
+    result: AttachmentSummary = {"type": kind, "label": attachment["label"]}
     mime = block["resource"].get("mimeType") if kind == "resource" else block.get("mimeType")
     if mime:
         result["mimeType"] = mime

@@ -28,9 +28,8 @@ from . import attachments, transcript, widget_code
 from . import fold as folding
 from . import mcp_servers as mcp_servers_shape
 from .client import Client
-from .contracts import TRUSTED_TYPES, Frame, error_ack
+from .contracts import TRUSTED_TYPES, Frame, StreamEvent, TurnEndedEvent, error_ack
 from .errors import ChatError, InvalidRequest, error_for
-from .event_types import StreamEventDict, TurnEndedEventDict
 from .notebook_tools.waiting import cell_waits
 from .server_client import connect, execute_id
 
@@ -166,7 +165,7 @@ class Chat(anywidget.AnyWidget):
         self._lock = threading.RLock()
         self._state = folding.initial_state()
         self._turns: dict[int, Future[Turn]] = {}
-        self._listeners: list[Callable[[StreamEventDict], None]] = []
+        self._listeners: list[Callable[[StreamEvent], None]] = []
         # Signalled after each frame: what ready(), next_request() and wait() wait on.
         self._changed = threading.Condition(self._lock)
         self._wakers: list[Callable[[], None]] = []
@@ -292,7 +291,7 @@ class Chat(anywidget.AnyWidget):
 
     def _on_frame(self, frame: Frame) -> None:
         """Runs on the client's loop thread for every batch of events."""
-        events: list[StreamEventDict] = frame.get("events") or []
+        events: list[StreamEvent] = frame.get("events") or []
         ended: list[tuple[int, Turn]] = []
         with self._lock:
             if frame.get("reset"):
@@ -327,7 +326,7 @@ class Chat(anywidget.AnyWidget):
         for wake in list(self._wakers):
             wake()
 
-    def _turn_result(self, event: TurnEndedEventDict) -> Turn:
+    def _turn_result(self, event: TurnEndedEvent) -> Turn:
         snap = folding.snapshot(self._state)
         since_prompt = snap["items"][self._state.last_user + 1 :]
         return Turn(
@@ -584,12 +583,12 @@ class Chat(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ streams
 
-    async def events(self) -> AsyncIterator[StreamEventDict]:
+    async def events(self) -> AsyncIterator[StreamEvent]:
         """Every event from now on, as it arrives (``async for event in chat.events()``)."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[StreamEventDict] = asyncio.Queue()
+        queue: asyncio.Queue[StreamEvent] = asyncio.Queue()
 
-        def listener(event: StreamEventDict) -> None:
+        def listener(event: StreamEvent) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, event)
 
         self._listeners.append(listener)

@@ -1,16 +1,17 @@
 """The wire contracts between the bridge, its clients and the widget.
 
 Stream events flow down (bridge -> clients), requests flow up (clients -> hub).
-Events are built as plain dicts on the hot path (see ``events.py``); the models
-here are their single source of truth: tests validate emitted events against
-them and ``js/src/contracts.ts`` is checked against their JSON Schema.
+Events are built as plain dicts on the hot path (see ``events.py``), typed by the
+``TypedDict``s here: mypy checks their producers and the fold, tests validate emitted
+events against them, and ``js/src/contracts.ts`` is checked against their JSON Schema
+(with the requests' models).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import (
     AliasChoices,
@@ -20,7 +21,9 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
     model_validator,
+    with_config,
 )
+from typing_extensions import NotRequired, TypedDict
 
 # Caps of the bounded rendering hint (DESIGN.md, seed §2).
 MAX_MESSAGE = 2048
@@ -58,54 +61,73 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-# ---------------------------------------------------------------- elicitation view
+# ---------------------------------------------------------------- stream events
+#
+# TypedDicts, one definition for both sides: the session builds events as plain dicts
+# (no runtime cost) and mypy checks them; ``stream_event`` validates them and the JSON
+# Schema is generated from them. A ``Field`` inside ``Annotated`` bounds a value for
+# pydantic and is ignored by mypy.
+
+_T = TypeVar("_T")
+# An optional key: absent, or null (its schema default).
+Maybe = Annotated[_T | None, Field(default=None)]
+
+if TYPE_CHECKING:
+    # The session builds an event before ``ChatSession._emit`` stamps its ``seq`` (and
+    # ``_register`` a card's ``requestId``): to mypy these keys may still be missing...
+    from typing_extensions import NotRequired as Stamped
+else:
+    from typing_extensions import Required as Stamped  # ...on the wire they never are.
+
+Json = dict[str, Any]
 
 
-class FieldOption(_Model):
+@with_config(ConfigDict(extra="forbid"))
+class FieldOption(TypedDict):
     value: Annotated[str, Field(max_length=MAX_OPTION_VALUE)]
-    label: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
-    description: Annotated[str, Field(max_length=MAX_DESCRIPTION)] | None = None
+    label: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TITLE)]]]
+    description: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_DESCRIPTION)]]]
 
 
-class ElicitationField(_Model):
+@with_config(ConfigDict(extra="forbid"))
+class ElicitationField(TypedDict):
     """Our bounded rendering hint for one form property; never the raw schema."""
 
     name: Annotated[str, Field(max_length=MAX_NAME)]
     type: FieldType
-    title: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
-    description: Annotated[str, Field(max_length=MAX_DESCRIPTION)] | None = None
-    placeholder: Annotated[str, Field(max_length=MAX_PLACEHOLDER)] | None = None
-    required: bool | None = None
-    options: Annotated[list[FieldOption], Field(max_length=MAX_OPTIONS)] | None = None
+    title: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TITLE)]]]
+    description: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_DESCRIPTION)]]]
+    placeholder: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_PLACEHOLDER)]]]
+    required: NotRequired[Maybe[bool]]
+    options: NotRequired[Maybe[Annotated[list[FieldOption], Field(max_length=MAX_OPTIONS)]]]
     # A prefill hint from the schema's `default` (string, number, bool or list).
-    default: Scalar | list[str] | None = None
+    default: NotRequired[Maybe[Union[Scalar, list[str]]]]
     # claude's AskUserQuestion: the free-text "Other" field that belongs to this one.
-    custom: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+    custom: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
     # The name of the question field this "Other" field belongs to.
-    customOf: Annotated[str, Field(max_length=MAX_NAME)] | None = None
+    customOf: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
 
 
-# ---------------------------------------------------------------- stream events
-
-
-class _Event(_Model):
-    seq: int
+@with_config(ConfigDict(extra="forbid"))
+class _Event(TypedDict):
+    seq: Stamped[int]
     # Milliseconds since the epoch when the bridge saw it (thought durations, countdowns).
-    ts: float | None = None
+    ts: NotRequired[Maybe[float]]
 
 
 class UpdateEvent(_Event):
     kind: Literal["update"]
-    update: dict[str, Any]
+    update: Json
 
 
-class AttachmentSummary(_Model):
+@with_config(ConfigDict(extra="forbid"))
+class AttachmentSummary(TypedDict):
     """What the transcript shows of one attachment: never its full data."""
 
     type: Literal["text", "image", "resource", "resource_link"]
     label: Annotated[str, Field(max_length=MAX_LABEL)]
-    mimeType: Annotated[str, Field(max_length=MAX_NAME)] | None = None
-    thumbnail: Annotated[str, Field(max_length=MAX_THUMBNAIL)] | None = None
+    mimeType: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
+    thumbnail: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_THUMBNAIL)]]]
 
 
 class TurnStartedEvent(_Event):
@@ -113,33 +135,33 @@ class TurnStartedEvent(_Event):
     # Per-chat turn number; the chat:prompt ack names it so a caller can await its end.
     turn: int
     prompt: str
-    by: str | None = None
+    by: NotRequired[Maybe[str]]
     # The prompt's attachments, as the transcript shows them.
-    attachments: list[AttachmentSummary] | None = None
+    attachments: NotRequired[Maybe[list[AttachmentSummary]]]
 
 
 class TurnEndedEvent(_Event):
     kind: Literal["turn_ended"]
     turn: int
-    stopReason: str | None = None
-    error: str | None = None
+    stopReason: NotRequired[Maybe[str]]
+    error: NotRequired[Maybe[str]]
 
 
 class AgentStatusEvent(_Event):
     kind: Literal["agent_status"]
     status: Literal["starting", "ready", "exited"]
-    detail: str | None = None
-    agent: str | None = None
-    agentInfo: dict[str, Any] | None = None
+    detail: NotRequired[Maybe[str]]
+    agent: NotRequired[Maybe[str]]
+    agentInfo: NotRequired[Maybe[Json]]
     # The initialize result's agentCapabilities (loadSession, promptCapabilities,
     # mcpCapabilities, sessionCapabilities), bounded: what the chat may offer.
-    agentCapabilities: dict[str, Any] | None = None
+    agentCapabilities: NotRequired[Maybe[Json]]
     # The agent's own ACP session id: what a later session/load or session/resume names.
-    sessionId: str | None = None
-    modes: dict[str, Any] | None = None
-    configOptions: list[dict[str, Any]] | None = None
-    exitCode: int | None = None
-    stderrTail: str | None = None
+    sessionId: NotRequired[Maybe[str]]
+    modes: NotRequired[Maybe[Json]]
+    configOptions: NotRequired[Maybe[list[Json]]]
+    exitCode: NotRequired[Maybe[int]]
+    stderrTail: NotRequired[Maybe[str]]
 
 
 class AgentErrorEvent(_Event):
@@ -151,38 +173,40 @@ class AgentErrorEvent(_Event):
 
 class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"]
-    requestId: str
-    toolCall: dict[str, Any]
-    options: list[dict[str, Any]]
+    requestId: Stamped[str]
+    toolCall: Json
+    options: list[Json]
     # Epoch milliseconds when it is cancelled unless answered.
-    deadline: float | None = None
+    deadline: NotRequired[Maybe[float]]
 
 
 class PermissionResolvedEvent(_Event):
     kind: Literal["permission_resolved"]
     requestId: str
     outcome: Literal["selected", "cancelled", "timeout"]
-    optionId: str | None = None
-    by: str | None = None
+    optionId: NotRequired[Maybe[str]]
+    by: NotRequired[Maybe[str]]
 
 
 class ElicitationRequestEvent(_Event):
     kind: Literal["elicitation_request"]
-    requestId: str
+    requestId: Stamped[str]
     message: Annotated[str, Field(max_length=MAX_MESSAGE)]
     fields: Annotated[list[ElicitationField], Field(max_length=MAX_FIELDS)]
-    toolCallId: Annotated[str, Field(max_length=MAX_TOOL_CALL_ID)] | None = None
-    title: Annotated[str, Field(max_length=MAX_TITLE)] | None = None
-    deadline: float | None = None
+    toolCallId: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TOOL_CALL_ID)]]]
+    title: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TITLE)]]]
+    deadline: NotRequired[Maybe[float]]
 
 
 class ElicitationResolvedEvent(_Event):
     kind: Literal["elicitation_resolved"]
     requestId: str
     outcome: Literal["accepted", "declined", "cancelled", "timeout"]
-    by: str | None = None
+    by: NotRequired[Maybe[str]]
 
 
+RequestEvent = Union[PermissionRequestEvent, ElicitationRequestEvent]
+ResolvedEvent = Union[PermissionResolvedEvent, ElicitationResolvedEvent]
 StreamEvent = Annotated[
     Union[
         UpdateEvent,

@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from pydantic import TypeAdapter
+
 from .clip import clip
 from .contracts import (
     MAX_DESCRIPTION,
@@ -47,6 +49,7 @@ from .contracts import (
     FieldType,
 )
 
+_FIELD = TypeAdapter(ElicitationField)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # claude-agent-acp marks each question's free-text "Other" field with this `_meta` key.
 _CUSTOM_META = "_askUserQuestionCustomAnswer"
@@ -68,8 +71,8 @@ class ElicitationView:
     """What the elicitation_request event carries besides its ids."""
 
     message: str
-    # Each a valid ElicitationField, dumped without None values.
-    fields: list[dict[str, Any]]
+    # Each a valid ElicitationField, without its None values.
+    fields: list[ElicitationField]
     tool_call_id: str | None = None
     title: str | None = None
 
@@ -101,7 +104,7 @@ def take_elicitation_view(params: object) -> ElicitationView:
     tool_call_id = p.get("toolCallId")
     return ElicitationView(
         message=_display(p.get("message"), MAX_MESSAGE) or "",
-        fields=[ElicitationField.model_validate(f).model_dump(exclude_none=True) for f in fields],
+        fields=[_FIELD.dump_python(_FIELD.validate_python(f), exclude_none=True) for f in fields],
         tool_call_id=tool_call_id if _is_key(tool_call_id, MAX_TOOL_CALL_ID) else None,
         title=_display(schema.get("title"), MAX_TITLE),
     )

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .event_types import (
-    AgentStatusEventDict,
-    RequestEventDict,
-    ResolvedEventDict,
-    StreamEventDict,
+from .contracts import (
+    AgentStatusEvent,
+    RequestEvent,
+    ResolvedEvent,
+    StreamEvent,
 )
 
 Json = Any
@@ -107,7 +107,7 @@ def initial_state() -> ChatState:
     return ChatState()
 
 
-def fold(state: ChatState, event: StreamEventDict) -> ChatState:
+def fold(state: ChatState, event: StreamEvent) -> ChatState:
     seq = event.get("seq")
     seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
     ts = _num(event.get("ts"))
@@ -330,7 +330,7 @@ def _end_turn(state: ChatState) -> None:
     state.running.clear()
 
 
-def _agent_status(state: ChatState, event: AgentStatusEventDict) -> None:
+def _agent_status(state: ChatState, event: AgentStatusEvent) -> None:
     status = _str(event.get("status")) or state.agent["status"]
     detail = _str(event.get("detail"))
     agent = state.agent
@@ -360,7 +360,7 @@ def _agent_status(state: ChatState, event: AgentStatusEventDict) -> None:
         _add(state, Item("error", [detail or "agent exited"]))
 
 
-def _request(state: ChatState, event: RequestEventDict, ts: float | None) -> None:
+def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
     request_id = _card_id(state, event, "requestId", ts)
     if request_id is None:
         return
@@ -393,7 +393,7 @@ def _request(state: ChatState, event: RequestEventDict, ts: float | None) -> Non
         entry.update(fields)
 
 
-def _resolve(state: ChatState, event: ResolvedEventDict, ts: float | None) -> None:
+def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     request_id = _str(event.get("requestId"))
     kind: RequestKind = "permission" if event["kind"] == "permission_resolved" else "elicitation"
     table = state.permissions if kind == "permission" else state.elicitations

@@ -28,16 +28,18 @@ from .agents import AgentSpec
 from .attachments import AttachmentError, adapt
 from .attachments import summary as attachment_summary
 from .connection import AgentConnection
-from .contracts import MAX_ID, MAX_TOOL_CALL_ID
-from .elicitation import AnswerError, take_elicitation_view, validate_answer
-from .event_types import (
-    ElicitationRequestEventDict,
-    RequestEventDict,
-    ResolvedEventDict,
-    StreamEventDict,
-    TurnEndedEventDict,
-    TurnStartedEventDict,
+from .contracts import (
+    MAX_ID,
+    MAX_TOOL_CALL_ID,
+    ElicitationField,
+    ElicitationRequestEvent,
+    RequestEvent,
+    ResolvedEvent,
+    StreamEvent,
+    TurnEndedEvent,
+    TurnStartedEvent,
 )
+from .elicitation import AnswerError, take_elicitation_view, validate_answer
 from .events import Event, bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
@@ -94,9 +96,9 @@ class AgentExited(RuntimeError):
 class Pending:
     kind: Literal["permission", "elicitation"]
     rpc_id: jsonrpc.Id
-    event: RequestEventDict
+    event: RequestEvent
     timer: asyncio.TimerHandle | None = None
-    fields: list[dict[str, Any]] = field(default_factory=list)
+    fields: list[ElicitationField] = field(default_factory=list)
     option_ids: frozenset[str] = frozenset()
 
 
@@ -168,7 +170,7 @@ class ChatSession:
 
     # ------------------------------------------------------------ events
 
-    def _emit(self, event: StreamEventDict) -> None:
+    def _emit(self, event: StreamEvent) -> None:
         if self._run_texts:
             self._flush_chunks()  # they came first
         self._seq += 1
@@ -308,7 +310,7 @@ class ChatSession:
             raise Busy("a turn is already running; cancel it or wait for it to end")
         self.turn += 1
         self.turn_active = True
-        event: TurnStartedEventDict = {"kind": "turn_started", "turn": self.turn, "prompt": text}
+        event: TurnStartedEvent = {"kind": "turn_started", "turn": self.turn, "prompt": text}
         if by:
             event["by"] = by
         if attachments:
@@ -329,9 +331,9 @@ class ChatSession:
         turn: int,
         text: str,
         blocks: Sequence[dict[str, Any]] = (),
-        started: TurnStartedEventDict | None = None,
+        started: TurnStartedEvent | None = None,
     ) -> None:
-        ended: TurnEndedEventDict = {"kind": "turn_ended", "turn": turn}
+        ended: TurnEndedEvent = {"kind": "turn_ended", "turn": turn}
         try:
             waited = await self._wait_started()
             if started is not None:
@@ -499,7 +501,7 @@ class ChatSession:
             else:
                 answer = result if result is not None else {"action": "cancel"}
             self.conn.respond(pending.rpc_id, answer)
-        event: ResolvedEventDict
+        event: ResolvedEvent
         if pending.kind == "permission":
             event = {
                 "kind": "permission_resolved",
@@ -535,7 +537,7 @@ class ChatSession:
         self,
         kind: Literal["permission", "elicitation"],
         rpc_id: jsonrpc.Id,
-        event: RequestEventDict,
+        event: RequestEvent,
         **extra: Any,
     ) -> None:
         if rpc_id in self._by_rpc_id:
@@ -601,7 +603,7 @@ class ChatSession:
             )
             return
         view = take_elicitation_view(params)
-        event: ElicitationRequestEventDict = {
+        event: ElicitationRequestEvent = {
             "kind": "elicitation_request",
             "message": view.message,
             "fields": view.fields,

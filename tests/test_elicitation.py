@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from acp_notebook.contracts import (
     MAX_DESCRIPTION,
@@ -21,8 +22,8 @@ from acp_notebook.contracts import (
     MAX_TOOL_CALL_ID,
     MAX_VALUE_TEXT,
     ElicitationField,
-    ElicitationRequestEvent,
     ElicitationRespondRequest,
+    stream_event,
 )
 from acp_notebook.elicitation import (
     AnswerError,
@@ -835,10 +836,13 @@ fast = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 faster = settings(fast, max_examples=200)
 
 
+FIELD = TypeAdapter(ElicitationField)
+
+
 def check_view(view: ElicitationView) -> None:
     """Every cap and invariant the card and the wire rely on."""
-    # The event model carries the message/field/id/title caps.
-    ElicitationRequestEvent.model_validate(
+    # The event's type carries the message/field/id/title caps.
+    stream_event.validate_python(
         {
             "kind": "elicitation_request",
             "seq": 1,
@@ -852,7 +856,7 @@ def check_view(view: ElicitationView) -> None:
     by_name = {f["name"]: f for f in view.fields}
     assert len(by_name) == len(view.fields)
     for field in view.fields:
-        assert ElicitationField.model_validate(field).model_dump(exclude_none=True) == field
+        assert FIELD.dump_python(FIELD.validate_python(field), exclude_none=True) == field
         assert None not in field.values()
         options = field.get("options")
         assert (options is not None) == (field["type"] in ("enum", "multi"))
