@@ -41,10 +41,11 @@ export class AgentItem {
 
   private complete = true;
 
-  update(text: string): void {
+  /** Shows `text`, in steps until the time `until` (see MarkdownStream.update). */
+  update(text: string, until?: number): void {
     if (text === this.shown && this.complete) return;
     this.shown = text;
-    this.complete = this.markdown.update(text);
+    this.complete = this.markdown.update(text, until);
   }
 
   /** Whether part of a long text still waits for its step (see MarkdownStream). */

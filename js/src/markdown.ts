@@ -6,7 +6,7 @@
 
 import DOMPurify from "dompurify";
 import { Lexer, Marked, Parser, type Token, type Tokens, type TokensList } from "marked";
-import { breakLongRuns } from "./longtext";
+import { breakable, breakLongRuns } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 
@@ -136,6 +136,16 @@ const FREEZE_AT = 4096;
 const LIVE = 1024;
 /** How far back from the ideal cut a space may be looked for. */
 const SEARCH = 2048;
+/**
+ * Text inside a paragraph that Markdown shows as it is: no line break, no character that
+ * starts inline syntax, an entity, an address or an autolink (checked apart: `www.`).
+ * Its render is its text, so a piece of it is frozen without the lexer and DOMPurify.
+ */
+const PLAIN = /^[A-Za-z0-9][A-Za-z0-9 .,;?()'"-]*$/;
+
+function isPlain(text: string): boolean {
+  return PLAIN.test(text) && !/www\./i.test(text);
+}
 
 /** Where the open blocks start: the last block that is not blank may still change. */
 function openBlock(tokens: Token[]): number {
@@ -165,6 +175,15 @@ function cutBefore(text: string, target: number): number | null {
   let i = target - 1;
   while (i >= 0 && ALNUM.test(text[i] ?? "")) i--;
   return i < 0 || /\s/.test(text[i] ?? "") ? target : null;
+}
+
+/** The cut settledPiece finds in plain text (isPlain), where every prefix is settled. */
+function plainCut(text: string): number | null {
+  for (let target = Math.min(text.length - LIVE, STEP); target > LIVE; target >>= 1) {
+    const cut = cutBefore(text, target);
+    if (cut !== null) return cut;
+  }
+  return null;
 }
 
 // Delimiters that can no longer pair: inside a word (_), or with space on both sides.
@@ -214,17 +233,28 @@ export class MarkdownStream {
   ) {}
 
   /**
-   * Shows `text`, or as much of it as one step parses (about STEP characters of
-   * completed blocks, so a frame's work stays bounded); false while more steps remain.
+   * Shows `text`, or as much of it as steps parse until the time `until` (performance.now();
+   * one step at least, of about STEP characters of completed blocks, so a frame's work
+   * stays bounded); false while more steps remain. Only the last step of a call renders
+   * the open text after the completed blocks: the next step would replace it at once.
    */
-  update(text: string): boolean {
-    const source = this.normalizeGrown(text);
+  update(text: string, until = Number.NEGATIVE_INFINITY): boolean {
+    let source = this.normalizeGrown(text);
     if (source === null) {
       this.reset();
-      return this.update(text);
+      source = this.normalizeGrown(text) ?? "";
     }
+    for (;;) {
+      const last = performance.now() >= until;
+      const shown = this.step(source, last);
+      if (shown || last) return shown;
+    }
+  }
+
+  /** One step; `last`: the open text is rendered even when more steps remain. */
+  private step(source: string, last: boolean): boolean {
     const pieces = this.para !== null;
-    const grown = pieces ? this.growParagraph(source) : null;
+    const grown = pieces ? this.growParagraph(source, last) : null;
     if (grown !== null) return grown;
     let end = Math.min(source.length, this.done.length + STEP);
     let tokens = this.lexTail(source, end);
@@ -252,15 +282,16 @@ export class MarkdownStream {
       });
     }
     const rest = tokens.slice(open);
-    const last = rest[0];
+    const head = rest[0];
     // Not again right after the pieces were dropped: the same cut would be found again.
-    if (!pieces && end === source.length && rest.length === 1 && last?.type === "paragraph") {
-      if ((last as Tokens.Paragraph).text.length > FREEZE_AT) {
+    if (!pieces && end === source.length && rest.length === 1 && head?.type === "paragraph") {
+      if ((head as Tokens.Paragraph).text.length > FREEZE_AT) {
         this.startParagraph();
-        const shown = this.growParagraph(source);
+        const shown = this.growParagraph(source, last);
         if (shown !== null) return shown;
       }
     }
+    if (!last && end < source.length) return false;
     const fragment = render(rest);
     this.decorate(fragment);
     this.open = [...fragment.childNodes];
@@ -316,11 +347,14 @@ export class MarkdownStream {
    * rendered whole: the text after the frozen pieces no longer reads as their
    * continuation (a setext underline made it a heading, a new link definition appeared).
    */
-  private growParagraph(source: string, windowed = true): boolean | null {
+  private growParagraph(source: string, last: boolean, windowed = true): boolean | null {
     const start = this.done.length + this.frozen.length;
     // A window of the text: one frame's work stays bounded when a long word arrives whole.
     const end = windowed ? Math.min(source.length, start + 2 * STEP) : source.length;
-    const tokens = lex(source.slice(start, end), this.links);
+    const window = source.slice(start, end);
+    const cut = this.para !== null && end < source.length && isPlain(window) && plainCut(window);
+    if (typeof cut === "number") return this.growPlain(window, cut, last);
+    const tokens = lex(window, this.links);
     const first = tokens[0];
     const fresh = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
     const paragraph = first?.type === "paragraph" ? (first as Tokens.Paragraph) : null;
@@ -339,25 +373,21 @@ export class MarkdownStream {
     }
     const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
     // Nothing to freeze in the window: the paragraph is shown whole, as it is.
-    if (piece === null && end < source.length) return this.growParagraph(source, false);
+    if (piece === null && end < source.length) return this.growParagraph(source, last, false);
     for (const node of this.live) node.remove();
+    this.live = [];
     let live = paragraph.tokens;
     let shown = end === source.length;
     if (piece !== null) {
-      // A box of its own: the browser lays out a paragraph's lines all again when any of
-      // its text changes (600 KB took 300-750 ms a frame); a finished box keeps its layout.
-      const box = document.createElement("span");
-      box.className = "acpnb-piece";
-      box.append(renderInline(piece.tokens));
-      this.para.append(box);
-      this.frozen += piece.text;
-      this.midWord = !/\s$/.test(piece.text);
+      this.freeze(piece.text, renderInline(piece.tokens));
       live = piece.rest;
       shown = piece.whole && end === source.length;
     }
-    const fragment = renderInline(live);
-    this.live = [...fragment.childNodes];
-    this.para.append(fragment);
+    if (shown || last || tokens.length > 1) {
+      const fragment = renderInline(live);
+      this.live = [...fragment.childNodes];
+      this.para.append(fragment);
+    }
     if (tokens.length > 1) {
       // Another block follows: the paragraph is complete, its nodes stay.
       this.done += this.frozen + paragraph.raw;
@@ -368,6 +398,37 @@ export class MarkdownStream {
       return null;
     }
     return shown;
+  }
+
+  /**
+   * A piece of the open paragraph as a box of its own: the browser lays out a paragraph's
+   * lines all again when any of its text changes (600 KB took 300-750 ms a frame); a
+   * finished box keeps its layout.
+   */
+  private freeze(text: string, rendered: DocumentFragment): void {
+    const box = document.createElement("span");
+    box.className = "acpnb-piece";
+    box.append(rendered);
+    this.para?.append(box);
+    this.frozen += text;
+    this.midWord = !/\s$/.test(text);
+  }
+
+  /**
+   * The step of growParagraph for a window of plain text (isPlain) with more text after
+   * it, cut at `cut` (plainCut), rendered as the lexer would (the text, its long runs
+   * broken). False: more steps remain.
+   */
+  private growPlain(window: string, cut: number, last: boolean): boolean {
+    for (const node of this.live) node.remove();
+    this.live = [];
+    this.freeze(window.slice(0, cut), breakable(window.slice(0, cut)));
+    if (last) {
+      const fragment = breakable(window.slice(cut, cut + STEP));
+      this.live = [...fragment.childNodes];
+      this.para?.append(fragment);
+    }
+    return false;
   }
 
   /** A settled prefix of the open paragraph's live text, if it is long enough to cut. */

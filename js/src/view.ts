@@ -27,8 +27,8 @@ export interface ViewOptions {
 
 interface ItemView {
   readonly el: HTMLElement;
-  /** Applies the item's current state to the DOM. */
-  update(): void;
+  /** Applies the item's current state to the DOM (a long text: in steps until `until`). */
+  update(until?: number): void;
   /** Text items grow by chunks; the others change only through a keyed update. */
   readonly grows: boolean;
   /** Whether it still has text to show in later frames (a long answer goes in steps). */
@@ -231,20 +231,15 @@ export class ChatView {
     const deadline = performance.now() + STEP_BUDGET_MS;
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
-    for (const view of updated) view.update();
+    for (const view of updated) view.update(deadline);
     for (let i = this.views.length; i < items.length; i++) {
       const view = this.createView(items[i] as Item);
       this.pageFor(this.views.length).append(view.el);
       this.views.push(view);
-      view.update();
+      view.update(deadline);
       updated.add(view);
     }
-    let unfinished = [...updated].filter((view) => view.unfinished?.() === true);
-    while (unfinished.length > 0 && performance.now() < deadline) {
-      for (const view of unfinished) view.update();
-      unfinished = unfinished.filter((view) => view.unfinished?.() === true);
-    }
-    this.unfinished = new Set(unfinished);
+    this.unfinished = new Set([...updated].filter((view) => view.unfinished?.() === true));
     for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
     this.dirtyKeys.clear();
     this.focusNewCards();
@@ -360,7 +355,7 @@ export class ChatView {
         return {
           el: view.el,
           grows: true,
-          update: () => view.update(item.text),
+          update: (until) => view.update(item.text, until),
           unfinished: () => view.unfinished,
         };
       }

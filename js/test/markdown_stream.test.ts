@@ -166,6 +166,44 @@ describe("MarkdownStream", () => {
     }
   }, 60_000);
 
+  it("freezes plain text without the lexer, with the DOM of a full render", () => {
+    const numbers = Array.from({ length: 30_000 }, (_, i) => `${i} `).join("");
+    const at = (text: string, index: number, insert: string): string =>
+      `${text.slice(0, index)}${insert}${text.slice(index)}`;
+    let mixed = numbers;
+    for (const [index, insert] of [
+      [150_000, " www.example.org "],
+      [120_000, " a@b.co "],
+      [90_000, " **bold** "],
+      [60_000, "\nsoft break "],
+      [30_000, ' "quoted" (aside); done? '],
+    ] as const) {
+      mixed = at(mixed, index, insert);
+    }
+    const word = "0abcdefgh".repeat(20_000);
+    // <wbr> placement may differ at a cut inside a word; the text and the elements may not.
+    const strip = (html: string): string => unboxed(html).replace(/<wbr>/g, "");
+    for (const text of [numbers, mixed, word, `${word}@example.com tail`]) {
+      const expected = strip(full(text));
+      // All at once, a step a call; in one call; and growing by 5,000 characters.
+      const stepped = new MarkdownStream(document.createElement("div"));
+      show(stepped, text);
+      expect(strip(stepped.el.innerHTML)).toBe(expected);
+      // (The address at the end of the word makes all of it one link: no piece stays.)
+      if (!text.endsWith("tail")) {
+        expect(stepped.el.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(10);
+      }
+      const once = new MarkdownStream(document.createElement("div"));
+      expect(once.update(text, Number.POSITIVE_INFINITY)).toBe(true);
+      expect(once.el.innerHTML).toBe(stepped.el.innerHTML);
+      const growing = new MarkdownStream(document.createElement("div"));
+      for (let end = 5000; end < text.length + 5000; end += 5000) {
+        show(growing, text.slice(0, end));
+        expect(strip(growing.el.innerHTML)).toBe(strip(full(text.slice(0, end))));
+      }
+    }
+  }, 120_000);
+
   it("shows one long word that arrives whole in bounded steps", () => {
     const word = "0abcdefgh".repeat(30_000);
     const box = document.createElement("div");
