@@ -1,6 +1,6 @@
-"""The JSON Schema of the wire contracts, from the pydantic models in ``contracts.py``.
+"""The JSON Schema of the wire contracts, from the types in ``contracts.py``.
 
-One document: every model under ``$defs`` by its class name, plus the two
+One document: every model and TypedDict under ``$defs`` by its class name, plus the two
 discriminated unions ``StreamEvent`` and ``ClientRequest``. ``js/src/contracts.ts``
 is checked against it (tests/test_schema_sync.py), so TypeScript cannot drift.
 """

@@ -1,4 +1,4 @@
-"""js/src/contracts.ts must say what the pydantic models' JSON Schema says.
+"""js/src/contracts.ts must say what the JSON Schema of contracts.py (schema.py) says.
 
 The TS file keeps the constrained format documented at its top; this test reads it
 with regexes, renders each schema property as a TypeScript type and compares names,

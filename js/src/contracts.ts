@@ -1,6 +1,6 @@
 // The wire contracts, mirrored from acp_notebook/contracts.py (the source of truth).
 //
-// tests/test_schema_sync.py checks this file against the models' JSON Schema, so it keeps
+// tests/test_schema_sync.py checks this file against their JSON Schema, so it keeps
 // a constrained format that the check can read:
 //   - every model is an `export interface <ModelName> {` block closed by a line `}`,
 //     with one property per line: `name: Type;` (required) or `name?: Type;` (optional);
@@ -11,7 +11,7 @@
 //     the check expands aliases, and StreamEvent / ClientRequest must list every model
 //     of their discriminated unions;
 //   - an interface preceded by a doc comment containing `@local` is client-only (not a
-//     pydantic model) and is not checked;
+//     type of contracts.py) and is not checked;
 //   - `export interface Name extends Base {` adds Base's properties (Base declared above).
 
 export type FieldType = "text" | "number" | "integer" | "boolean" | "enum" | "multi";
