@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import re
@@ -482,12 +483,20 @@ class BadRequest(ValueError):
 
 
 def parse_request(message: Any) -> ClientRequest:
-    """The one parse of a request: a frame's text is size- and shape-checked, then validated."""
-    if isinstance(message, (str, bytes)):
-        try:
-            message = bounded_json.loads(message, max_bytes=MAX_REQUEST_BYTES)
-        except bounded_json.Rejected as exc:
-            raise BadRequest(str(exc)) from None
+    """The one parse of a request: its text is size- and shape-checked, then validated.
+
+    Parsed JSON (local mode's requests, a comm's) is read back from its text, so each
+    transport takes the same requests (a lone surrogate in a kernel's string, from
+    ``os.fsdecode`` say, is U+FFFD on both; it made local mode's prompts INVALID)."""
+    try:
+        text = (
+            message
+            if isinstance(message, (str, bytes))
+            else json.dumps(message, ensure_ascii=False)
+        )
+        message = bounded_json.loads(text, max_bytes=MAX_REQUEST_BYTES)
+    except (TypeError, ValueError) as exc:  # bounded_json.Rejected, or not JSON at all
+        raise BadRequest(str(exc)) from None
     try:
         return client_request.validate_python(message)
     except ValidationError as exc:

@@ -106,3 +106,24 @@ async def test_agent_that_never_starts(local: LocalClient, tmp_path: Path) -> No
         await all_gone([pid], pid)
     finally:
         chat.close()
+
+
+@pytest.mark.fault("a prompt and an attachment holding a lone surrogate, from Python (local mode)")
+async def test_a_lone_surrogate_from_python(local: LocalClient, tmp_path: Path) -> None:
+    # os.fsdecode of a file name in Latin-1 gives one; server mode read it as U+FFFD,
+    # local mode refused the prompt as INVALID ("unable to parse raw data as a unicode string").
+    log = tmp_path / "agent.jsonl"
+    chat, pid = await open_chat("none", "stream", log)
+    try:
+        turn = await chat.ask("caf\udce9", timeout=20, attach=["name: caf\udce9"])
+        assert turn.text == "echo: name: caf\ufffd caf\ufffd"  # attachments go first
+        (prompt,) = [
+            m["params"]["prompt"] for m in received(log) if m.get("method") == "session/prompt"
+        ]
+        assert [b["text"] for b in prompt if b["type"] == "text"] == [
+            "name: caf\ufffd",
+            "caf\ufffd",
+        ]
+    finally:
+        await asyncio.to_thread(chat.close)
+    await all_gone([pid], pid)
