@@ -52,6 +52,9 @@ _BIG_PARSE = threading.Lock()
 # What the unfinished lines of all agents in this process may hold together.
 LINE_BUDGET = LineBudget(64 * 1024 * 1024)
 REAPER = Path(__file__).with_name("reaper.py")
+# What the agent may leave unread of what we send it, as much as it may send in a line;
+# ours are a prompt (its attachments a few MB at most) and short answers.
+MAX_UNREAD = jsonrpc.MAX_LINE
 REAPED = sys.platform == "linux"  # prctl is Linux only
 # Between the reaper's SIGTERM and SIGKILL to the agent's descendants: less than
 # close()'s grace, so the reaper is done before close() would SIGKILL it.
@@ -98,6 +101,7 @@ class AgentConnection:
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._ending: asyncio.Task[None] | None = None  # the close() of a deaf agent
         self._exit = asyncio.Event()  # the process ended (its pipes may still be open)
         self._closed = False
         self.exited = asyncio.Event()
@@ -184,6 +188,21 @@ class AgentConnection:
         if proc is None or proc.stdin is None or proc.stdin.is_closing():
             raise RpcError(AGENT_GONE, "the agent is not running")
         proc.stdin.write(data)
+        if proc.stdin.transport.get_write_buffer_size() > MAX_UNREAD:
+            self._deaf(proc.stdin)
+
+    def _deaf(self, stdin: asyncio.StreamWriter) -> None:
+        """The agent does not read what it is sent: every answer to its requests would
+        wait in our buffer (an agent that writes requests and never reads grew it by a
+        gigabyte). Drop what waits, tell the person, end the agent."""
+        stdin.transport.abort()
+        log.warning(
+            "agent %s: over %d bytes sent to it unread; ending it", self.argv[0], MAX_UNREAD
+        )
+        self._on_notice(
+            f"the agent left {_size(MAX_UNREAD)} of what it was sent unread; it is ended"
+        )
+        self._ending = asyncio.get_running_loop().create_task(self.close())
 
     async def request(self, method: str, params: Any) -> Any:
         """Send a request and wait for its result; ``RpcError`` on error or exit."""

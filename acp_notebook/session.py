@@ -530,7 +530,7 @@ class ChatSession:
         else:
             # fs/* and terminal/* are not advertised; opencode writes files itself anyway.
             self.conn.respond_error(
-                req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method}"
+                req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
 
     def _register(

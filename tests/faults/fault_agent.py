@@ -11,12 +11,13 @@ after it died).
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
 reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden
-content, ``raw LINES`` writes LINES as they are (JSON it gets wrong on purpose; PROMPT_ID
-in them is the prompt's id, and then they end the turn), anything else is echoed. Env:
-``FAULT_FLOOD`` (chunks in a flood, default 5000), ``FAULT_HUGE_MB`` (size of the huge
-line, and of the endless one, default 100), ``FAULT_NEW`` (JSON: more fields of
-session/new's result), ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default
-50), ``FAULT_DEPTHS`` (nesting depths of the deep lines, default ``65,1000,100000``).
+content, ``deaf N`` sends N requests with ids of a MiB and reads no more, ``raw LINES``
+writes LINES as they are (JSON it gets wrong on purpose; PROMPT_ID in them is the
+prompt's id, and then they end the turn), anything else is echoed. Env: ``FAULT_FLOOD``
+(chunks in a flood, default 5000), ``FAULT_HUGE_MB`` (size of the huge line, and of the
+endless one, default 100), ``FAULT_NEW`` (JSON: more fields of session/new's result),
+``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
+(nesting depths of the deep lines, default ``65,1000,100000``).
 """
 
 from __future__ import annotations
@@ -353,6 +354,12 @@ class Agent:
                 self.request("session/request_permission", permission(f"t{i}"), "one of many")
         elif text.startswith("stop reason "):  # ends the turn with a reason N long
             self.send({"id": self.prompt_id, "result": {"stopReason": "x" * int(text.split()[2])}})
+        elif text.startswith("deaf "):  # N requests with 1 MiB ids, then never reads again
+            for i in range(int(text.split()[1])):
+                self.send({"id": f"{i}:" + "I" * (1 << 20), "method": "fs/read_text_file"})
+            self.log(wrote=True)
+            while True:
+                time.sleep(1)
         elif text.startswith("flood "):
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from acp_notebook import fold as folding
+from acp_notebook.connection import MAX_UNREAD
 from acp_notebook.jsonrpc import MAX_LINE, LineBudget
 
 from ..memory import peak_rss, reset_peak_rss
@@ -136,3 +137,24 @@ async def test_big_lines_of_several_chats_at_once_stay_bounded(fault_chat: OpenC
     assert growth < 150 * MiB, f"peak RSS grew {growth / MiB:.0f} MiB"
     for fc in chats:
         assert len(told(fc.rec.events)) == 1  # over the object limit, and said so
+
+
+@pytest.mark.fault("the agent sends 100 requests with 1 MiB ids and never reads its input")
+async def test_an_agent_that_does_not_read_is_ended(fault_chat: OpenChat) -> None:
+    # Each request is answered (method not found) with its id: 100 MiB waited in the
+    # server's buffer to the agent's stdin, and more for every request more.
+    fc = await fault_chat()
+    pid = fc.session.conn.pid
+    assert pid is not None
+    del fc.session.conn._write  # no spy: it would keep every answer it saw
+    before = reset_peak_rss()
+    assert (await fc.prompt("deaf 100"))["turn"] == 1
+    notice = (await fc.everyone("agent_error"))[0]
+    assert notice["message"] == (
+        f"the agent left {MAX_UNREAD // MiB} MiB of what it was sent unread; it is ended"
+    )
+    await fc.everyone("agent_status", status="exited")
+    assert (await fc.everyone("turn_ended", turn=1))[0]["error"]
+    growth = peak_rss() - before
+    assert growth < MAX_UNREAD + 40 * MiB, f"peak RSS grew {growth / MiB:.0f} MiB"
+    await all_gone([pid], pid)
