@@ -2,6 +2,7 @@
 // anywidget comm to the kernel-hosted hub (comm mode). Both carry the same frames (Ack and
 // EventBatch in contracts.ts); the rest of the widget cannot tell them apart.
 
+import { type ConnectSlots, pageSlots } from "./connect_slots";
 import type { Ack, ClientRequest, StreamEvent } from "./contracts";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -46,6 +47,8 @@ export interface ClientOptions {
   commFallback?: boolean;
   /** How long a request waits for its ack (tests shorten it). */
   requestTimeoutMs?: number;
+  /** Who may connect a socket now (the page's, shared by every chat, by default). */
+  slots?: ConnectSlots;
 }
 
 /** Why a request got no ack. */
@@ -111,6 +114,9 @@ export class ChatClient {
   private disposed = false;
   private readonly WS: typeof WebSocket | undefined;
   private readonly commFallback: boolean;
+  private readonly slots: ConnectSlots;
+  /** Lets go of the connect slot of the socket being opened (or queued to be). */
+  private letGo: () => void = () => {};
 
   private readonly onCustom = (msg: unknown): void => {
     if (this.mode === "comm") this.handleFrame(msg);
@@ -125,6 +131,7 @@ export class ChatClient {
     this.WS = options.WebSocket ?? globalThis.WebSocket;
     this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
     this.commFallback = options.commFallback ?? true;
+    this.slots = options.slots ?? pageSlots;
     model.on("msg:custom", this.onCustom);
     model.on("change:transport", this.onTransportChange);
   }
@@ -221,8 +228,12 @@ export class ChatClient {
   }
 
   private openSocket(url: string): void {
-    const WS = this.WS as typeof WebSocket;
     this.setMode("connecting");
+    this.letGo = this.slots.take((release) => this.connect(url, release));
+  }
+
+  private connect(url: string, release: () => void): void {
+    const WS = this.WS as typeof WebSocket;
     const socket = new WS(url);
     this.socket = socket;
     let opened = false;
@@ -232,6 +243,7 @@ export class ChatClient {
       }, OPEN_TIMEOUT_MS);
     }
     socket.onopen = () => {
+      release();
       if (this.socket !== socket) return;
       opened = true;
       this.everOpened = true;
@@ -249,6 +261,7 @@ export class ChatClient {
       }
     };
     socket.onclose = (event: CloseEvent) => {
+      release();
       if (this.socket !== socket) return;
       this.socket = null;
       this.failPending();
@@ -276,6 +289,7 @@ export class ChatClient {
 
   private closeSocket(): void {
     clearTimeout(this.timer);
+    this.letGo();
     const socket = this.socket;
     this.socket = null;
     if (socket !== null) {

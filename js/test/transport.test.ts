@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // The transport: comm and WebSocket links, resync on (re)connect, acks matched by id.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ConnectSlots, MAX_CONNECTING } from "../src/connect_slots";
 import type { StreamEvent } from "../src/contracts";
 import { ChatClient, type LinkStatus, serverSocketUrl } from "../src/transport";
 import { FakeModel, settle } from "./helpers";
@@ -42,7 +43,7 @@ class FakeSocket {
   }
 }
 
-function client(traits: Record<string, unknown>) {
+function client(traits: Record<string, unknown>, slots = new ConnectSlots()) {
   const model = new FakeModel({ chat_id: "c1", kernel_id: "k1", ...traits });
   const batches: { events: StreamEvent[]; reset: boolean; snapshot?: unknown }[] = [];
   const statuses: LinkStatus[] = [];
@@ -54,7 +55,7 @@ function client(traits: Record<string, unknown>) {
       onStatus: (status) => statuses.push(status),
       onResyncError: (code) => errors.push(code),
     },
-    { WebSocket: FakeSocket as unknown as typeof WebSocket },
+    { WebSocket: FakeSocket as unknown as typeof WebSocket, slots },
   );
   return { model, client: c, batches, statuses, errors };
 }
@@ -269,6 +270,28 @@ describe("server transport", () => {
     expect(model.sent).toEqual([]);
     c.dispose();
     expect(third.closed).toBe(true);
+  });
+
+  it("connects a few sockets of the page at once, the next as one opens or fails", () => {
+    configData("/");
+    const slots = new ConnectSlots();
+    const clients = Array.from({ length: MAX_CONNECTING + 3 }, () =>
+      client({ transport: "server" }, slots),
+    );
+    for (const { client: c } of clients) c.start();
+    expect(FakeSocket.instances).toHaveLength(MAX_CONNECTING);
+    expect(clients.every(({ statuses }) => statuses[0] === "connecting")).toBe(true);
+    (FakeSocket.instances[0] as FakeSocket).open();
+    expect(FakeSocket.instances).toHaveLength(MAX_CONNECTING + 1);
+    (FakeSocket.instances[1] as FakeSocket).drop();
+    expect(FakeSocket.instances).toHaveLength(MAX_CONNECTING + 2);
+    // A queued client that goes away never connects; a connecting one frees its slot.
+    clients.at(-1)?.client.dispose();
+    (clients[2] as ReturnType<typeof client>).client.dispose();
+    expect(FakeSocket.instances).toHaveLength(MAX_CONNECTING + 2);
+    (FakeSocket.instances[3] as FakeSocket).open();
+    expect(FakeSocket.instances).toHaveLength(MAX_CONNECTING + 2);
+    for (const { client: c } of clients) c.dispose();
   });
 
   it("stops reconnecting once the server says the chat is gone", async () => {
