@@ -41,6 +41,11 @@ from .owners import Executions
 MAX_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
 # Close code for "this chat does not exist (any more)": a client must not reconnect.
 CHAT_GONE = 4404
+# What a client may leave unread of its acks: a resync's is the chat's whole history
+# (8 MB by default), asked for in 60 bytes; one that is never read waits in our buffer.
+MAX_UNREAD = 32 * 1024 * 1024
+# Close code for a client that asks and does not read (as 1008, "policy violation").
+UNREAD = 4008
 
 
 class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
@@ -50,6 +55,7 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
         self.hubs = hubs
         self._subs: dict[str, Subscription] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._unread = 0  # bytes of acks written and not yet taken by the client
 
     def set_default_headers(self) -> None:
         """JupyterHandler's headers (CSP and such) mean nothing on a WebSocket."""
@@ -82,8 +88,20 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
             self.send(ack)
 
     def send(self, frame: Frame) -> None:
-        if self.ws_connection is not None and not self.ws_connection.is_closing():
-            self.write_message(json.dumps(frame))
+        if self.ws_connection is None or self.ws_connection.is_closing():
+            return
+        text = json.dumps(frame)
+        if self._unread + len(text) > MAX_UNREAD:
+            self.log.warning("acp_notebook: closed a socket that left its acks unread")
+            self.close(UNREAD, "acks left unread")
+            return
+        self._unread += len(text)
+        self.write_message(text).add_done_callback(lambda done: self._taken(done, len(text)))
+
+    def _taken(self, done: asyncio.Future[None], size: int) -> None:
+        self._unread -= size
+        if not done.cancelled():
+            done.exception()  # a closed socket's: nothing more to do
 
     def follow(self, sub: Subscription) -> None:
         """Forward a chat's frames on this socket (in place of an earlier subscription)."""

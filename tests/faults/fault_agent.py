@@ -10,7 +10,7 @@ after it died).
 
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
-reason N characters long, ``flood N`` streams N chunks, ``hostile`` sends markup-laden
+reason N characters long, ``flood N`` streams N chunks, ``big N`` N characters in chunks of 64 K, ``hostile`` sends markup-laden
 content, ``deaf N`` sends N requests with ids of a MiB and reads no more, ``raw LINES``
 writes LINES as they are (JSON it gets wrong on purpose; PROMPT_ID in them is the
 prompt's id, and then they end the turn), anything else is echoed. Env: ``FAULT_FLOOD``
@@ -360,6 +360,9 @@ class Agent:
             self.log(wrote=True)
             while True:
                 time.sleep(1)
+        elif text.startswith("big "):  # N characters, in chunks of 64 K
+            self.chunks(["B" * 65536] * (int(text.split()[1]) >> 16), f"turn-{self.turns}")
+            self.end_turn()
         elif text.startswith("flood "):
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()
