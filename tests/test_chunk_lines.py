@@ -43,7 +43,6 @@ TEXTS = [
     b'"back\\\\slash\\\\"',
     b'"\\n\\t\\u00e9\\ud83d\\ude00 \\/"',
     '"é ü 漢字 😀"'.encode(),
-    b'"\\ud800 lone surrogate"',
     b'"\\"text\\":\\"inside\\""',
 ]
 
@@ -75,6 +74,17 @@ def test_a_line_that_is_not_the_template_with_a_string_is_left_to_the_whole_pars
     assert read(chunks, raw) is None
     # ... which refuses it, as before.
     assert not isinstance(parse(raw), Notification)
+
+
+@pytest.mark.parametrize("text", [b'"\\ud800 lone"', b'"\xed\xa0\x80 lone"'])
+def test_a_lone_surrogate_is_left_to_the_whole_parse(text: bytes) -> None:
+    chunks = learned(line(b'"first "'))
+    raw = line(text)
+    assert read(chunks, raw) is None
+    # ... which reads it as U+FFFD (a lone surrogate cannot be written as UTF-8).
+    note = parse(raw)
+    assert isinstance(note, Notification)
+    assert note.params["update"]["content"]["text"] == "\ufffd lone"
 
 
 def test_other_messages_and_fields_are_not_the_template() -> None:

@@ -65,8 +65,15 @@ async def test_numbers_and_surrogates_that_json_cannot_carry(
         r'{"sessionUpdate":"tool_call","toolCallId":"t1","title":"x\udfff",'
         '"rawInput":{"a":NaN,"b":1e999,"c":-Infinity,"d":0.5}}'
     )
-    text = r'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a\ud800b"}}'
-    await fc.prompt(f"raw {raw_update(tool)}\n{raw_update(text)}")
+    # The chunks after the first are read by the first's template (chunk_lines), not whole.
+    chunks = [
+        raw_update(
+            '{"sessionUpdate":"agent_message_chunk","messageId":"m",'
+            f'"content":{{"type":"text","text":"{text}"}}}}'
+        )
+        for text in ("a", r"\ud800b", r"c\udfff", r"\ud83d\ude00")
+    ]
+    await fc.prompt("raw " + "\n".join([raw_update(tool), *chunks]))
     await fc.everyone("turn_ended", turn=1)
     for event in fc.rec.events:
         # What the browser's JSON.parse reads (no NaN), and a kernel's comm can encode
@@ -75,6 +82,6 @@ async def test_numbers_and_surrogates_that_json_cannot_carry(
     (call,) = [e["update"] for e in fc.rec.of("update") if "toolCallId" in e["update"]]
     assert call["title"] == "x\ufffd"
     assert call["rawInput"] == {"a": None, "b": None, "c": None, "d": 0.5}
-    assert fc.rec.text() == "a\ufffdb"
+    assert fc.rec.text() == "a\ufffdbc\ufffd\U0001f600"
     await fc.prompt("still there?")
     assert (await fc.everyone("turn_ended", turn=2))[0]["stopReason"] == "end_turn"
