@@ -64,6 +64,12 @@ MAX_OPTION_TEXT = 256
 MAX_STOP_REASON = 64
 
 
+# What an agent has to answer a mode or config change: less than the clients wait for
+# an ack (Python 30 s, the widget 45 s), so they hear why; an agent that never answered
+# left the request waiting for good.
+SETTING_TIMEOUT = 20.0
+
+
 @dataclass(frozen=True)
 class SessionConfig:
     answer_timeout: float = 60.0  # an unanswered request is cancelled; shown as a countdown
@@ -419,10 +425,15 @@ class ChatSession:
             self._given_up = True
             self._turn_task.cancel()
 
+    async def _setting(self, method: str, params: dict[str, Any]) -> Any:
+        """A set_mode or set_config request, answered within ``SETTING_TIMEOUT``."""
+        try:
+            return await asyncio.wait_for(self.conn.request(method, params), SETTING_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise Busy(f"the agent did not answer {method} within {SETTING_TIMEOUT:g} s") from None
+
     async def set_mode(self, mode_id: str) -> None:
-        await self.conn.request(
-            "session/set_mode", {"sessionId": self.session_id, "modeId": mode_id}
-        )
+        await self._setting("session/set_mode", {"sessionId": self.session_id, "modeId": mode_id})
         # Agents report the change with current_mode_update; not all do, so say it ourselves.
         update = {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
         self._emit({"kind": "update", "update": update})
@@ -435,7 +446,7 @@ class ChatSession:
         }
         if isinstance(value, bool):
             params["type"] = "boolean"
-        result = await self.conn.request("session/set_config_option", params)
+        result = await self._setting("session/set_config_option", params)
         options = result.get("configOptions") if isinstance(result, dict) else None
         if isinstance(options, list):
             update = {"sessionUpdate": "config_option_update", "configOptions": bound(options)}

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from acp_notebook import fold as folding
+from acp_notebook import session as session_module
 from acp_notebook.hub import Hub, HubConfig
 from acp_notebook.session import SessionConfig
 
@@ -323,3 +324,21 @@ async def test_resync_mid_stream_neither_loses_nor_repeats(fault_chat: OpenChat)
             state = folding.fold(state, event)
     texts = [i["text"] for i in folding.snapshot(state)["items"] if i.get("messageId") == "turn-1"]
     assert texts == [expected]
+
+
+@pytest.mark.fault("the agent never answers a mode or config change")
+async def test_a_setting_the_agent_never_answers(
+    fault_chat: OpenChat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_module, "SETTING_TIMEOUT", 0.5)
+    fc = await fault_chat("hang", "stream")  # silent after its first chunk
+    assert (await fc.prompt("go"))["turn"] == 1
+    await fc.everyone("update")
+    for request, method in (
+        ({"type": "chat:set_mode", "modeId": "plan"}, "session/set_mode"),
+        ({"type": "chat:set_config", "configId": "c", "value": "x"}, "session/set_config_option"),
+    ):
+        async with asyncio.timeout(10):  # it waited for good
+            ack = await fc.request(request)
+        assert ack["error"] == "BUSY"
+        assert ack["detail"] == f"the agent did not answer {method} within 0.5 s"
