@@ -225,6 +225,12 @@ export class MarkdownStream {
   private live: ChildNode[] = [];
   /** Whether the last piece ended inside a word. */
   private midWord = false;
+  /**
+   * Whether the last step appended completed blocks. Their layout ends the frame's steps:
+   * a 600 KB answer of headings, lists and code took tasks of 100 ms and more in
+   * JupyterLab when a frame laid out several steps of blocks.
+   */
+  private appended = false;
 
   /** `decorate` adds the widget's own controls to each newly rendered run of blocks. */
   constructor(
@@ -235,8 +241,9 @@ export class MarkdownStream {
   /**
    * Shows `text`, or as much of it as steps parse until the time `until` (performance.now();
    * one step at least, of about STEP characters of completed blocks, so a frame's work
-   * stays bounded); false while more steps remain. Only the last step of a call renders
-   * the open text after the completed blocks: the next step would replace it at once.
+   * stays bounded); false while more steps remain. A step that appends completed blocks
+   * is the call's last (see `appended`); of the steps through a long open paragraph, only
+   * the last renders the paragraph's live tail: the next step would replace it at once.
    */
   update(text: string, until = Number.NEGATIVE_INFINITY): boolean {
     let source = this.normalizeGrown(text);
@@ -246,8 +253,9 @@ export class MarkdownStream {
     }
     for (;;) {
       const last = performance.now() >= until;
+      this.appended = false;
       const shown = this.step(source, last);
-      if (shown || last) return shown;
+      if (shown || last || this.appended) return shown;
     }
   }
 
@@ -269,6 +277,7 @@ export class MarkdownStream {
     this.open = [];
     const complete = tokens.slice(0, open);
     if (complete.length > 0) {
+      this.appended = true;
       const blocks = render(complete);
       this.decorate(blocks);
       const raw = complete.map((token) => token.raw).join("");
@@ -291,7 +300,6 @@ export class MarkdownStream {
         if (shown !== null) return shown;
       }
     }
-    if (!last && end < source.length) return false;
     const fragment = render(rest);
     this.decorate(fragment);
     this.open = [...fragment.childNodes];

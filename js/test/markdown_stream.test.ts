@@ -71,6 +71,11 @@ describe("MarkdownStream", () => {
     while (!stream.update(text)) steps++;
     expect(steps).toBeLessThan(8);
     expect(unboxed(box.innerHTML)).toBe(full(text));
+    // However much time a frame has, its steps end with one that appended blocks: their
+    // layout is the frame's work.
+    const timed = new MarkdownStream(document.createElement("div"));
+    expect(timed.update(text, Number.POSITIVE_INFINITY)).toBe(false);
+    expect(timed.el.querySelectorAll("p").length).toBeLessThan(1500);
     // One block longer than a step is shown whole at once.
     const long = `${"word ".repeat(8_000)}\n\nend`;
     const other = new MarkdownStream(document.createElement("div"));
