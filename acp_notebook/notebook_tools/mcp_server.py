@@ -18,11 +18,12 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import mcp_types
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
 
 from .. import bounded_json
 from ..mcp_servers import SECRET_HEADER
@@ -194,7 +195,10 @@ class ToolHost:
 
         @server.tool()
         async def run_code(
-            code: str, ctx: Context[Any, Any], timeout: float = DEFAULT_TIMEOUT
+            code: str,
+            ctx: Context[Any, Any],
+            # NaN would pass every clamp and interrupt the code at once.
+            timeout: Annotated[float, Field(allow_inf_nan=False)] = DEFAULT_TIMEOUT,
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
             """Run Python code in the notebook's kernel, in the user's namespace, like a
             cell; returns stdout, stderr, the result, displayed images or the error.

@@ -137,6 +137,14 @@ async def test_run_code_is_interrupted_at_its_timeout(kernel: Kernel) -> None:
     assert "2" in await kernel.tool("run_code", code="1 + 1")  # the kernel goes on
 
 
+async def test_a_timeout_that_is_not_a_number_is_refused(kernel: Kernel) -> None:
+    # The client sends NaN and Infinity as null; the server refuses them as literals too.
+    for timeout in (float("nan"), float("inf"), "soon"):
+        said = await kernel.tool("run_code", code="ran = 1", timeout=timeout)
+        assert "validation error" in said and "timeout" in said, said
+    assert "NameError" in await kernel.tool("run_code", code="ran")  # nothing ran
+
+
 async def test_hostile_values_stay_bounded(kernel: Kernel) -> None:
     await kernel.cells.run(
         "import time\n"
