@@ -219,7 +219,7 @@ class ServerClient(Client):
     @staticmethod
     async def _write(ws: ClientConnection, message: Frame) -> None:
         with contextlib.suppress(ConnectionClosed):
-            await ws.send(json.dumps(message))
+            await ws.send(_text(message))
 
     async def _send(self, message: Frame) -> None:
         if not self._connected.is_set():
@@ -230,7 +230,7 @@ class ServerClient(Client):
         ws = self._ws
         assert ws is not None
         try:
-            await ws.send(json.dumps(message))
+            await ws.send(_text(message))
         except ConnectionClosed:
             raise Disconnected("lost the connection to the Jupyter server") from None
 
@@ -279,3 +279,15 @@ def connect(transport: str = "auto") -> Client:
                 "the acp_notebook server extension is not reachable from this kernel"
             )
     return local_client()
+
+
+def _text(message: Frame) -> str:
+    """The frame as JSON with non-ASCII as itself: escaped, a prompt of MAX_PROMPT CJK
+    characters would be six times over the server's request limit. A lone surrogate (from
+    os.fsdecode) cannot be UTF-8: then it is escaped, and the server reads it as U+FFFD."""
+    text = json.dumps(message, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(message)
+    return text

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
+from acp_notebook import bounded_json
+from acp_notebook.contracts import MAX_PROMPT, MAX_REQUEST_BYTES
 from acp_notebook.server_client import ServerClient
 
 BAD_FRAMES = [
@@ -62,3 +64,29 @@ async def test_bad_frames_are_skipped_not_fatal(
     assert {"kind": "ping"} in [e for f in frames for e in f["events"]]
     skipped = [r for r in caplog.records if "skipped a frame" in r.getMessage()]
     assert len(skipped) >= (1 if bad is not None else 4), [r.getMessage() for r in skipped]
+
+
+@pytest.mark.fault("the kernel sends a prompt of the longest non-ASCII text, or a lone surrogate")
+async def test_non_ascii_prompts_fit_the_servers_limit() -> None:
+    received: list[str] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        async for raw in ws:
+            assert isinstance(raw, str)
+            received.append(raw)
+            request = bounded_json.loads(raw, max_bytes=MAX_REQUEST_BYTES)  # as the server
+            await ws.send(json.dumps({"ack": request["id"], "accepted": True}))
+
+    prompts = ["\u4e2d" * MAX_PROMPT, "name \udcff.csv"]  # CJK; os.fsdecode of a bad byte
+    async with serve(handler, "127.0.0.1", 0, max_size=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        client = ServerClient(f"http://127.0.0.1:{port}", "secret", "k1", b"key")
+        assert await asyncio.to_thread(client.start)
+        try:
+            for text in prompts:
+                ack = client.request({"type": "chat:prompt", "chatId": "c1", "text": text})
+                assert (await asyncio.wait_for(asyncio.wrap_future(ack), 30))["accepted"]
+        finally:
+            client.shutdown()
+    assert len(received[0]) < MAX_PROMPT + 200  # the characters themselves, not escapes
+    assert bounded_json.loads(received[1], max_bytes=1000)["text"] == "name \ufffd.csv"
