@@ -238,20 +238,21 @@ class Chat(anywidget.AnyWidget):
         if handle is not None:
             self._displays.append(handle)
 
-    def _refresh_displays(self) -> None:
+    def _refresh_displays(self, snap: dict[str, Any]) -> None:
         if not self._displays:
             return
-        bundle = self._repr_mimebundle_()[0]
+        bundle = self._bundle(super()._repr_mimebundle_(), snap)[0]
         for handle in self._displays:
             with contextlib.suppress(Exception):  # a closed frontend must not break the stream
                 handle.update(bundle, raw=True)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        bundle = super()._repr_mimebundle_(**kwargs)
+        return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
+
+    def _bundle(self, bundle: Any, snap: dict[str, Any]) -> Any:
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
             # Shown where the widget cannot be: nbconvert, a viewer, a notebook without kernel.
-            snap = self.state
             data["text/html"] = transcript.render_html(snap)
             # What a notebook reopened without this kernel shows, and continues from.
             data[transcript.SAVED_MIME] = transcript.saved_chat(
@@ -293,6 +294,7 @@ class Chat(anywidget.AnyWidget):
         """Runs on the client's loop thread for every batch of events."""
         events: list[StreamEvent] = frame.get("events") or []
         ended: list[tuple[int, Turn]] = []
+        snap: dict[str, Any] | None = None
         with self._lock:
             if frame.get("reset"):
                 self._state = folding.initial_state()
@@ -307,11 +309,14 @@ class Chat(anywidget.AnyWidget):
                 for p in folding.pending_requests(self._state)
                 if p["requestId"] not in self._policy_done
             ]
+            if ended:  # one snapshot for the widget state and the saved transcript
+                snap = folding.snapshot(self._state)
         if self.transport == "comm" or self._comm_used:
             self.send(frame)
-        if ended:
-            self._save_snapshot()
-            self._refresh_displays()
+        if snap is not None:
+            # Only a compact snapshot goes into widget state; deltas travel as messages.
+            self.snapshot = transcript.compact(snap)
+            self._refresh_displays(snap)
         for number, turn in ended:
             future = self._turn_future(number)
             if not future.done():
@@ -327,18 +332,15 @@ class Chat(anywidget.AnyWidget):
             wake()
 
     def _turn_result(self, event: TurnEndedEvent) -> Turn:
-        snap = folding.snapshot(self._state)
-        since_prompt = snap["items"][self._state.last_user + 1 :]
+        state = self._state
         return Turn(
             number=event["turn"],
-            text=folding.last_agent_text(self._state),
+            text=folding.last_agent_text(state),
             stop_reason=event.get("stopReason"),
             error=event.get("error"),
-            tool_calls=[
-                snap["toolCalls"][i["toolCallId"]] for i in since_prompt if i["type"] == "tool"
-            ],
-            plan=snap["plan"],
-            usage=snap["usage"],
+            tool_calls=folding.last_tool_calls(state),
+            plan=list(state.plan),
+            usage=None if state.usage is None else dict(state.usage),
         )
 
     def _turn_future(self, number: int) -> Future[Turn]:
@@ -347,11 +349,6 @@ class Chat(anywidget.AnyWidget):
             if fut is None:
                 fut = self._turns[number] = Future()
             return fut
-
-    def _save_snapshot(self) -> None:
-        # Only a compact snapshot goes into widget state; deltas travel as messages.
-        with self._lock:
-            self.snapshot = transcript.compact(folding.snapshot(self._state))
 
     # ------------------------------------------------------------ requests out
 

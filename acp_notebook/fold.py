@@ -6,10 +6,16 @@ the spec, which the shared vectors in ``tests/vectors/fold`` pin for both langua
 
 Agent payloads (``update`` events) are passed through by the bridge unvalidated, so
 every read of them checks its type and anything malformed is skipped, never raised.
+
+A kernel's ``Chat`` folds every event of a chat's life, so the state is bounded like
+the server's history (``history.py``): past ``max_items`` items or ``max_weight``
+characters of text and payloads, the oldest items go (a pending request's card never),
+and a message larger than that keeps its end; ``snapshot`` then says what went.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -36,6 +42,9 @@ _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
 _TOOL_RAW = ("rawInput", "rawOutput")
+_TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, *_TOOL_RAW)
+MAX_ITEMS = 5000
+MAX_WEIGHT = 8 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -51,6 +60,8 @@ class Item:
     ref: str | None = None
     # A user item's attachment summaries (turn_started's ``attachments``), when it had any.
     attachments: list[dict[str, Json]] | None = None
+    # Characters in parts: what the item counts towards the state's weight.
+    size: int = 0
 
     def text(self) -> str:
         # Compacting on read keeps repeated snapshots of a long message linear.
@@ -101,6 +112,15 @@ class ChatState:
     pending: dict[tuple[RequestKind, str], None] = field(default_factory=dict)
     # Index of the last user item, for last_agent_text.
     last_user: int = -1
+    max_items: int = MAX_ITEMS
+    max_weight: int = MAX_WEIGHT
+    # Approximate characters held (texts, tool calls, requests), pending requests apart.
+    weight: int = 0
+    # Each card's payload sizes by key, so that an update replacing one counts once.
+    card_sizes: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    # What the bounds took: items dropped, and characters cut from one long message.
+    dropped_items: int = 0
+    dropped_characters: int = 0
 
 
 def initial_state() -> ChatState:
@@ -117,6 +137,8 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
         # Resync re-sends pending requests after the history, with their old seq.
         state.seq = max(state.seq, seq)
         _request(state, event, ts)
+        if len(state.items) > state.max_items:
+            _compact(state)
         return state
     if seq <= state.seq:
         return state
@@ -150,12 +172,17 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
             _add(state, Item("error", [message]))
     elif event["kind"] == "permission_resolved" or event["kind"] == "elicitation_resolved":
         _resolve(state, event, ts)
+    if len(state.items) > state.max_items or state.weight > state.max_weight:
+        _compact(state)
     return state
 
 
 def snapshot(state: ChatState) -> dict[str, Json]:
-    """The spec's JSON; its containers are fresh, agent payloads inside are shared (read-only)."""
-    return {
+    """The spec's JSON; its containers are fresh, agent payloads inside are shared (read-only).
+
+    After the bounds took something, ``dropped`` says what: ``{"items": n, "characters": n}``.
+    """
+    snap = {
         "seq": state.seq,
         "agent": dict(state.agent),
         "turn": {
@@ -175,6 +202,9 @@ def snapshot(state: ChatState) -> dict[str, Json]:
         "permissions": {key: dict(p) for key, p in state.permissions.items()},
         "elicitations": {key: dict(e) for key, e in state.elicitations.items()},
     }
+    if state.dropped_items or state.dropped_characters:
+        snap["dropped"] = {"items": state.dropped_items, "characters": state.dropped_characters}
+    return snap
 
 
 def phase(state: ChatState) -> Phase:
@@ -196,6 +226,13 @@ def last_agent_text(state: ChatState) -> str:
     """The agent's messages since the last user item, one paragraph per message."""
     texts = [item.text() for item in state.items[state.last_user + 1 :] if item.type == "agent"]
     return "\n\n".join(texts)
+
+
+def last_tool_calls(state: ChatState) -> list[dict[str, Json]]:
+    """The tool calls since the last user item, in order (copies)."""
+    items = state.items[state.last_user + 1 :]
+    tools = state.tool_calls
+    return [dict(tools[i.ref]) for i in items if i.type == "tool" and i.ref in tools]
 
 
 # ---------------------------------------------------------------- session/update
@@ -262,7 +299,10 @@ def _chunk(state: ChatState, item_type: str, update: Mapping[str, Json], ts: flo
         # More of a thought that something else had closed: it goes on.
         tail.end_ts = None
         state.open_thought = tail
-    tail.parts.append(_block_text(update.get("content")))
+    text = _block_text(update.get("content"))
+    tail.parts.append(text)
+    tail.size += len(text)
+    state.weight += len(text)
     if state.active:
         state.activity = "thinking" if item_type == "thought" else "responding"
 
@@ -305,6 +345,14 @@ def _tool(
             "rawOutput": None,
         }
         state.tool_calls[tool_id] = tool
+        old = state.card_sizes.pop(("tool", tool_id), None)
+        state.weight -= sum(old.values()) if old else 0
+    sizes = state.card_sizes.setdefault(("tool", tool_id), {})
+    for key in _TOOL_KEYS:
+        if key in update:
+            size = _size(update[key])
+            state.weight += size - sizes.get(key, 0)
+            sizes[key] = size
     for key in _TOOL_TEXTS:
         if key in update:
             tool[key] = _str(update[key])
@@ -383,6 +431,10 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
             "deadline": _num(event.get("deadline")),
         }
         settled = {"outcome": None, "by": None}
+    # Weighed once it settles: a pending card is never dropped.
+    size = _size(fields)
+    before = state.card_sizes.get((kind, request_id))
+    state.card_sizes[(kind, request_id)] = {"": size}
     entry = table.get(request_id)
     if entry is None:
         # A repeated request keeps the outcome it may already have.
@@ -391,6 +443,8 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
         _add(state, Item(kind, ref=request_id))
     else:
         entry.update(fields)
+        if (kind, request_id) not in state.pending and before is not None:
+            state.weight += size - before[""]
 
 
 def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
@@ -405,17 +459,79 @@ def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     entry["by"] = _str(event.get("by"))  # who answered: a Jupyter user, "kernel", "agent"
     if event["kind"] == "permission_resolved":
         entry["optionId"] = _str(event.get("optionId"))
-    state.pending.pop((kind, request_id), None)
+    if state.pending.pop((kind, request_id), False) is None:
+        state.weight += sum(state.card_sizes.get((kind, request_id), {}).values())
 
 
 # ---------------------------------------------------------------- helpers
 
 
 def _add(state: ChatState, item: Item) -> None:
+    item.size = sum(map(len, item.parts))
+    state.weight += item.size
     state.items.append(item)
     state.tail = None
     if item.type == "user":
         state.last_user = len(state.items) - 1
+
+
+def _compact(state: ChatState) -> None:
+    """Drop the oldest items until the state is a tenth under its bounds (so this runs
+    once per many events); never a pending request's card, nor the newest item, whose
+    text keeps its end when it alone is over."""
+    items = state.items
+    max_items, max_weight = state.max_items * 9 // 10, state.max_weight * 9 // 10
+    kept: list[Item] = []
+    i = 0
+    while i < len(items) - 1 and (
+        len(kept) + len(items) - i > max_items or state.weight > max_weight
+    ):
+        item = items[i]
+        i += 1
+        if item.ref is not None and (item.type, item.ref) in state.pending:
+            kept.append(item)
+        else:
+            _forget(state, item)
+    state.items = kept + items[i:]
+    newest = state.items[-1]
+    if state.weight > max_weight and newest.ref is None:
+        text = newest.text()
+        keep = max(1024, len(text) - (state.weight - max_weight))
+        if keep < len(text):
+            newest.parts[:] = ["…" + text[len(text) - keep + 1 :]]
+            state.dropped_characters += len(text) - keep + 1
+            state.weight -= newest.size - keep
+            newest.size = keep
+    state.last_user = next(
+        (n for n in range(len(state.items) - 1, -1, -1) if state.items[n].type == "user"), -1
+    )
+
+
+def _forget(state: ChatState, item: Item) -> None:
+    """Drop one item and the tool call or request it shows."""
+    state.dropped_items += 1
+    state.weight -= item.size
+    if item is state.open_thought:
+        state.open_thought = None
+    if item.ref is None:
+        return
+    sizes = state.card_sizes.pop((item.type, item.ref), None)
+    state.weight -= sum(sizes.values()) if sizes else 0
+    if item.type == "tool":
+        state.tool_calls.pop(item.ref, None)
+        state.running.discard(item.ref)
+    else:
+        (state.permissions if item.type == "permission" else state.elicitations).pop(item.ref, None)
+
+
+def _size(value: Json) -> int:
+    """About the characters ``value`` holds as JSON (one C pass; a bound, not a measure)."""
+    if isinstance(value, str):
+        return len(value)
+    try:
+        return len(json.dumps(value, ensure_ascii=False, check_circular=False, default=str))
+    except (ValueError, TypeError, RecursionError):
+        return 0
 
 
 def _card_id(state: ChatState, event: Mapping[str, Json], key: str, ts: float | None) -> str | None:

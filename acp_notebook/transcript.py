@@ -154,6 +154,12 @@ def render_html(snap: dict[str, Any]) -> str:
     rows = "".join(_row(snap, item) for item in snap["items"])
     agent = snap["agent"]
     head = f"<div><b>{_text(agent.get('name') or 'agent')}</b> · {_text(agent.get('status'))}</div>"
+    dropped = snap.get("dropped")
+    if dropped:  # the kernel's fold is bounded: say what it no longer holds
+        head += (
+            f"<div><i>{dropped['items']:,} earlier items and {dropped['characters']:,}"
+            " characters of a long message are no longer kept</i></div>"
+        )
     return f'<div class="acpnb-static">{head}{rows}</div>'
 
 

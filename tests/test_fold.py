@@ -306,8 +306,42 @@ def test_folding_is_linear_in_the_number_of_events(make: Any) -> None:
     snap = snapshot(state)
     assert snap["seq"] == n
     texts = [e["update"]["content"]["text"] for e in events if _is_chunk(e)]
-    assert "".join(i.get("text", "") for i in snap["items"]) == "go" + "".join(texts)
+    kept = "".join(i.get("text", "") for i in snap["items"])
+    if make is _one_long_message:
+        assert kept == "go" + "".join(texts) and "dropped" not in snap
+    else:  # over the item bound: the newest items, and the count of the others
+        assert ("go" + "".join(texts)).endswith(kept) and snap["dropped"]["items"] > 0
 
 
 def _is_chunk(event: dict[str, Any]) -> bool:
     return str(event.get("update", {}).get("sessionUpdate")).endswith("_chunk")
+
+
+def test_the_state_is_bounded_in_characters() -> None:
+    state = ChatState(max_weight=100_000)
+    fold(state, {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "go"})
+    fold(
+        state, {"kind": "elicitation_request", "seq": 2, "requestId": "q", "message": "m" * 60_000}
+    )
+    # A tool call's output replaced a hundred times counts once.
+    fold(
+        state,
+        {"kind": "update", "seq": 3, "update": {"sessionUpdate": "tool_call", "toolCallId": "c"}},
+    )
+    for seq in range(4, 104):
+        output = [{"type": "content", "content": {"type": "text", "text": "o" * 500}}]
+        update = {"sessionUpdate": "tool_call_update", "toolCallId": "c", "content": output}
+        fold(state, {"kind": "update", "seq": seq, "update": update})
+    assert "dropped" not in snapshot(state)
+    for seq in range(104, 404):  # 300,000 characters of one answer
+        fold(state, chunk(seq, "a" * 999 + str(seq % 10), mid="m"))
+    snap = snapshot(state)
+    # The pending question stays, whatever it weighs; the answer keeps its end.
+    assert [i["type"] for i in snap["items"]] == ["elicitation", "agent"]
+    text = snap["items"][1]["text"]
+    assert text.startswith("…") and text.endswith("a" * 999 + "3") and len(text) <= 100_000
+    # Each cut counts the ellipsis of the cut before it.
+    assert snap["dropped"]["items"] == 2
+    assert 0 <= snap["dropped"]["characters"] - (300_000 - len(text) + 1) < 100
+    assert state.weight <= state.max_weight
+    assert last_agent_text(state) == text

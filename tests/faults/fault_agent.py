@@ -10,7 +10,7 @@ after it died).
 
 A normal turn depends on the prompt: ``ask`` asks a question, ``permission`` asks a
 permission, ``permissions N`` asks N at once, ``stop reason N`` ends the turn with a
-reason N characters long, ``flood N`` streams N chunks, ``big N`` N characters in chunks of 64 K, ``hostile`` sends markup-laden
+reason N characters long, ``flood N`` streams N chunks, ``tools N`` asks a question then makes N tool calls, ``big N`` N characters in chunks of 64 K, ``hostile`` sends markup-laden
 content, ``deaf N`` sends N requests with ids of a MiB and reads no more, ``raw LINES``
 writes LINES as they are (JSON it gets wrong on purpose; PROMPT_ID in them is the
 prompt's id, and then they end the turn), anything else is echoed. Env: ``FAULT_FLOOD``
@@ -286,6 +286,27 @@ class Agent:
         if lines:
             self.write(b"\n".join(lines) + b"\n")
 
+    def tools(self, count: int) -> None:
+        """``count`` tool calls, each started then completed, BATCH lines at a time."""
+        lines: list[bytes] = []
+        for i in range(count):
+            for update in (
+                {"sessionUpdate": "tool_call", "toolCallId": f"tool-{i}", "title": f"Read {i}"},
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": f"tool-{i}",
+                    "status": "completed",
+                },
+            ):
+                params = {"sessionId": SESSION_ID, "update": update}
+                message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+                lines.append(json.dumps(message).encode())
+            if len(lines) >= BATCH:
+                self.write(b"\n".join(lines) + b"\n")
+                lines = []
+        if lines:
+            self.write(b"\n".join(lines) + b"\n")
+
     # ------------------------------------------------------------ serving
 
     def serve(self) -> None:
@@ -366,6 +387,9 @@ class Agent:
         elif text.startswith("flood "):
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()
+        elif text.startswith("tools "):  # a question, then N tool calls; ends when answered
+            self.ask()
+            self.tools(int(text.split()[1]))
         elif text == "hostile":
             self.hostile()
         elif text.startswith("raw "):  # writes the rest as lines of its own, as they are

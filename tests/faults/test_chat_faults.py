@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from acp_notebook import client as client_module
+from acp_notebook import fold as folding
 from acp_notebook.chat import Chat, ChatError
 from acp_notebook.client import LocalClient
 from acp_notebook.hub import HubConfig
@@ -124,6 +125,52 @@ async def test_a_lone_surrogate_from_python(local: LocalClient, tmp_path: Path) 
             "name: caf\ufffd",
             "caf\ufffd",
         ]
+    finally:
+        await asyncio.to_thread(chat.close)
+    await all_gone([pid], pid)
+
+
+@pytest.mark.fault("12,000 tool calls in one turn, a question pending: the kernel's fold")
+async def test_many_tool_calls_are_bounded_in_the_kernel(
+    local: LocalClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kernel folded every event of a chat's life: 100,000 tool calls cost it 110 MB,
+    # and each turn end took three full snapshots of it (0.6 s each).
+    snapshots = 0
+    real = folding.snapshot
+
+    def counted(state: folding.ChatState) -> dict[str, Any]:
+        nonlocal snapshots
+        snapshots += 1
+        return real(state)
+
+    log = tmp_path / "agent.jsonl"
+    chat, pid = await open_chat("none", "stream", log)
+    try:
+        turn_task = asyncio.create_task(chat.ask("tools 12000", timeout=60))
+        question = await wait_pending(chat)
+        async with asyncio.timeout(30):  # every tool call folded, the question still open
+            while len(chat.state["items"]) < folding.MAX_ITEMS * 9 // 10:
+                await asyncio.sleep(0.05)
+            while chat._state.seq < 24_000:
+                await asyncio.sleep(0.05)
+        monkeypatch.setattr(folding, "snapshot", counted)
+        assert [p["requestId"] for p in chat.pending] == [question["requestId"]]
+        await asyncio.to_thread(chat.answer, question["requestId"], {"color": "red"})
+        turn = await turn_task
+        monkeypatch.setattr(folding, "snapshot", real)
+        assert snapshots == 1  # one for the widget state and the saved transcript
+        assert turn.ok and turn.text.startswith("question answered")
+        assert [t["toolCallId"] for t in turn.tool_calls][-1] == "tool-11999"
+        state = chat.state
+        assert len(state["items"]) <= folding.MAX_ITEMS
+        # What went is said; the newest calls and the answered question stay.
+        assert state["dropped"]["items"] == 12_003 - len(state["items"])
+        assert state["items"][0] == {"type": "elicitation", "requestId": question["requestId"]}
+        assert state["elicitations"][question["requestId"]]["outcome"] == "accepted"
+        assert state["toolCalls"]["tool-11999"]["status"] == "completed"
+        assert "tool-0" not in state["toolCalls"]
+        assert "earlier items" in chat._repr_mimebundle_()[0]["text/html"]
     finally:
         await asyncio.to_thread(chat.close)
     await all_gone([pid], pid)
