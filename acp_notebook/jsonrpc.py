@@ -259,11 +259,8 @@ def encode_result(id: Id, result: Any) -> bytes:
     return _dump({"jsonrpc": "2.0", "id": id, "result": result})
 
 
-def encode_error(id: Id | None, code: int, message: str, data: Any = None) -> bytes:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return _dump({"jsonrpc": "2.0", "id": id, "error": error})
+def encode_error(id: Id | None, code: int, message: str) -> bytes:
+    return _dump({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 
 
 class RpcError(Exception):
