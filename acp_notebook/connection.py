@@ -170,11 +170,14 @@ class AgentConnection:
             self._closed = True
             if proc.stdin and not proc.stdin.is_closing():
                 proc.stdin.close()  # a polite agent exits on EOF
-            if not await self._exited_within(grace):
-                _kill_group(proc.pid, signal.SIGTERM)
-                if not await self._exited_within(grace):
-                    _kill_group(proc.pid, signal.SIGKILL)
+            await self._end(proc.pid, grace)
         await self.exited.wait()
+
+    async def _end(self, pid: int, grace: float) -> None:
+        if not await self._exited_within(grace):
+            _kill_group(pid, signal.SIGTERM)
+            if not await self._exited_within(grace):
+                _kill_group(pid, signal.SIGKILL)
 
     async def _exited_within(self, seconds: float) -> bool:
         with contextlib.suppress(asyncio.TimeoutError):
@@ -362,10 +365,7 @@ class AgentConnection:
         await asyncio.wait({reader, exit_}, return_when=asyncio.FIRST_COMPLETED)
         if reader.done():
             # stdout closed; an agent that closed it but lives on is ended here.
-            if not await self._exited_within(2.0):
-                _kill_group(proc.pid, signal.SIGTERM)
-                if not await self._exited_within(2.0):
-                    _kill_group(proc.pid, signal.SIGKILL)
+            await self._end(proc.pid, 2.0)
         else:
             # The agent exited, but stdout is still open: children it left behind hold
             # the pipe. End them, and read what the agent wrote before it exited.
