@@ -497,6 +497,7 @@ ErrorCode = Literal[
     "FORBIDDEN",
     "BUSY",
     "AGENT_EXITED",
+    "TOO_MANY_CHATS",
     "INTERNAL",
 ]
 

@@ -61,6 +61,31 @@ _VARIABLE_NAMES: TypeAdapter[list[VariableName]] = TypeAdapter(
 )
 
 
+class TooManyChats(Exception):
+    """The chats open on the hubs sharing a ``ChatCount`` are at its limit."""
+
+
+class ChatCount:
+    """The chats open on every hub that shares it (a server's, over all its kernels and
+    users): each is an agent process and a history of megabytes, so they are capped."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit  # None in local mode: the kernel's user runs every chat there
+        self.open = 0
+
+    def take(self) -> None:
+        if self.limit is not None and self.open >= self.limit:
+            raise TooManyChats(
+                f"{self.open} chats are open here, the most allowed (on a Jupyter server, "
+                "AcpNotebookApp.max_chats): close one first (chat.close(), or shut down "
+                "the kernel whose chats you no longer need)"
+            )
+        self.open += 1
+
+    def give(self) -> None:
+        self.open -= 1
+
+
 @dataclass(frozen=True)
 class HubConfig:
     session: SessionConfig = field(default_factory=SessionConfig)
@@ -74,6 +99,8 @@ class HubConfig:
     # A subscriber further behind than this is reset to a resync instead.
     max_queue_events: int = 50_000
     max_queue_bytes: int = 32 * 1024 * 1024
+    # Shared by every hub of this config.
+    chats: ChatCount = field(default_factory=ChatCount)
 
 
 class OpenOptions(TypedDict, total=False):
@@ -262,16 +289,22 @@ class Hub:
             assert chat is not None
             self._fan_out(chat, event)
 
-        session = ChatSession(
-            chat_id,
-            spec,
-            cwd=os.path.abspath(options.get("cwd") or os.getcwd()),
-            mcp_servers=servers,
-            config=self.config.session,
-            sink=sink,
-            load_session_id=options.get("load_session_id"),
-            notebook=await self.notebook_tools() if tools and self.notebook_tools else None,
-        )
+        self.config.chats.take()  # given back when the chat is closed
+        try:
+            notebook = await self.notebook_tools() if tools and self.notebook_tools else None
+            session = ChatSession(
+                chat_id,
+                spec,
+                cwd=os.path.abspath(options.get("cwd") or os.getcwd()),
+                mcp_servers=servers,
+                config=self.config.session,
+                sink=sink,
+                load_session_id=options.get("load_session_id"),
+                notebook=notebook,
+            )
+        except BaseException:
+            self.config.chats.give()
+            raise
         chat = _Chat(session, owner, options.get("share"))
         self.chats[chat_id] = chat
         chat.start_task = asyncio.create_task(session.start())
@@ -288,6 +321,7 @@ class Hub:
         chat = self.chats.pop(chat_id, None)
         if chat is None:
             return
+        self.config.chats.give()
         if chat.start_task is not None and not chat.start_task.done():
             chat.start_task.cancel()
         await chat.session.close()
@@ -459,6 +493,8 @@ class Hub:
             chat_id = await self.open_chat(req.agent, owner=req.owner, **_options(req))
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))
+        except TooManyChats as exc:
+            return error_ack(req.id, "TOO_MANY_CHATS", str(exc))
         except ValueError as exc:  # an unknown agent, malformed mcpServers
             return error_ack(req.id, "INVALID", str(exc))
         except RuntimeError as exc:  # the hub is closed

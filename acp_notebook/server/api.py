@@ -25,7 +25,7 @@ from tornado import web
 from .. import bounded_json
 from ..agents import UnknownAgent, builtin_agents
 from ..contracts import MAX_ID
-from ..hub import Forbidden, Hub, HubConfig
+from ..hub import Forbidden, Hub, HubConfig, TooManyChats
 from .kernels import KernelHubs
 
 # A chat request body is a few short strings; anything larger is not one.
@@ -136,6 +136,8 @@ class ChatsHandler(_ApiHandler):
             )
         except Forbidden as exc:
             raise web.HTTPError(403, str(exc)) from None
+        except TooManyChats as exc:
+            raise web.HTTPError(429, str(exc)) from None
         except UnknownAgent as exc:
             raise web.HTTPError(400, str(exc)) from None
         except RuntimeError as exc:  # the server is stopping

@@ -22,7 +22,7 @@ from tornado.ioloop import PeriodicCallback
 from traitlets import Bool, Dict, Float, Int, List, Unicode, default
 
 from .. import widget_code
-from ..hub import HubConfig
+from ..hub import ChatCount, HubConfig
 from ..jsonrpc import LineBudget
 from ..kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from ..notebook_tools.server import ServerTools
@@ -84,6 +84,11 @@ class AcpNotebookApp(ExtensionApp):
         help="Bytes the unfinished lines of all agents on this server may hold together; "
         "an agent whose line would go over is told so and the line is skipped.",
     ).tag(config=True)
+    max_chats = Int(
+        64,
+        help="Chats this server holds open at once, over all its kernels and users (each "
+        "an agent process): one more is refused, TOO_MANY_CHATS, until one is closed.",
+    ).tag(config=True)
     notebook_tools = Bool(
         True,
         help="Whether every chat gets the `notebook` MCP server: the kernel's variables, "
@@ -116,6 +121,7 @@ class AcpNotebookApp(ExtensionApp):
             allowed_agents=None if self.allowed_agents is None else frozenset(self.allowed_agents),
             allow_commands=self.allow_commands,
             default_agent=self.default_agent,
+            chats=ChatCount(self.max_chats),
         )
 
     def initialize_settings(self) -> None:

@@ -24,6 +24,7 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "BUSY"
   | "AGENT_EXITED"
+  | "TOO_MANY_CHATS"
   | "INTERNAL";
 
 export type FieldValue = boolean | number | string | string[];

@@ -46,6 +46,8 @@ _rows: dict[str, Row] = {}
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fault(text): the fault a case injects, for the table")
+    # tests/server's, whose fixtures some cases here use.
+    config.addinivalue_line("markers", "acp_config(**traits): AcpNotebookApp/ServerApp config")
 
 
 def _fault_text(item: pytest.Item) -> str:
