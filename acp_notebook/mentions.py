@@ -9,8 +9,6 @@ text that fits the channel's cap (``server.kernel_queries.MAX_ANSWER``, 64 KiB).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
 from . import attachments
 from .clip import clip
@@ -23,19 +21,19 @@ MAX_ANSWER = 60_000  # characters of one answer, under the channel's 64 KiB
 ATTACH_SECONDS = 5.0  # converting one value (a DataFrame's CSV head, a figure's PNG)
 
 
-def variables(namespace: Mapping[str, Any] | None = None) -> str:
+def variables() -> str:
     """``{"variables": [{"name", "type"}], "omitted": n}``: names and types only, so
     no value's code runs."""
-    names = user_variables(user_namespace() if namespace is None else namespace)
+    names = user_variables(user_namespace())
     listed = [{"name": n, "type": type_name(v)[:128]} for n, v in names[:MAX_VARIABLES]]
     return json.dumps({"variables": listed, "omitted": max(0, len(names) - MAX_VARIABLES)})
 
 
-def mention(name: str, namespace: Mapping[str, Any] | None = None) -> str:
+def mention(name: str) -> str:
     """The attachment for variable ``name`` (JSON): what ``attach=`` makes of it when that
     fits the answer (a DataFrame, a small figure, a string...), else the notebook tools'
     inspection of it as text."""
-    ns = user_namespace() if namespace is None else namespace
+    ns = user_namespace()
     value = dict(user_variables(ns)).get(name, _MISSING)
     if value is _MISSING:
         raise ValueError(f"no variable named {name!r}")

@@ -160,24 +160,13 @@ def describe(name: str, value: Any, preview_chars: int = PREVIEW_CHARS) -> Varia
     }
 
 
-def list_variables(
-    namespace: Mapping[str, Any] | None = None,
-    *,
-    limit: int = MAX_ENTRIES,
-    preview_chars: int = PREVIEW_CHARS,
-    seconds: float = LIST_SECONDS,
-) -> Listing:
-    """The user's variables with a bounded preview of each (the first ``limit`` by name).
-
-    Safe to call from any thread; returns within about ``seconds`` whatever the values do.
-    """
-    names = user_variables(user_namespace() if namespace is None else namespace)
-    shown = names[: max(0, limit)]
-
-    def entry(item: tuple[str, Any]) -> Variable:
-        return describe(item[0], item[1], preview_chars)
-
-    results = bounded.map_bounded(entry, shown, VALUE_SECONDS, seconds)
+def list_variables() -> Listing:
+    """The user's variables with a bounded preview of each (the first ``MAX_ENTRIES`` by
+    name). Safe to call from any thread; returns within about ``LIST_SECONDS`` whatever
+    the values do."""
+    names = user_variables(user_namespace())
+    shown = names[:MAX_ENTRIES]
+    results = bounded.map_bounded(lambda item: describe(*item), shown, VALUE_SECONDS, LIST_SECONDS)
     variables: list[Variable] = []
     for (name, value), result in zip(shown, results, strict=True):
         if isinstance(result, dict):
@@ -323,14 +312,9 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
     ]
 
 
-def inspect_variable(
-    name: str,
-    namespace: Mapping[str, Any] | None = None,
-    *,
-    max_chars: int = INSPECT_CHARS,
-    seconds: float = SECTION_SECONDS,
-) -> str:
-    """A bounded text summary of one variable (at most ``max_chars``)."""
+def inspect_variable(name: str, namespace: Mapping[str, Any] | None = None) -> str:
+    """A bounded text summary of one variable (at most ``INSPECT_CHARS``)."""
+    max_chars = INSPECT_CHARS
     namespace = user_namespace() if namespace is None else namespace
     value = namespace.get(name, _MISSING) if isinstance(name, str) else _MISSING
     if value is _MISSING:
@@ -338,7 +322,7 @@ def inspect_variable(
         return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", max_chars)
     parts = [f"{name}: {type_name(value)}"]
     for title, section in _sections(value):
-        result = bounded.call(section, seconds)
+        result = bounded.call(section, SECTION_SECONDS)
         text = result if isinstance(result, str) else repr(result)
         parts.append(f"## {title}\n{clip(text, max_chars // 2)}")
         if sum(len(p) for p in parts) >= max_chars:
