@@ -73,6 +73,17 @@ export function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
 
+/** The Jupyter page's config (`jupyter-config-data`); {} on a page that has none. */
+export function pageConfig(): Record<string, unknown> {
+  try {
+    const node = document.getElementById("jupyter-config-data");
+    const config: unknown = JSON.parse(node?.textContent ?? "{}");
+    return typeof config === "object" && config !== null ? (config as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Whether an agent-sent value is a plain object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -9,6 +9,7 @@
 // every read of them checks its type and anything malformed is skipped, never thrown.
 
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
+import { str } from "./dom";
 
 export type JsonObject = Record<string, unknown>;
 export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
@@ -512,10 +513,6 @@ function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | null {
-  return typeof value === "string" ? value : null;
 }
 
 function num(value: unknown): number | null {

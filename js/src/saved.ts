@@ -4,7 +4,7 @@
 // read-only; "Continue" asks the server for a new chat on the notebook's kernel that
 // loads the agent's session, then hands the output over to the live chat.
 
-import { el } from "./dom";
+import { el, pageConfig, str } from "./dom";
 import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
@@ -29,7 +29,7 @@ export interface OpenChatBody {
   agent: string;
   cwd?: string;
   mode?: string;
-  loadSessionId: string;
+  loadSessionId?: string;
 }
 
 export interface SavedChatDeps {
@@ -41,8 +41,6 @@ export interface SavedChatDeps {
   /** Opens the chat; resolves to its id or rejects with a readable reason. Default: `postChat`. */
   openChat?(body: OpenChatBody): Promise<string>;
 }
-
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 /** Python keeps 200 items (transcript.MAX_ITEMS); a notebook file holding far more was
  * not written by us, and is not painted item by item. */
@@ -73,16 +71,6 @@ export function readSavedChat(data: unknown): SavedChat | null {
     canLoad: d.canLoad === true && str(d.sessionId) !== null,
     snapshot: d.snapshot,
   };
-}
-
-function pageConfig(): Record<string, unknown> {
-  try {
-    const node = document.getElementById("jupyter-config-data");
-    const config: unknown = JSON.parse(node?.textContent ?? "{}");
-    return typeof config === "object" && config !== null ? (config as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** `POST acp-notebook/api/chats` from a Jupyter page (token or cookie login, XSRF). */

@@ -4,6 +4,7 @@
 
 import { type ConnectSlots, pageSlots } from "./connect_slots";
 import type { Ack, ClientRequest, StreamEvent } from "./contracts";
+import { pageConfig, str } from "./dom";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -70,15 +71,8 @@ const CHAT_GONE = 4404;
 
 /** The server extension's browser socket URL, or null when this page is not a Jupyter server's. */
 export function serverSocketUrl(kernelId: string, chatId: string): string | null {
-  const node = document.getElementById("jupyter-config-data");
-  if (node === null) return null;
-  let baseUrl: unknown;
-  try {
-    baseUrl = (JSON.parse(node.textContent ?? "") as Record<string, unknown>).baseUrl;
-  } catch {
-    return null;
-  }
-  if (typeof baseUrl !== "string") return null;
+  const baseUrl = str(pageConfig().baseUrl);
+  if (baseUrl === null) return null;
   const query = `kernel=${encodeURIComponent(kernelId)}&chat=${encodeURIComponent(chatId)}`;
   const url = new URL(
     `${baseUrl.replace(/\/?$/, "/")}acp-notebook/ws/browser?${query}`,

@@ -3,6 +3,8 @@
 
 import { URLExt } from "@jupyterlab/coreutils";
 import { ServerConnection } from "@jupyterlab/services";
+import { str } from "../dom";
+import type { OpenChatBody } from "../saved";
 
 export interface ChatInfo {
   chatId: string;
@@ -16,14 +18,6 @@ export interface ChatInfo {
 export interface Agents {
   agents: string[];
   default: string;
-}
-
-export interface OpenChat {
-  kernel: string;
-  agent: string;
-  cwd?: string;
-  mode?: string;
-  loadSessionId?: string;
 }
 
 export class ApiError extends Error {}
@@ -45,8 +39,6 @@ async function call(path: string, init: RequestInit = {}): Promise<Record<string
   }
   return record;
 }
-
-const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
 export async function listAgents(): Promise<Agents> {
   const body = await call("agents");
@@ -75,7 +67,7 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
   });
 }
 
-export async function openChat(options: OpenChat): Promise<string> {
+export async function openChat(options: OpenChatBody): Promise<string> {
   const body = await call("chats", { method: "POST", body: JSON.stringify(options) });
   const chatId = str(body.chatId);
   if (chatId === null) throw new ApiError("the server sent no chatId");
