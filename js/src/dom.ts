@@ -89,6 +89,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The object elements of a list from the agent; anything else counts as empty. */
+export function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
 /** `mm:ss` until `deadline` (never negative). */
 export function countdown(deadline: number, now: number): string {
   const seconds = Math.max(0, Math.ceil((deadline - now) / 1000));

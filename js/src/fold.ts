@@ -9,7 +9,7 @@
 // every read of them checks its type and anything malformed is skipped, never thrown.
 
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
-import { str } from "./dom";
+import { isRecord, records, str } from "./dom";
 
 export type JsonObject = Record<string, unknown>;
 export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
@@ -224,11 +224,11 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
     state.seq = seq;
     switch (ev.kind) {
       case "update":
-        if (isObject(ev.update)) update(state, ev.update, ts);
+        if (isRecord(ev.update)) update(state, ev.update, ts);
         break;
       case "turn_started": {
         closeThought(state, ts);
-        const attached = objects(ev.attachments) as unknown as AttachmentSummary[];
+        const attached = records(ev.attachments) as unknown as AttachmentSummary[];
         add(
           state,
           attached.length > 0
@@ -309,7 +309,7 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
   }
   switch (kind) {
     case "plan":
-      state.plan = objects(u.entries);
+      state.plan = records(u.entries);
       break;
     case "usage_update":
       state.usage = { used: num(u.used), size: num(u.size), cost: object(u.cost) };
@@ -319,10 +319,10 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
       state.modes.currentModeId = str(u.currentModeId);
       break;
     case "config_option_update":
-      state.configOptions = objects(u.configOptions);
+      state.configOptions = records(u.configOptions);
       break;
     case "available_commands_update":
-      state.commands = objects(u.availableCommands);
+      state.commands = records(u.availableCommands);
       break;
     case "session_info_update":
       // An absent title leaves it alone; an explicit null clears it.
@@ -360,13 +360,13 @@ function chunk(state: ChatState, type: ChunkItem["type"], u: JsonObject, ts: num
 }
 
 function blockText(block: unknown): string {
-  if (!isObject(block)) return "";
+  if (!isRecord(block)) return "";
   const kind = block.type;
   if (kind === "text") return str(block.text) ?? "";
   if (kind === "resource_link") return `[resource: ${str(block.name) || str(block.uri) || ""}]`;
   if (kind === "resource") {
     const inner = block.resource;
-    return `[resource: ${(isObject(inner) && str(inner.uri)) || ""}]`;
+    return `[resource: ${(isRecord(inner) && str(inner.uri)) || ""}]`;
   }
   return typeof kind === "string" ? `[${kind}]` : "";
 }
@@ -393,7 +393,7 @@ function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | 
     state.toolCalls.set(toolCallId, entry);
   }
   for (const key of TOOL_TEXTS) if (key in u) entry[key] = str(u[key]);
-  for (const key of TOOL_LISTS) if (key in u) entry[key] = objects(u[key]);
+  for (const key of TOOL_LISTS) if (key in u) entry[key] = records(u[key]);
   for (const key of TOOL_RAW) if (key in u) entry[key] = u[key];
   const running = state.internal.running;
   if (entry.status === "pending" || entry.status === "in_progress") running.add(toolCallId);
@@ -418,16 +418,16 @@ function agentStatus(state: ChatState, ev: JsonObject): void {
   agent.stderrTail = str(ev.stderrTail);
   // The agent's identity outlives one status; only a new value replaces it.
   if (ev.agent !== undefined && ev.agent !== null) agent.name = str(ev.agent);
-  if (isObject(ev.agentInfo)) agent.info = ev.agentInfo;
-  if (isObject(ev.agentCapabilities)) agent.capabilities = ev.agentCapabilities;
+  if (isRecord(ev.agentInfo)) agent.info = ev.agentInfo;
+  if (isRecord(ev.agentCapabilities)) agent.capabilities = ev.agentCapabilities;
   if (typeof ev.sessionId === "string") agent.sessionId = ev.sessionId;
-  if (isObject(ev.modes)) {
+  if (isRecord(ev.modes)) {
     state.modes = {
       currentModeId: str(ev.modes.currentModeId),
-      availableModes: objects(ev.modes.availableModes),
+      availableModes: records(ev.modes.availableModes),
     };
   }
-  if (Array.isArray(ev.configOptions)) state.configOptions = objects(ev.configOptions);
+  if (Array.isArray(ev.configOptions)) state.configOptions = records(ev.configOptions);
   if (status === "exited") {
     endTurn(state);
     add(state, { type: "error", text: detail || "agent exited" });
@@ -441,7 +441,7 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   const deadline = num(ev.deadline);
   let isNew: boolean;
   if (kind === "permission") {
-    const fields = { toolCall: object(ev.toolCall), options: objects(ev.options), deadline };
+    const fields = { toolCall: object(ev.toolCall), options: records(ev.options), deadline };
     const entry = state.permissions.get(requestId);
     isNew = entry === undefined;
     // A repeated request keeps the outcome it may already have.
@@ -458,7 +458,7 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
     const fields = {
       message: str(ev.message) ?? "",
       // The bridge validated these against ElicitationField.
-      fields: objects(ev.fields) as unknown as ElicitationField[],
+      fields: records(ev.fields) as unknown as ElicitationField[],
       toolCallId: str(ev.toolCallId),
       title: str(ev.title),
       deadline,
@@ -511,19 +511,10 @@ function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
   return Object.fromEntries([...table].map(([key, value]) => [key, { ...value }]));
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function num(value: unknown): number | null {
   return typeof value === "number" ? value : null;
 }
 
 function object(value: unknown): JsonObject | null {
-  return isObject(value) ? value : null;
-}
-
-/** The object elements of a list from the agent; anything else counts as empty. */
-function objects(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
+  return isRecord(value) ? value : null;
 }

@@ -2,7 +2,7 @@
 // raw output collapsed. Every agent string goes in as text.
 
 import { unifiedDiff } from "./diff";
-import { bdi, clip, el, isRecord, str } from "./dom";
+import { bdi, clip, el, isRecord, records, str } from "./dom";
 import type { ToolCallView } from "./fold";
 import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
@@ -14,10 +14,6 @@ const STATUS_KEYS: Record<string, StringKey> = {
   completed: "toolCompleted",
   failed: "toolFailed",
 };
-
-function records(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
-}
 
 function blockText(block: unknown): string {
   if (!isRecord(block)) return "";

@@ -6,8 +6,8 @@ import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { StreamEvent } from "./contracts";
-import { el } from "./dom";
-import { type ChatState, fold, type Item, initialState, isObject, type Snapshot } from "./fold";
+import { el, isRecord } from "./dom";
+import { type ChatState, fold, type Item, initialState, type Snapshot } from "./fold";
 import { agentName, Header } from "./header";
 import type { Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
@@ -312,7 +312,7 @@ export class ChatView {
       case "update": {
         const u: unknown = event.update;
         // As the fold does: an update that is not an object changes nothing.
-        if (!isObject(u)) break;
+        if (!isRecord(u)) break;
         if (u.sessionUpdate === "plan") this.planDirty = true;
         if (typeof u.toolCallId === "string") this.dirtyKeys.add(`tool:${u.toolCallId}`);
         break;
