@@ -1,4 +1,4 @@
-"""js/src/contracts.ts must say what the JSON Schema of contracts.py (schema.py) says.
+"""js/src/contracts.ts must say what the JSON Schema of contracts.py (``wire_schema``) says.
 
 The TS file keeps the constrained format documented at its top; this test reads it
 with regexes, renders each schema property as a TypeScript type and compares names,
@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
-from acp_notebook.schema import wire_schema
+from acp_notebook.contracts import Ack, client_request, stream_event
 
 CONTRACTS_TS = Path(__file__).resolve().parent.parent / "js" / "src" / "contracts.ts"
 UNIONS = ("StreamEvent", "ClientRequest")
@@ -32,6 +33,25 @@ Fields = dict[str, tuple[bool, str]]  # property -> (required, canonical type)
 
 
 # ---------------------------------------------------------------- TypeScript side
+
+
+def wire_schema() -> dict[str, Any]:
+    """One document: every model and TypedDict of the wire under ``$defs`` by its class
+    name, plus the two discriminated unions ``StreamEvent`` and ``ClientRequest``."""
+    adapters: list[tuple[str, TypeAdapter[Any]]] = [
+        ("StreamEvent", stream_event),
+        ("ClientRequest", client_request),
+        ("Ack", TypeAdapter(Ack)),
+    ]
+    keyed, definitions = TypeAdapter.json_schemas(
+        [(name, "validation", adapter) for name, adapter in adapters]
+    )
+    defs: dict[str, Any] = dict(definitions.get("$defs", {}))
+    for (name, _mode), schema in keyed.items():
+        # Ack is a plain $ref to its own model; the unions get a name of their own.
+        if "$ref" not in schema:
+            defs[name] = schema
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
 
 
 def _split_top(text: str, sep: str) -> list[str]:
