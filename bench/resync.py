@@ -4,8 +4,11 @@ A chat whose agent sent about N events (``history N``: tool calls with progress
 updates, and messages: events the history keeps apart) is shown in JupyterLab; the
 notebook is saved and the page reloaded. The figure, measured in the page: from the
 chat view's element appearing to the widget usable, that is the server's resync
-applied and painted (every tool call and message the server's history holds, the last
-message last), the link up and the agent ready. The reference is the server's part:
+applied and painted, the link up, the agent ready, the composer enabled, and the
+transcript scrolled to its end with the last message shown there, last. The view builds
+the earlier items in the frames after (the widget works meanwhile); when every tool call
+and message the server's history holds is in the page, it is complete: printed beside
+the figure. The reference is the server's part:
 the ``chat:resync`` round trip (the whole history as events) of a socket client for the
 same chat, measured before and after each reload (A B A B ...); the figure is the median
 of the reloads. The widget asks for the ended
@@ -73,13 +76,26 @@ USABLE = """(arg) => {
     if (root === null || window.__viewSeen === null || !window.__resynced) return false;
     const status = root.querySelector(".acpnb-status[data-status='ready']");
     if (status === null || status.textContent === arg.connecting) return false;
-    if (root.querySelectorAll(".acpnb-tool").length !== arg.tools) return false;
+    const input = root.querySelector("textarea.acpnb-composer-input");
+    if (input === null || input.disabled) return false;
     const items = root.querySelectorAll(".acpnb-agent");
     const last = items[items.length - 1];
     if (last === undefined || last.textContent.trim() !== arg.last) return false;
+    // Shown: the transcript is at its end, and the last message inside its box.
+    const box = root.querySelector(".acpnb-transcript");
+    if (box.scrollHeight - box.scrollTop - box.clientHeight > 2) return false;
+    const shown = box.getBoundingClientRect();
+    const rect = last.getBoundingClientRect();
+    if (rect.height === 0 || rect.top < shown.top || rect.bottom > shown.bottom + 1) return false;
     const now = performance.now();
     return [now - window.__viewSeen, window.__openedAt - window.__openAt,
             window.__resyncAt - window.__openedAt, now - window.__resyncAt];
+}"""
+# Every tool call of the history in the page: ms since the chat view appeared.
+COMPLETE = """(tools) => {
+    const root = document.querySelector(".acpnb-root");
+    if (root === null || root.querySelectorAll(".acpnb-tool").length !== tools) return false;
+    return performance.now() - window.__viewSeen;
 }"""
 LAST_DONE = """
     const items = root.querySelectorAll(".acpnb-agent");
@@ -110,10 +126,12 @@ def _kernel_id(lab: JupyterServer, filename: str) -> str:
 
 def _reload_ms(page: Page, arg: dict[str, object]) -> list[float]:
     """View seen to usable; of it, the socket's handshake, the resync's round trip, and
-    from its answer to painted, in ms."""
+    from its answer to painted; then view seen to complete, in ms."""
     page.reload()
     handle = page.wait_for_function(USABLE, arg=arg, timeout=120_000, polling="raf")
-    return [float(part) for part in handle.json_value()]
+    usable = [float(part) for part in handle.json_value()]
+    complete = page.wait_for_function(COMPLETE, arg=arg["tools"], timeout=120_000, polling="raf")
+    return [*usable, float(complete.json_value())]
 
 
 def run(ctx: Context) -> list[Row]:
@@ -148,13 +166,14 @@ def run(ctx: Context) -> list[Row]:
             servers.append(in_thread(lambda: _resync(lab, kernel_id, chat_id))[0])
     # The median reload, and of each part its median: a busy box moves single reloads.
     figure, reference = statistics.median(r[0] for r in reloads), min(servers)
-    shake, trip, paint = (statistics.median(r[i] for r in reloads) for i in (1, 2, 3))
-    spread = f"{min(r[0] for r in reloads):.0f}–{max(r[0] for r in reloads):.0f}"
+    shake, trip, paint, whole = (statistics.median(r[i] for r in reloads) for i in (1, 2, 3, 4))
+    spread = f"{min(r[0] for r in reloads):.0f}-{max(r[0] for r in reloads):.0f}"
     return [
         Row(
             f"10 resync, {events:,}-event chat, page reload (JupyterLab)",
             f"view seen to usable, median of {len(reloads)} ({spread} ms; socket {shake:.0f}"
-            f" + resync {trip:.0f} + paint {paint:.0f} ms; history of {len(history):,} events,"
+            f" + resync {trip:.0f} + paint {paint:.0f} ms; complete {whole:.0f} ms;"
+            f" history of {len(history):,} events,"
             f" {arg['tools']:,} tool calls; live {live_s:.1f} s)",
             fmt(figure, "ms"),
             f"{fmt(reference, 'ms')} (the server's chat:resync round trip)",
