@@ -52,6 +52,14 @@ const STEP_BUDGET_MS = 8;
  */
 const PAGE_ITEMS = 24;
 
+/**
+ * A reset (a page reload's resync) builds in its first frame only the pages of the last
+ * this-many items, where the transcript is scrolled to, and the earlier pages in later
+ * frames, the last first: building all of a 50,000-event chat's 386 items took 100-190 ms
+ * on a loaded box before the widget showed anything.
+ */
+const TAIL_ITEMS = 2 * PAGE_ITEMS;
+
 function nextFrame(callback: () => void): () => void {
   const handle = requestAnimationFrame(callback);
   return () => cancelAnimationFrame(handle);
@@ -97,7 +105,9 @@ export class ChatView {
   private readonly ctx: CardContext;
   private readonly schedule: (callback: () => void) => () => void;
   private readonly now: () => number;
+  /** The views of the items from `base` on (the items before it are not built yet). */
   private views: ItemView[] = [];
+  private base = 0;
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
   /** Items whose text is still being shown in steps (as many a frame as STEP_BUDGET_MS allows). */
@@ -212,32 +222,45 @@ export class ChatView {
     this.requestFrame();
   }
 
-  /** Paints now what the next frame would paint. */
+  /** Paints now what the next frame would paint, and every item not built yet. */
   flush(): void {
+    this.frame(true);
+  }
+
+  /** A frame's paint; `whole`: with every item (else a reset builds the last ones first). */
+  private frame(whole: boolean): void {
     this.cancelFrame?.();
     this.cancelFrame = null;
     const box = this.transcript;
+    const items = this.state.items;
+    let reset = false;
     if (this.rebuild) {
       this.rebuild = false;
+      reset = true;
       this.views = [];
+      this.base = whole ? 0 : this.tailStart();
       this.unfinished = new Set();
       this.keyed = new Map();
       this.page = null;
       box.replaceChildren();
     }
-    const items = this.state.items;
     // Only the last item can have grown since the last frame; the rest are new.
     const last = this.views[this.views.length - 1];
     const deadline = performance.now() + STEP_BUDGET_MS;
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
     for (const view of updated) view.update(deadline);
-    for (let i = this.views.length; i < items.length; i++) {
+    for (let i = this.base + this.views.length; i < items.length; i++) {
       const view = this.createView(items[i] as Item);
-      this.pageFor(this.views.length).append(view.el);
+      this.pageFor(i).append(view.el);
       this.views.push(view);
       view.update(deadline);
       updated.add(view);
+    }
+    // The earlier pages, a page at least a frame, not in the reset's own frame.
+    while (this.base > 0 && (whole || !reset)) {
+      this.buildPageBefore(updated, deadline);
+      if (!whole && performance.now() >= deadline) break;
     }
     this.unfinished = new Set([...updated].filter((view) => view.unfinished?.() === true));
     for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
@@ -257,7 +280,41 @@ export class ChatView {
         box.scrollTop = bottom;
       }
     }
-    if (this.unfinished.size > 0) this.requestFrame();
+    if (this.unfinished.size > 0 || this.base > 0) this.requestFrame();
+  }
+
+  /**
+   * Where a reset's first frame starts building: TAIL_ITEMS before the end, or before
+   * the first question still open (it must show at once), at a page's start.
+   */
+  private tailStart(): number {
+    const items = this.state.items;
+    let start = Math.max(0, items.length - TAIL_ITEMS);
+    for (let i = 0; i < start; i++) {
+      const item = items[i] as Item;
+      const open =
+        (item.type === "permission" &&
+          this.state.permissions.get(item.requestId)?.outcome === null) ||
+        (item.type === "elicitation" &&
+          this.state.elicitations.get(item.requestId)?.outcome === null);
+      if (open) start = i;
+    }
+    return start - (start % PAGE_ITEMS);
+  }
+
+  /** Builds the page of items before `base` and puts it first (see TAIL_ITEMS). */
+  private buildPageBefore(updated: Set<ItemView>, deadline: number): void {
+    const start = this.base - PAGE_ITEMS;
+    const page = el("div", "acpnb-page");
+    const views = this.state.items.slice(start, this.base).map((item) => this.createView(item));
+    for (const view of views) {
+      page.append(view.el);
+      view.update(deadline);
+      updated.add(view);
+    }
+    this.transcript.prepend(page);
+    this.views.unshift(...views);
+    this.base = start;
   }
 
   /** The page that takes the item at `index`: a new one every PAGE_ITEMS items. */
@@ -304,7 +361,7 @@ export class ChatView {
   }
 
   private requestFrame(): void {
-    if (this.cancelFrame === null) this.cancelFrame = this.schedule(() => this.flush());
+    if (this.cancelFrame === null) this.cancelFrame = this.schedule(() => this.frame(false));
   }
 
   private markDirty(event: StreamEvent, live: boolean): void {

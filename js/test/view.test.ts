@@ -189,6 +189,66 @@ describe("streaming", () => {
     expect([...transcript.children].map((page) => page.children.length)).toEqual([2]);
   });
 
+  it("builds a resync's last pages in its frame and the earlier ones in the frames after", () => {
+    const frames: (() => void)[] = [];
+    const view = new ChatView({
+      t: translator("en"),
+      request: recorder().request,
+      schedule: (callback) => {
+        frames.push(callback);
+        return () => {
+          const at = frames.indexOf(callback);
+          if (at >= 0) frames.splice(at, 1);
+        };
+      },
+    });
+    current = view;
+    document.body.append(view.el);
+    const turn = (i: number): StreamEvent[] => [
+      ev({ kind: "turn_started", prompt: `q${i}` }),
+      chunk(`a${i}`, "agent_message_chunk", `m${i}`),
+      ev({ kind: "turn_ended", stopReason: "end_turn" }),
+    ];
+    const start = ready();
+    const turns = Array.from({ length: 50 }, (_, i) => turn(i)).flat();
+    const runFrame = (): void => frames.shift()?.();
+    const transcript = q(view, ".acpnb-transcript");
+    const texts = (): (string | undefined)[] =>
+      [...transcript.querySelectorAll(".acpnb-item")].map((n) => n.textContent?.trim());
+    const sizes = (): number[] => [...transcript.children].map((page) => page.children.length);
+    const all = Array.from({ length: 50 }, (_, i) => [`q${i}`, `a${i}`]).flat();
+
+    view.apply([start, ...turns], true);
+    runFrame();
+    // 100 items: the last two pages' worth (48), from the start of a page, then the rest.
+    expect(texts()).toEqual(all.slice(48));
+    expect(sizes()).toEqual([24, 24, 4]);
+    for (let n = 0; n < 10 && frames.length > 0; n++) runFrame();
+    expect(frames).toHaveLength(0);
+    expect(texts()).toEqual(all);
+    expect(sizes()).toEqual([24, 24, 24, 24, 4]);
+
+    // A question still open far up the history is built in the first frame too.
+    const again = [ready(), ...Array.from({ length: 16 }, (_, i) => turn(i)).flat()];
+    again.push(
+      ev({
+        kind: "permission_request",
+        requestId: "p1",
+        toolCall: { title: "Run ls" },
+        options: [{ optionId: "y", name: "Allow", kind: "allow_once" }],
+      }),
+    );
+    for (let i = 16; i < 50; i++) again.push(...turn(i));
+    view.apply(again, true);
+    runFrame();
+    // The card is item 32 (after turn 15): built from item 24 on.
+    expect(view.el.querySelectorAll(".acpnb-card-permission")).toHaveLength(1);
+    expect(transcript.querySelectorAll(".acpnb-item")).toHaveLength(101 - 24);
+    // flush() paints every item at once.
+    view.flush();
+    expect(transcript.querySelectorAll(".acpnb-item")).toHaveLength(101);
+  });
+
   it("skips an update that is not an object, as the fold does, and keeps going", () => {
     const { view } = setup();
     current = view;
