@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     BaseModel,
     ConfigDict,
@@ -227,6 +229,26 @@ stream_event = TypeAdapter(StreamEvent)
 # ---------------------------------------------------------------- requests
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)]
+# An ACP session to continue goes to the agent in session/load, and comes from a saved
+# notebook (anyone's file): visible ASCII only, as the agents' ids are (UUIDs, "ses_...");
+# no control character, space, newline or direction mark reaches the agent.
+_SESSION_ID = re.compile(f"[!-~]{{1,{MAX_ID}}}")
+
+
+def valid_session_id(value: object) -> bool:
+    return isinstance(value, str) and _SESSION_ID.fullmatch(value) is not None
+
+
+def _session_id(value: str) -> str:
+    if not valid_session_id(value):
+        raise ValueError(
+            f"a session id to continue is 1 to {MAX_ID} visible ASCII characters "
+            "(no space, control character or non-ASCII)"
+        )
+    return value
+
+
+SessionId = Annotated[str, AfterValidator(_session_id)]
 ValueText = Annotated[str, Field(max_length=MAX_VALUE_TEXT)]
 PathText = Annotated[str, Field(max_length=MAX_PATH)]
 FieldValue = Union[
@@ -274,7 +296,7 @@ class OpenRequest(_Request):
     # "anyone": whoever may read the chat may also act on it, not only its owner.
     share: Literal["anyone"] | None = None
     # An earlier ACP session of this agent to continue (session/load or session/resume).
-    loadSessionId: Id | None = None
+    loadSessionId: SessionId | None = None
     # The chat's own `notebook` MCP server (the notebook tools).
     notebookTools: bool = True
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .attachments import describe
 from .clip import clip_start
+from .contracts import valid_session_id
 from .resume import continue_method
 
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
@@ -205,7 +206,7 @@ def saved_chat(
         **chat,
         "sessionId": session_id,
         "canLoad": named
-        and isinstance(session_id, str)
+        and valid_session_id(session_id)
         and continue_method(agent_state.get("capabilities")) is not None,
         "snapshot": compact_snapshot,
     }

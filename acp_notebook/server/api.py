@@ -24,7 +24,7 @@ from tornado import web
 
 from .. import bounded_json
 from ..agents import UnknownAgent, builtin_agents
-from ..contracts import MAX_ID
+from ..contracts import MAX_ID, SessionId
 from ..hub import Forbidden, Hub, HubConfig, TooManyChats
 from .kernels import KernelHubs
 
@@ -40,7 +40,7 @@ class OpenChatBody(BaseModel):
     agent: Name
     cwd: Annotated[str, Field(max_length=4096)] | None = None
     mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
-    loadSessionId: Annotated[str, Field(min_length=1, max_length=MAX_ID)] | None = None
+    loadSessionId: SessionId | None = None
 
 
 def allowed_agents(config: HubConfig) -> list[str]:

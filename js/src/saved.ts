@@ -20,6 +20,8 @@ export interface SavedChat {
   mode: string | null;
   sessionId: string | null;
   canLoad: boolean;
+  /** It says it can load, with a session id no agent gave (see `SESSION_ID`). */
+  badSessionId: boolean;
   snapshot: unknown;
 }
 
@@ -42,6 +44,10 @@ export interface SavedChatDeps {
   openChat?(body: OpenChatBody): Promise<string>;
 }
 
+/** Python: `contracts.valid_session_id`. The file is anyone's: an id that is too long or
+ * holds spaces, control characters or direction marks is never sent to an agent. */
+const SESSION_ID = /^[!-~]{1,256}$/;
+
 /** Python keeps 200 items (transcript.MAX_ITEMS); a notebook file holding far more was
  * not written by us, and is not painted item by item. */
 const MAX_SAVED_ITEMS = 1000;
@@ -60,6 +66,8 @@ export function readSavedChat(data: unknown): SavedChat | null {
   if (d.version !== 1 || agent === null || !isBounded(d.snapshot)) {
     return null;
   }
+  const sessionId = str(d.sessionId);
+  const valid = sessionId !== null && SESSION_ID.test(sessionId);
   return {
     version: 1,
     chatId: str(d.chatId) ?? "",
@@ -67,8 +75,9 @@ export function readSavedChat(data: unknown): SavedChat | null {
     agent,
     cwd: str(d.cwd),
     mode: str(d.mode),
-    sessionId: str(d.sessionId),
-    canLoad: d.canLoad === true && str(d.sessionId) !== null,
+    sessionId: valid ? sessionId : null,
+    canLoad: d.canLoad === true && valid,
+    badSessionId: d.canLoad === true && sessionId !== null && !valid,
     snapshot: d.snapshot,
   };
 }
@@ -160,6 +169,8 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
       );
     });
     bar.prepend(button);
+  } else if (saved.badSessionId) {
+    note.textContent = t("continueBadSession");
   } else {
     note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
   }

@@ -147,3 +147,35 @@ describe("hostile saved data", () => {
     expect(host.textContent).toBe("fallback");
   });
 });
+
+describe("a saved session id", () => {
+  it("is never sent when no agent could have given it, and the note says why", () => {
+    const bad = ["", "a b", "s-1\n", "\u202es-1", "x".repeat(257), "é"];
+    for (const sessionId of bad) {
+      const data = readSavedChat(saved({ sessionId }));
+      expect(data?.canLoad, JSON.stringify(sessionId)).toBe(false);
+      expect(data?.sessionId).toBeNull();
+      expect(data?.badSessionId).toBe(true);
+    }
+    expect(readSavedChat(saved({ sessionId: 42 }))?.canLoad).toBe(false);
+    const uuid = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    expect(readSavedChat(saved({ sessionId: uuid }))?.canLoad).toBe(true);
+
+    const host = document.createElement("div");
+    const posted: OpenChatBody[] = [];
+    renderSavedChat(host, saved({ sessionId: "x".repeat(10_000_000) }), {
+      t: translator("en"),
+      kernelId: () => "k",
+      showLive: () => {},
+      openChat: async (body) => {
+        posted.push(body);
+        return "c";
+      },
+    });
+    // The transcript stays; no Continue, and the note says why.
+    expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
+    expect(host.textContent).toContain("remember 42");
+    expect(host.textContent).toContain("session id is not valid");
+    expect(posted).toEqual([]);
+  });
+});
