@@ -24,8 +24,9 @@ export class PlainItem {
     if (below !== undefined) this.el.append(below);
   }
 
+  /** `text` only grows (the fold appends to it): only its new part is read. */
   update(text: string): void {
-    this.text.set(text);
+    this.text.extend(text);
   }
 }
 
@@ -33,7 +34,7 @@ export class PlainItem {
 export class AgentItem {
   readonly el = el("div", "acpnb-item acpnb-agent acpnb-markdown");
   private readonly markdown: MarkdownStream;
-  private shown: string | null = null;
+  private shown = -1;
 
   constructor(t: Translate) {
     this.markdown = new MarkdownStream(this.el, (blocks) => decorateCodeBlocks(blocks, t));
@@ -41,11 +42,14 @@ export class AgentItem {
 
   private complete = true;
 
-  /** Shows `text`, in steps until the time `until` (see MarkdownStream.update). */
+  /**
+   * Shows `text`, in steps until the time `until` (see MarkdownStream.update). It only
+   * grows (the fold appends to it): only its new part is read (MarkdownStream.extend).
+   */
   update(text: string, until?: number): void {
-    if (text === this.shown && this.complete) return;
-    this.shown = text;
-    this.complete = this.markdown.update(text, until);
+    if (text.length === this.shown && this.complete) return;
+    this.shown = text.length;
+    this.complete = this.markdown.extend(text, until);
   }
 
   /** Whether part of a long text still waits for its step (see MarkdownStream). */
@@ -72,8 +76,9 @@ export class ThoughtItem {
     this.el.append(this.summary, body);
   }
 
+  /** `state.text` only grows (the fold appends to it): only its new part is read. */
   update(state: ThoughtState): void {
-    this.text.set(state.text);
+    this.text.extend(state.text);
     const { startTs, endTs } = state;
     const label =
       endTs === null

@@ -81,12 +81,18 @@ export class BreakingText {
 
   set(text: string): void {
     if (text === this.shown) return;
-    if (!text.startsWith(this.shown) || this.last === null) {
+    if (!text.startsWith(this.shown)) {
       this.parent.replaceChildren();
       this.shown = "";
       this.last = null;
       this.run = 0;
     }
+    this.extend(text);
+  }
+
+  /** `set` for a text that extends the one shown (see MarkdownStream.extend): only its new part is read. */
+  extend(text: string): void {
+    if (text.length === this.shown.length) return;
     const { pieces, run } = splitRuns(text.slice(this.shown.length), this.run);
     this.shown = text;
     this.run = run;

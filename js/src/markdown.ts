@@ -246,11 +246,17 @@ export class MarkdownStream {
    * the last renders the paragraph's live tail: the next step would replace it at once.
    */
   update(text: string, until = Number.NEGATIVE_INFINITY): boolean {
-    let source = this.normalizeGrown(text);
-    if (source === null) {
-      this.reset();
-      source = this.normalizeGrown(text) ?? "";
-    }
+    if (!text.startsWith(this.seen)) this.reset();
+    return this.extend(text, until);
+  }
+
+  /**
+   * `update` for a text that extends the one shown before (the caller knows: a streamed
+   * item's text only grows), so only its new part is read: checking that a 1 MB answer
+   * starts with the text before took V8 several milliseconds a frame (its text is a rope).
+   */
+  extend(text: string, until = Number.NEGATIVE_INFINITY): boolean {
+    const source = this.normalizeGrown(text);
     for (;;) {
       const last = performance.now() >= until;
       this.appended = false;
@@ -307,12 +313,8 @@ export class MarkdownStream {
     return end === source.length;
   }
 
-  /**
-   * `text` normalized, only its new part scanned (a long answer is 1 MB and more); null
-   * when `text` does not extend the text seen before.
-   */
-  private normalizeGrown(text: string): string | null {
-    if (!text.startsWith(this.seen)) return null;
+  /** `text`, which extends the text seen before, normalized: only its new part scanned. */
+  private normalizeGrown(text: string): string {
     // A "\r" at the end may be the start of a "\r\n": it is held back until the next text.
     const end = text.endsWith("\r") ? text.length - 1 : text.length;
     this.normalized += normalize(text.slice(this.seen.length, end));

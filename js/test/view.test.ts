@@ -111,6 +111,34 @@ describe("streaming", () => {
     }
   });
 
+  it("reads only the new part of a growing answer or thought, never the text before it", () => {
+    // Checking that a 1 MB answer starts with the text shown before took V8 milliseconds a
+    // frame (the fold's text is a rope): a growing item's text is trusted to only grow.
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "count" })], false);
+    const startsWith = vi.spyOn(String.prototype, "startsWith");
+    try {
+      let text = "";
+      for (const kind of ["agent_thought_chunk", "agent_message_chunk"]) {
+        text = "";
+        for (let i = 0; i < 400; i++) {
+          const words = Array.from({ length: 50 }, (_, j) => `${i * 50 + j} `).join("");
+          text += words;
+          view.apply([chunk(words, kind)], false);
+          view.flush();
+        }
+      }
+      for (let step = 0; step < 100; step++) view.flush();
+      const compared = startsWith.mock.calls.map(([prefix]) => String(prefix).length);
+      expect(Math.max(0, ...compared)).toBeLessThan(20_000);
+      expect(q(view, ".acpnb-thought-text").textContent).toBe(text);
+      expect(q(view, ".acpnb-agent").textContent?.trim()).toBe(text.trim());
+    } finally {
+      startsWith.mockRestore();
+    }
+  });
+
   it("paints a resync from the server's snapshot as it paints the events it folds", () => {
     const tool = (id: string, status: string) =>
       ev({ kind: "update", update: { sessionUpdate: "tool_call_update", toolCallId: id, status } });
