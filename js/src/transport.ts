@@ -12,10 +12,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RequestBody = DistributiveOmit<ClientRequest, "chatId" | "id">;
 
 /**
- * What became of a request: accepted, or an error code (DISCONNECTED when unsent,
- * TIMEOUT when no ack came within the request timeout).
+ * What became of a request: accepted (`ack` carries what some requests answer, e.g.
+ * chat:variables), or an error code (DISCONNECTED when unsent, TIMEOUT when no ack came
+ * within the request timeout).
  */
-/** A request's outcome; `ack` carries what some requests answer (chat:variables, chat:mention). */
 export type RequestResult =
   | { ok: true; ack?: Ack }
   | { ok: false; code: string; detail: string | null };
@@ -178,13 +178,12 @@ export class ChatClient {
     });
   }
 
-  private settle(id: string, ack: Ack | NoAck): boolean {
+  private settle(id: string, ack: Ack | NoAck): void {
     const waiting = this.pending.get(id);
-    if (waiting === undefined) return false;
+    if (waiting === undefined) return;
     this.pending.delete(id);
     clearTimeout(waiting.timer);
     waiting.resolve(ack);
-    return true;
   }
 
   private resync(): void {
