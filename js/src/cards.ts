@@ -18,18 +18,25 @@ export interface CardContext {
   request(body: RequestBody): Promise<RequestResult>;
 }
 
+/** What every card reads of its request's folded state. */
+interface RequestView {
+  requestId: string;
+  deadline: number | null;
+  outcome: string | null;
+}
+
 /** The shared chrome: heading, countdown, an error line, and busy handling of the buttons. */
-abstract class Card {
+abstract class Card<S extends RequestView> {
   readonly el: HTMLElement;
   protected readonly errorLine: HTMLElement;
   private readonly clock: HTMLElement;
-  private deadline: number | null = null;
-  private busy = false;
+  protected busy = false;
 
   constructor(
     protected readonly ctx: CardContext,
     kind: string,
     heading: Node,
+    protected state: S,
   ) {
     this.el = el("section", `acpnb-card acpnb-card-${kind}`);
     const headingId = uid();
@@ -48,26 +55,30 @@ abstract class Card {
   }
 
   /** Whether the card still waits for an answer (and so needs the clock). */
-  abstract get pending(): boolean;
+  get pending(): boolean {
+    return this.state.outcome === null;
+  }
 
-  protected setDeadline(deadline: number | null): void {
-    this.deadline = deadline ?? null;
-    this.clock.hidden = this.deadline === null;
+  get requestId(): string {
+    return this.state.requestId;
+  }
+
+  /** Applies a new state of the request. */
+  update(state: S): void {
+    this.state = state;
+    this.clock.hidden = (state.deadline ?? null) === null;
   }
 
   /** Updates the countdown (called every second by the view while the card is pending). */
   tick(now: number): void {
-    if (this.deadline !== null) {
-      setText(this.clock, this.ctx.t("timeLeft", { time: countdown(this.deadline, now) }));
+    const deadline = this.state.deadline ?? null;
+    if (deadline !== null) {
+      setText(this.clock, this.ctx.t("timeLeft", { time: countdown(deadline, now) }));
     }
   }
 
   /** Takes the focus when the card arrives live (screen readers announce it). */
   abstract focus(): void;
-
-  protected isBusy(): boolean {
-    return this.busy;
-  }
 
   /** Sends an answer; the buttons stay disabled until the ack, and again usable on an error. */
   protected async answer(body: RequestBody): Promise<void> {
@@ -89,13 +100,12 @@ abstract class Card {
 
 // ---------------------------------------------------------------- permission
 
-export class PermissionCard extends Card {
-  private state: PermissionView;
+export class PermissionCard extends Card<PermissionView> {
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(state: PermissionView, ctx: CardContext) {
-    super(ctx, "permission", tIsolated(ctx.t, "permissionHeading", { agent: ctx.agentName() }));
-    this.state = state;
+    const heading = tIsolated(ctx.t, "permissionHeading", { agent: ctx.agentName() });
+    super(ctx, "permission", heading, state);
     const call = state.toolCall ?? {};
     const tool = notebookTool(str(call.title));
     // A notebook tool asks in words, and run_code shows the code it would run.
@@ -136,14 +146,6 @@ export class PermissionCard extends Card {
     this.update(state);
   }
 
-  get pending(): boolean {
-    return this.state.outcome === null;
-  }
-
-  get requestId(): string {
-    return this.state.requestId;
-  }
-
   // The card, not its first button: a stray Enter or Space must never grant a permission.
   focus(): void {
     this.el.tabIndex = -1;
@@ -151,9 +153,8 @@ export class PermissionCard extends Card {
   }
 
   /** Applies a new state; once settled, the card shrinks to a one-line remnant. */
-  update(state: PermissionView): void {
-    this.state = state;
-    this.setDeadline(state.deadline);
+  override update(state: PermissionView): void {
+    super.update(state);
     if (state.outcome === null) return;
     this.el.className = "acpnb-card-remnant";
     const line = el("div");
@@ -181,7 +182,7 @@ export class PermissionCard extends Card {
   }
 
   protected refresh(): void {
-    for (const button of this.buttons) button.disabled = this.isBusy();
+    for (const button of this.buttons) button.disabled = this.busy;
   }
 }
 
@@ -251,15 +252,14 @@ function readInput(field: ElicitationField, input: HTMLInputElement): Reading {
   return { kind: "value", value };
 }
 
-export class ElicitationCard extends Card {
-  private state: ElicitationView;
+export class ElicitationCard extends Card<ElicitationView> {
   private readonly controls: Control[] = [];
   private readonly answerButton: HTMLButtonElement | null;
   private readonly otherButtons: HTMLButtonElement[];
 
   constructor(state: ElicitationView, ctx: CardContext) {
-    super(ctx, "elicitation", tIsolated(ctx.t, "questionHeading", { agent: ctx.agentName() }));
-    this.state = state;
+    const heading = tIsolated(ctx.t, "questionHeading", { agent: ctx.agentName() });
+    super(ctx, "elicitation", heading, state);
     const { t } = ctx;
     // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
     const form = el("div", "acpnb-form");
@@ -317,16 +317,8 @@ export class ElicitationCard extends Card {
     form.addEventListener("change", () => this.refresh());
     form.append(row);
     this.el.append(form, this.errorLine);
-    this.setDeadline(state.deadline);
+    super.update(state);
     this.refresh();
-  }
-
-  get pending(): boolean {
-    return this.state.outcome === null;
-  }
-
-  get requestId(): string {
-    return this.state.requestId;
   }
 
   /** Focuses the first control (a choice or input); choosing one never answers by itself. */
@@ -335,9 +327,8 @@ export class ElicitationCard extends Card {
   }
 
   /** Applies a new state; a settled card vanishes (the answer shows in the agent's reply). */
-  update(state: ElicitationView): void {
-    this.state = state;
-    this.setDeadline(state.deadline);
+  override update(state: ElicitationView): void {
+    super.update(state);
     if (state.outcome !== null) this.el.remove();
   }
 
@@ -462,8 +453,7 @@ export class ElicitationCard extends Card {
   }
 
   protected refresh(): void {
-    const busy = this.isBusy();
-    for (const b of this.otherButtons) b.disabled = busy;
-    if (this.answerButton !== null) this.answerButton.disabled = busy || !this.canAnswer();
+    for (const b of this.otherButtons) b.disabled = this.busy;
+    if (this.answerButton !== null) this.answerButton.disabled = this.busy || !this.canAnswer();
   }
 }
