@@ -122,8 +122,8 @@ describe("streaming", () => {
       let text = "";
       for (const kind of ["agent_thought_chunk", "agent_message_chunk"]) {
         text = "";
-        for (let i = 0; i < 400; i++) {
-          const words = Array.from({ length: 50 }, (_, j) => `${i * 50 + j} `).join("");
+        for (let i = 0; i < 100; i++) {
+          const words = Array.from({ length: 100 }, (_, j) => `${i * 100 + j} `).join("");
           text += words;
           view.apply([chunk(words, kind)], false);
           view.flush();
@@ -137,7 +137,7 @@ describe("streaming", () => {
     } finally {
       startsWith.mockRestore();
     }
-  });
+  }, 30_000);
 
   it("paints a resync from the server's snapshot as it paints the events it folds", () => {
     const tool = (id: string, status: string) =>
