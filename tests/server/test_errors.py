@@ -24,8 +24,9 @@ CODES = set(ErrorCode.__args__)  # type: ignore[attr-defined]
 PRELUDE = {
     "local": (
         "from acp_notebook import client\n"
-        "from acp_notebook.hub import HubConfig\n"
-        "client._local = client.LocalClient(HubConfig(allowed_agents=frozenset({'demo'})))\n"
+        "from acp_notebook.hub import ChatCount, HubConfig\n"
+        "config = HubConfig(allowed_agents=frozenset({'demo'}), chats=ChatCount(3))\n"
+        "client._local = client.LocalClient(config)\n"
     ),
     "server": "",
 }
@@ -67,6 +68,7 @@ expect("AGENT_EXITED", lambda: refused.send_prompt("hello"))
 refusing = Chat(command=agent, transport=T)
 assert await refusing.ready() == "ready"
 expect("INVALID data", lambda: refusing.set_mode("plan"))
+expect("TOO_MANY_CHATS", lambda: Chat("demo", transport=T))  # the fourth
 chat.close()
 expect("CHAT_NOT_FOUND", lambda: chat.cancel())
 print("errors:" + json.dumps(seen), flush=True)
@@ -79,7 +81,7 @@ STOPPED = {
 INTERNAL = 'expect("INTERNAL", lambda: Chat("demo", transport=T))\nprint("internal:" + json.dumps(seen["INTERNAL"]), flush=True)\n'
 
 
-@pytest.mark.acp_config(AcpNotebookApp={"allowed_agents": ["demo"]})
+@pytest.mark.acp_config(AcpNotebookApp={"allowed_agents": ["demo"], "max_chats": 3})
 async def test_every_error_code_is_the_same_exception_in_both_modes(
     start_kernel: Any, cells: Any, extension: AcpNotebookApp
 ) -> None:
@@ -110,6 +112,7 @@ async def test_every_error_code_is_the_same_exception_in_both_modes(
 
     assert local["INVALID"]["class"] == "InvalidRequest" and local["INVALID"]["ValueError"]
     assert "cwd" in local["INVALID"]["detail"]
+    assert "max_chats" in local["TOO_MANY_CHATS"]["detail"]
     assert local["FORBIDDEN"]["class"] == "ChatForbidden"
     assert local["FORBIDDEN"]["PermissionError"] and "codex" in local["FORBIDDEN"]["detail"]
     # Why the agent is gone, with the agent's own report (issue 11, item 7).
