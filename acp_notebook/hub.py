@@ -377,14 +377,17 @@ class Hub:
         trusted: bool = False,
         follow: Callable[[Subscription], None] | None = None,
         name: str | None = None,
+        read: bool = False,
     ) -> Frame:
         """Answer one client request (a frame's text, or its parsed JSON) with an ack.
 
         Never raises. ``trusted`` callers (the kernel, local mode) act for any owner
         and alone may open, follow (``follow`` receives the subscription) or close chats.
+        ``read``: ``message`` is what ``read_request`` gave already (the kernel socket
+        reads a frame to route it), so it is validated without being read again.
         """
         try:
-            req = parse_request(message)
+            req = validate_request(message) if read else validate_request(read_request(message))
         except BadRequest as exc:
             return error_ack(exc.ack, "INVALID", str(exc))
         ack = req.id
@@ -518,8 +521,8 @@ class BadRequest(ValueError):
         self.ack = ack
 
 
-def parse_request(message: Any) -> ClientRequest:
-    """The one parse of a request: its text is size- and shape-checked, then validated.
+def read_request(message: Any) -> Any:
+    """The one read of a request: its text, size- and shape-checked (``bounded_json``).
 
     Parsed JSON (local mode's requests, a comm's) is read back from its text, so each
     transport takes the same requests (a lone surrogate in a kernel's string, from
@@ -530,9 +533,13 @@ def parse_request(message: Any) -> ClientRequest:
             if isinstance(message, (str, bytes))
             else json.dumps(message, ensure_ascii=False)
         )
-        message = bounded_json.loads(text, max_bytes=MAX_REQUEST_BYTES)
+        return bounded_json.loads(text, max_bytes=MAX_REQUEST_BYTES)
     except (TypeError, ValueError) as exc:  # bounded_json.Rejected, or not JSON at all
         raise BadRequest(str(exc)) from None
+
+
+def validate_request(message: Any) -> ClientRequest:
+    """A request ``read_request`` gave, validated against the contract."""
     try:
         return client_request.validate_python(message)
     except ValidationError as exc:

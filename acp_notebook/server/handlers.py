@@ -30,9 +30,9 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from .. import bounded_json, kernel_auth
+from .. import kernel_auth
 from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
-from ..hub import Hub, Subscription, replace_subscription
+from ..hub import BadRequest, Hub, Subscription, read_request, replace_subscription
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -233,8 +233,8 @@ class KernelSocket(_ChatSocket):
 
     async def handle(self, message: str | bytes) -> Frame | None:
         try:
-            frame = bounded_json.loads(message, max_bytes=MAX_REQUEST_BYTES)
-        except bounded_json.Rejected as exc:
+            frame = read_request(message)  # once: the hub validates it as read here
+        except BadRequest as exc:
             return error_ack(None, "INVALID", str(exc))
         if isinstance(frame, dict) and frame.get("type") == ANSWER:
             self.queries.answered(self.kernel_id, frame)
@@ -251,4 +251,4 @@ class KernelSocket(_ChatSocket):
         # The kernel runs the notebook's own code: it may act for any owner. Its hub
         # is the one of when the socket opened: once the kernel is gone (or the server
         # stops) that hub is closed and opens no chat, whatever the socket sends.
-        return await self.hub.handle(frame, trusted=True, follow=self.follow)
+        return await self.hub.handle(frame, trusted=True, follow=self.follow, read=True)
