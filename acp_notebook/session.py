@@ -144,7 +144,7 @@ class ChatSession:
         self.capabilities: dict[str, Any] = {}
         self.turn = 0
         self.turn_active = False
-        self._seq = 0
+        self.last_seq = 0  # of the last event emitted
         # Text chunks of one message that arrived together and are not emitted yet.
         self._run_key: tuple[str, object] | None = None
         self._run_update: dict[str, Any] = {}
@@ -179,8 +179,8 @@ class ChatSession:
     def _emit(self, event: StreamEvent) -> None:
         if self._run_texts:
             self._flush_chunks()  # they came first
-        self._seq += 1
-        event["seq"] = self._seq
+        self.last_seq += 1
+        event["seq"] = self.last_seq
         event["ts"] = _now_ms()
         wire = cast(Event, event)  # from here on, a dict on the hot path
         self.history.append(wire)
@@ -194,10 +194,6 @@ class ChatSession:
         return events + [
             cast(Event, p.event) for rid, p in self.pending.items() if rid not in shown
         ]
-
-    @property
-    def last_seq(self) -> int:
-        return self._seq
 
     # ------------------------------------------------------------ lifecycle
 
@@ -473,12 +469,10 @@ class ChatSession:
         outcome = {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[action]
         self._settle(request_id, outcome, by, result=result)
 
-    def expire(self, request_id: str) -> bool:
+    def expire(self, request_id: str) -> None:
         """The request's deadline passed: cancel to the agent, outcome ``timeout``."""
-        if request_id not in self.pending:
-            return False
-        self._settle(request_id, "timeout", by=None)
-        return True
+        if request_id in self.pending:
+            self._settle(request_id, "timeout", by=None)
 
     def _pending(self, request_id: str, kind: str) -> Pending:
         pending = self.pending.get(request_id)
