@@ -27,6 +27,7 @@ from jupyter_server.services.kernels.connection.base import (
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
 from .. import bounded_json
+from ..contracts import MAX_ID
 
 V1 = "v1.kernel.websocket.jupyter.org"
 # Bigger messages (a cell of a megabyte?) are not looked into: their owner is unknown.
@@ -44,7 +45,11 @@ class Executions:
         self._senders: dict[str, str] = {}
         self._by_user: dict[str, OrderedDict[str, None]] = {}
 
-    def note(self, msg_id: str, username: str) -> None:
+    def note(self, msg_id: object, username: str) -> None:
+        # An id no chat:open can name (executeId is at most MAX_ID) would only take memory:
+        # ten thousand ids of 64 KB each are 640 MB.
+        if not isinstance(msg_id, str) or not 0 < len(msg_id) <= MAX_ID:
+            return
         # The first sender keeps an id: every client of a kernel sees the ids of the
         # cells it runs, and one sent again by someone else must not take the chat over.
         if msg_id in self._senders:
@@ -71,7 +76,7 @@ def noting_connection(
             header = _execute_header(incoming_msg, self.subprotocol == V1)
             user = getattr(self.websocket_handler, "current_user", None)
             if header is not None and user is not None:
-                executions.note(str(header.get("msg_id")), str(user.username))
+                executions.note(header.get("msg_id"), str(user.username))
             super().handle_incoming_message(incoming_msg)
 
     return NotingConnection

@@ -233,3 +233,21 @@ def test_a_flood_of_executions_evicts_only_the_flooders(monkeypatch: pytest.Monk
     assert executions.owner("alices-cell") == "alice"
     assert executions.owner("bob-19999") == "bob"
     assert executions.owner("bob-0") is None  # his own oldest went
+
+
+@pytest.mark.fault(
+    "execute_requests whose msg_id is 60 KB, or not a string, noted by the owner gate"
+)
+def test_an_execution_id_no_chat_can_name_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    # 10,000 such ids (a v1 header holds 64 KB) would have kept 600 MB in the server, for
+    # ids that no chat:open can name (its executeId is at most 256 characters).
+    executions = Executions(limit=10_000)
+    long = "x" * 60_000
+    executions.note(long, "bob")
+    executions.note(None, "bob")
+    executions.note(123, "bob")
+    assert executions.owner(long) is None
+    assert executions.owner("None") is None and executions.owner("123") is None
+    executions.note("m" * 256, "alice")
+    assert executions.owner("m" * 256) == "alice"
