@@ -40,15 +40,11 @@ class History:
         self.max_bytes = max(1024, max_bytes)
         self._items: deque[Event | ChunkRun] = deque()
         self._sizes: deque[int] = deque()
-        self._bytes = 0
+        self.size = 0  # bytes held, about
         self._kept: dict[str, Event] = {}  # by state_key, of the events trimmed
 
     def __len__(self) -> int:
         return len(self._items)
-
-    @property
-    def size(self) -> int:
-        return self._bytes
 
     def append(self, event: Event) -> None:
         grown, new = append_merged(self._items, event)
@@ -56,23 +52,23 @@ class History:
             self._sizes.append(grown)
         else:
             self._sizes[-1] += grown
-        self._bytes += grown
+        self.size += grown
         self._trim()
 
     def _trim(self) -> None:
         while len(self._items) > self.max_events or (
-            self._bytes > self.max_bytes and len(self._items) > 1
+            self.size > self.max_bytes and len(self._items) > 1
         ):
             gone = self._items.popleft()
-            self._bytes -= self._sizes.popleft()
+            self.size -= self._sizes.popleft()
             if not isinstance(gone, ChunkRun) and (key := state_key(gone)) is not None:
                 self._kept.pop(key, None)  # re-inserted last: the dict stays in seq order
                 self._kept[key] = gone
-        if self._bytes > self.max_bytes:
+        if self.size > self.max_bytes:
             only = self._items[0]
             if isinstance(only, ChunkRun):
                 only.keep_tail(self.max_bytes - 1024)
-                self._bytes = self._sizes[0] = only.size + 120
+                self.size = self._sizes[0] = only.size + 120
 
     def events(self) -> list[Event]:
         return [

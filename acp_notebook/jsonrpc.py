@@ -112,12 +112,7 @@ class LineFramer:
         self._budget = budget
         self._buf = bytearray()
         self._charged = 0  # bytes of _buf taken from the budget
-        self._skipping: Oversized | None = None  # the line being dropped, size so far
-
-    @property
-    def skipping(self) -> Oversized | None:
-        """The line being dropped right now, if any."""
-        return self._skipping
+        self.skipping: Oversized | None = None  # the line being dropped now, size so far
 
     @property
     def buffered(self) -> int:
@@ -125,7 +120,7 @@ class LineFramer:
         return len(self._buf)
 
     def feed(self, data: bytes) -> list[bytes | Oversized]:
-        if self._skipping is None and len(self._buf) + len(data) <= self._max:
+        if self.skipping is None and len(self._buf) + len(data) <= self._max:
             # No line ending in here can be over the cap: split in one C pass.
             lines = data.split(b"\n")
             start = len(data) - len(lines.pop())
@@ -137,8 +132,8 @@ class LineFramer:
         else:
             out, start = self._feed_checked(data)
         rest = len(data) - start
-        if self._skipping:
-            self._skipping = self._grown(self._skipping, rest)
+        if self.skipping:
+            self.skipping = self._grown(self.skipping, rest)
         elif len(self._buf) + rest > self._max:
             self._skip(Oversized(len(self._buf) + rest, self._max, done=False), out)
         elif rest and self._budget is not None and not self._budget.take(rest):
@@ -157,9 +152,9 @@ class LineFramer:
             nl = data.find(b"\n", start)
             if nl < 0:
                 break
-            if self._skipping:
-                out.append(self._grown(self._skipping, nl - start, done=True))
-                self._skipping = None
+            if self.skipping:
+                out.append(self._grown(self.skipping, nl - start, done=True))
+                self.skipping = None
             elif len(self._buf) + nl - start > self._max:
                 out.append(Oversized(len(self._buf) + nl - start, self._max))
                 self._clear()
@@ -174,7 +169,7 @@ class LineFramer:
 
     def _skip(self, crossed: Oversized, out: list[bytes | Oversized]) -> None:
         # Stop buffering: memory stays bounded however long the line grows.
-        self._skipping = crossed
+        self.skipping = crossed
         self._clear()
         out.append(crossed)
 
@@ -191,13 +186,13 @@ class LineFramer:
     def discard(self) -> None:
         """Give back what the unfinished line holds (the reader stopped early)."""
         self._clear()
-        self._skipping = None
+        self.skipping = None
 
     def close(self) -> list[bytes | Oversized]:
         """End of stream: a final line without a newline still counts."""
         out: list[bytes | Oversized] = []
-        if self._skipping:
-            out.append(self._grown(self._skipping, 0, done=True))
+        if self.skipping:
+            out.append(self._grown(self.skipping, 0, done=True))
         elif self._buf:
             out.append(bytes(self._buf))
         self.discard()
