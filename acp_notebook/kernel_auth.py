@@ -90,7 +90,8 @@ def verify(
     if not -MAX_AHEAD <= age <= MAX_AGE:  # also rejects nan
         raise Refused("timestamp in the future" if age < -MAX_AHEAD else "stale timestamp")
     given = headers.get(PROOF_HEADER, "")
-    if not hmac.compare_digest(given, proof(key, kernel_id, timestamp)):
+    # As bytes: compare_digest raises TypeError on a str that is not ASCII.
+    if not hmac.compare_digest(given.encode(), proof(key, kernel_id, timestamp).encode()):
         raise Refused("wrong proof")
     if not used.claim(given, now):
         raise Refused("proof already used")

@@ -13,7 +13,7 @@ from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
-from acp_notebook.kernel_auth import auth_headers
+from acp_notebook.kernel_auth import PROOF_HEADER, auth_headers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import DEMO, Peer
 
@@ -70,3 +70,12 @@ async def test_a_dead_kernels_socket_opens_no_chat(
     assert ack["error"] in ("FORBIDDEN", "INTERNAL") and ack["detail"], ack
     hub = extension.hubs.get(kernel_id)
     assert hub is None or not hub.chats
+
+
+@pytest.mark.fault("a kernel proof of non-ASCII characters (the secret right)")
+async def test_a_non_ascii_proof_is_refused(start_kernel: Any, ws_url: Any, proof_of: Any) -> None:
+    # hmac.compare_digest raises TypeError on such a str: the server answered 500, with a
+    # traceback in its log, where 403 is right.
+    kernel_id = await start_kernel()
+    headers = {**proof_of(kernel_id, time.time()), PROOF_HEADER: "\u00e9" * 64}
+    assert await status(ws_url("acp-notebook/ws/kernel"), headers) == 403
