@@ -131,8 +131,9 @@ class ToolHost:
     def chat_for(self, secret: str | None) -> tuple[Backend, Endpoint] | None:
         if not secret:
             return None
+        given = secret.encode()  # compare_digest raises TypeError on a str that is not ASCII
         for known, chat in self._chats.items():
-            if secrets.compare_digest(known, secret):
+            if secrets.compare_digest(known.encode(), given):
                 return chat
         return None
 
