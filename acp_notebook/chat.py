@@ -378,7 +378,8 @@ class Chat(anywidget.AnyWidget):
             self.send({"type": widget_code.CODE_REQUEST, "code": widget_code.bundle_text()})
             return
         self._comm_used = True
-        if content.get("type") in TRUSTED_TYPES:  # the kernel's own requests, not a page's
+        kind = content.get("type")  # a page's: a list here is no hashable set member
+        if isinstance(kind, str) and kind in TRUSTED_TYPES:  # the kernel's own requests
             self.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
             return
         message = {**content, "chatId": self.chat_id}

@@ -174,3 +174,27 @@ async def test_many_tool_calls_are_bounded_in_the_kernel(
     finally:
         await asyncio.to_thread(chat.close)
     await all_gone([pid], pid)
+
+
+@pytest.mark.fault("a widget message over the comm whose type is a list, not a string")
+async def test_a_comm_request_of_another_type_is_refused(
+    local: LocalClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `type in TRUSTED_TYPES` (a frozenset) raised TypeError on a list: the comm handler
+    # failed and the page's request got no answer.
+    chat, pid = await open_chat("none", "stream", tmp_path / "agent.jsonl")
+    sent: list[Any] = []
+    monkeypatch.setattr(chat, "send", sent.append)
+    try:
+        for kind in ([], {"a": 1}, "chat:open"):
+            sent.clear()
+            chat._on_widget_msg(chat, {"type": kind, "id": 7}, [])
+            async with asyncio.timeout(10):
+                while not sent:
+                    await asyncio.sleep(0.01)
+            assert sent[0]["ack"] == 7, sent
+            assert sent[0]["error"] == ("FORBIDDEN" if kind == "chat:open" else "INVALID"), sent
+        assert (await chat.ask("still here", timeout=20)).text == "echo: still here"
+    finally:
+        await asyncio.to_thread(chat.close)
+    await all_gone([pid], pid)
