@@ -248,7 +248,7 @@ describe("streaming", () => {
 
     view.apply([start, ...turns], true);
     runFrame();
-    // 100 items: the last two pages' worth (48), from the start of a page, then the rest.
+    // 100 items: the last 32 from the start of their page (48), then the rest.
     expect(texts()).toEqual(all.slice(48));
     expect(sizes()).toEqual([24, 24, 4]);
     for (let n = 0; n < 10 && frames.length > 0; n++) runFrame();
