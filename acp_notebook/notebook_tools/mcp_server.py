@@ -70,10 +70,6 @@ class Endpoint:
     secret: str
     runs: set[asyncio.Future[None]] = field(default_factory=set)
 
-    @property
-    def headers(self) -> dict[str, str]:
-        return {SECRET_HEADER: self.secret}
-
     def cancel_runs(self) -> None:
         """The turn was cancelled: stop every run_code of this chat."""
         for run in list(self.runs):
