@@ -333,5 +333,3 @@ export interface EventBatch {
   chatId: string;
   events: StreamEvent[];
 }
-
-export type DownFrame = EventBatch | Ack;
