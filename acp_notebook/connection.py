@@ -95,6 +95,7 @@ class AgentConnection:
         )
         self._last_output = time.monotonic()
         self._told = False  # the person heard of the line being skipped
+        self._failed_lines = 0  # lines a handler failed on (each skipped)
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: dict[Id, asyncio.Future[Any]] = {}
         self._next_id = 0
@@ -265,27 +266,40 @@ class AgentConnection:
                     break
                 self._last_output = time.monotonic()
                 for line in feed(data):
-                    if type(line) is bytes and len(line) <= THREAD_PARSE:
-                        if line.startswith(chunks.prefix) and on_chunk is not None:
-                            text = chunks.text(line)
-                            if text is not None:
-                                on_chunk(chunks.key, chunks.update, text)
-                                continue
-                        msg = parse(line, max_line)
-                        if type(msg) is Notification:
-                            if on_chunk is not None:
-                                chunks.learn(line, msg)
-                            notify(msg)
+                    try:
+                        if type(line) is bytes and len(line) <= THREAD_PARSE:
+                            if line.startswith(chunks.prefix) and on_chunk is not None:
+                                text = chunks.text(line)
+                                if text is not None:
+                                    on_chunk(chunks.key, chunks.update, text)
+                                    continue
+                            msg = parse(line, max_line)
+                            if type(msg) is Notification:
+                                if on_chunk is not None:
+                                    chunks.learn(line, msg)
+                                notify(msg)
+                            else:
+                                dispatch(msg)
                         else:
-                            dispatch(msg)
-                    else:
-                        await self._handle_line(line)
+                            await self._handle_line(line)
+                    except Exception:  # a handler's bug on one odd line costs that line
+                        self._line_failed(line)
             for line in self._framer.close():
                 await self._handle_line(line)
         except Exception:  # a bug in a handler must not leave requests hanging
             log.exception("agent reader failed")
         finally:
             self._framer.discard()  # a cancelled reader gives its share of the budget back
+
+    def _line_failed(self, line: bytes | Oversized) -> None:
+        """Log the first line a handler failed on (then only count), tell the person once."""
+        self._failed_lines += 1
+        if self._failed_lines > 1:
+            log.debug("agent %s: a handler failed on line %d", self.argv[0], self._failed_lines)
+            return
+        shown = line[:200] if isinstance(line, bytes) else line
+        log.exception("agent %s: a line failed in its handler; skipped: %r", self.argv[0], shown)
+        self._on_notice("the agent sent a line that could not be handled; it is skipped")
 
     async def _handle_line(self, line: bytes | Oversized) -> None:
         if isinstance(line, Oversized):

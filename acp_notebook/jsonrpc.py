@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Union, cast
+from typing import Any, TypeGuard, Union, cast
 
 from .bounded_json import OverLimit, Rejected, loads
 from .clip import clip
@@ -199,7 +199,8 @@ class LineFramer:
         return out
 
 
-def _valid_id(value: object) -> bool:
+def valid_id(value: object) -> TypeGuard[Id]:
+    """A JSON-RPC id: an integer (not a boolean) or a string."""
     return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
 
 
@@ -223,11 +224,11 @@ def parse(line: bytes, max_line: int = MAX_LINE) -> Message | None:
         params = obj.get("params")
         if not has_id:
             return Notification(method, params)
-        if not _valid_id(obj["id"]):
+        if not valid_id(obj["id"]):
             return Invalid("request id must be an integer or a string", line[:200])
         return Request(obj["id"], method, params)
     if has_id and ("result" in obj or "error" in obj):
-        if not _valid_id(obj["id"]):
+        if not valid_id(obj["id"]):
             return Invalid("response id must be an integer or a string", line[:200])
         error = obj.get("error")
         if error is not None:

@@ -640,7 +640,8 @@ class ChatSession:
                 self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
-            request_id = self._by_rpc_id.get(params.get("requestId"))  # type: ignore[arg-type]
+            rpc_id = params.get("requestId")  # a list is no key, true is not id 1: none
+            request_id = self._by_rpc_id.get(rpc_id) if jsonrpc.valid_id(rpc_id) else None
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
 
