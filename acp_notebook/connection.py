@@ -1,11 +1,10 @@
 """The agent process and the JSON-RPC conversation with it.
 
-Owns the subprocess (on Linux under ``reaper.py``, which ends every descendant of
-the agent on teardown and when the server dies; elsewhere in a process group of its
-own, which teardown ends), drains stdout and stderr continuously, matches responses
-to our requests, and hands every agent->client request and notification to the
-session. When the
-agent goes away every request still waiting on it is settled, so nothing hangs.
+Owns the subprocess (on Linux under ``reaper.py``, which ends every descendant of the
+agent on teardown and when the server dies; elsewhere in a process group of its own,
+which teardown ends), drains stdout and stderr continuously, matches responses to our
+requests, and hands every agent->client request and notification to the session. When
+the agent goes away every request still waiting on it is settled, so nothing hangs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The hub: the chats of one kernel, and the policy around them.
 
-It validates every client request against one schema, lets only a chat's owner
-act on it, and fans
-events out to any number of subscribers without letting a slow one stall the
-agent or the others.
+It validates every client request against one schema, lets only a chat's owner act on
+it, and fans events out to any number of subscribers without letting a slow one stall
+the agent or the others.
 """
 
 from __future__ import annotations

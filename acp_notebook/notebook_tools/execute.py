@@ -1,11 +1,10 @@
 """``run_code``: code sent to the kernel's shell channel, exactly like a cell.
 
-So it queues behind a running cell (and says so with progress messages), runs in
-the user's namespace, and its outputs come back on iopub. On a timeout, or when the
-tool call is cancelled (the turn was cancelled), the kernel is interrupted, but
-only once our own request is the one running: a request still queued cannot be
-withdrawn, so it is interrupted the moment it starts instead of cutting the user's
-cell short.
+So it queues behind a running cell (and says so with progress messages), runs in the
+user's namespace, and its outputs come back on iopub. On a timeout, or when the tool
+call is cancelled (the turn was cancelled), the kernel is interrupted, but only once our
+own request is the one running: a request still queued cannot be withdrawn, so it is
+interrupted the moment it starts instead of cutting the user's cell short.
 
 Both modes use this: the server with a client of the kernel from its kernel
 manager, local mode with a client of its own kernel from the connection file.

@@ -1,11 +1,10 @@
 """The ``notebook`` MCP server every chat hands its agent.
 
-One streamable HTTP endpoint per process (the Jupyter server in server mode, the
-kernel in local mode) on a loopback port of its own, served by uvicorn inside the
-process's own asyncio loop. Each chat gets a secret; a request is served only with
-a known chat's secret in ``SECRET_HEADER``, and the tools act for that chat's
-kernel only (its ``Backend``). Request bodies are bounded in size and depth before
-the SDK parses them.
+One streamable HTTP endpoint per process (the Jupyter server in server mode, the kernel
+in local mode) on a loopback port of its own, served by uvicorn inside the process's own
+asyncio loop. Each chat gets a secret; a request is served only with a known chat's
+secret in ``SECRET_HEADER``, and the tools act for that chat's kernel only (its
+``Backend``). Request bodies are bounded in size and depth before the SDK parses them.
 """
 
 from __future__ import annotations
