@@ -65,21 +65,17 @@ export class Composer {
       event.preventDefault();
       void this.submit();
     });
-    this.input.addEventListener("paste", (event) => {
-      const files = [...(event.clipboardData?.files ?? [])];
-      if (files.length === 0) return; // plain text pastes as usual
+    const takeFiles = (event: Event, list: FileList | undefined): void => {
+      const files = [...(list ?? [])];
+      if (files.length === 0) return; // plain text pastes (or drops) as usual
       event.preventDefault();
       void this.attachFiles(files);
-    });
+    };
+    this.input.addEventListener("paste", (event) => takeFiles(event, event.clipboardData?.files));
     this.el.addEventListener("dragover", (event) => {
       if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
     });
-    this.el.addEventListener("drop", (event) => {
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length === 0) return;
-      event.preventDefault();
-      void this.attachFiles(files);
-    });
+    this.el.addEventListener("drop", (event) => takeFiles(event, event.dataTransfer?.files));
     this.chips.hidden = true;
     const row = el("div", "acpnb-composer-row");
     row.append(this.input, this.button);
