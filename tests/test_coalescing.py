@@ -8,6 +8,7 @@ from typing import Any
 
 from acp_notebook.agents import AgentSpec
 from acp_notebook.events import ChunkRun, Event, chunk_key
+from acp_notebook.hub import Hub, Subscription
 from acp_notebook.jsonrpc import Notification
 from acp_notebook.session import ChatSession
 
@@ -83,3 +84,40 @@ async def test_session_merges_chunks_read_together() -> None:
     assert (events[0]["update"]["messageId"], text(events[1])) == ("m1", "500 ")
     assert (events[3]["update"]["messageId"], text(events[3])) == ("m2", "501 ")
     assert [e["seq"] for e in session.resync()] == [1, 2, 3, 4]
+
+
+async def test_a_held_subscription_merges_chunks_and_sends_anything_else_at_once() -> None:
+    sub = Subscription(Hub(), "c1", None, hold=30)
+    sub.push(chunk(0))
+    first = await asyncio.wait_for(sub.next_frame(), 5)  # nothing was sent before: at once
+    assert first is not None and [text(e) for e in first["events"]] == ["0 "]
+    for i in range(1, 50):
+        sub.push(chunk(i))
+    waiting = asyncio.create_task(sub.next_frame())
+    await asyncio.sleep(0.05)
+    assert not waiting.done()  # only chunks wait: they are held, and merge meanwhile
+    for i in range(50, 100):
+        sub.push(chunk(i))
+    sub.push({"kind": "turn_ended", "seq": 101, "ts": 0, "turn": 1})
+    frame = await asyncio.wait_for(waiting, 5)  # anything else ends the hold
+    assert frame is not None
+    assert [e["kind"] for e in frame["events"]] == ["update", "turn_ended"]
+    assert text(frame["events"][0]) == "".join(f"{i} " for i in range(1, 100))
+    sub.push(chunk(100, seq=102))
+    waiting = asyncio.create_task(sub.next_frame())
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    sub.close()  # closing ends it too, and what was held is still sent
+    frame = await asyncio.wait_for(waiting, 5)
+    assert frame is not None and [text(e) for e in frame["events"]] == ["100 "]
+    assert await asyncio.wait_for(sub.next_frame(), 5) is None
+
+
+async def test_a_hold_ends_on_its_own() -> None:
+    sub = Subscription(Hub(), "c1", None, hold=0.05)
+    sub.push(chunk(0))
+    assert await asyncio.wait_for(sub.next_frame(), 5) is not None
+    sub.push(chunk(1))
+    sub.push(chunk(2))
+    frame = await asyncio.wait_for(sub.next_frame(), 5)
+    assert frame is not None and [text(e) for e in frame["events"]] == ["1 2 "]

@@ -51,6 +51,9 @@ UNREAD = 4008
 class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
     """Frames down with backpressure, requests up, each answered with an ack."""
 
+    # How long a frame of text chunks only waits after the one before (Subscription.hold).
+    frame_hold = 0.0
+
     def initialize(self, hubs: KernelHubs) -> None:
         self.hubs = hubs
         self._subs: dict[str, Subscription] = {}
@@ -105,6 +108,7 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     def follow(self, sub: Subscription) -> None:
         """Forward a chat's frames on this socket (in place of an earlier subscription)."""
+        sub.hold = self.frame_hold
         replace_subscription(self._subs, sub)
         self._spawn(self._forward(sub))
 
@@ -137,6 +141,8 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
 class BrowserSocket(_ChatSocket):
     auth_resource = "kernels"
+    # A page paints at most once a frame (1/60 s): more frames only cost it tasks.
+    frame_hold = 0.015
 
     def initialize(self, hubs: KernelHubs) -> None:
         super().initialize(hubs)
@@ -179,6 +185,9 @@ class BrowserSocket(_ChatSocket):
 
 class KernelSocket(_ChatSocket):
     hub: Hub  # the kernel's, attached when the socket opens
+    # The kernel folds every frame in Python, on the cores the page and the agent use;
+    # its text is for code and a saved transcript, not a paint.
+    frame_hold = 0.05
 
     def initialize(  # type: ignore[override]
         self,
