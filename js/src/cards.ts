@@ -4,7 +4,7 @@
 import type { ElicitationField, FieldValue } from "./contracts";
 import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
 import type { ElicitationView, PermissionView } from "./fold";
-import { describeError, type Translate, tIsolated } from "./i18n";
+import { describeError, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool } from "./notebook";
 import { renderToolContent } from "./tools";
@@ -35,14 +35,14 @@ abstract class Card<S extends RequestView> {
   constructor(
     protected readonly ctx: CardContext,
     kind: string,
-    heading: Node,
+    heading: StringKey,
     protected state: S,
   ) {
     this.el = el("section", `acpnb-card acpnb-card-${kind}`);
     const headingId = uid();
     const head = el("div", "acpnb-card-head");
     const title = el("span", "acpnb-card-heading");
-    title.append(heading);
+    title.append(tIsolated(ctx.t, heading, { agent: ctx.agentName() }));
     title.id = headingId;
     this.el.setAttribute("aria-labelledby", headingId);
     this.clock = el("span", "acpnb-countdown");
@@ -104,8 +104,7 @@ export class PermissionCard extends Card<PermissionView> {
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(state: PermissionView, ctx: CardContext) {
-    const heading = tIsolated(ctx.t, "permissionHeading", { agent: ctx.agentName() });
-    super(ctx, "permission", heading, state);
+    super(ctx, "permission", "permissionHeading", state);
     const call = state.toolCall ?? {};
     const tool = notebookTool(str(call.title));
     // A notebook tool asks in words, and run_code shows the code it would run.
@@ -258,8 +257,7 @@ export class ElicitationCard extends Card<ElicitationView> {
   private readonly otherButtons: HTMLButtonElement[];
 
   constructor(state: ElicitationView, ctx: CardContext) {
-    const heading = tIsolated(ctx.t, "questionHeading", { agent: ctx.agentName() });
-    super(ctx, "elicitation", heading, state);
+    super(ctx, "elicitation", "questionHeading", state);
     const { t } = ctx;
     // Not a <form>: implicit submission (Enter on a radio or checkbox) must not answer.
     const form = el("div", "acpnb-form");
