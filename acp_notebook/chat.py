@@ -166,7 +166,7 @@ class Chat(anywidget.AnyWidget):
         self._state = folding.initial_state()
         self._turns: dict[int, Future[Turn]] = {}
         self._listeners: list[Callable[[StreamEvent], None]] = []
-        # Signalled after each frame: what ready(), next_request() and wait() wait on.
+        # After each frame: _changed wakes wait(); _wakers wake ready() and next_request().
         self._changed = threading.Condition(self._lock)
         self._wakers: list[Callable[[], None]] = []
         self._elicitation_policy: ElicitationPolicy | None = None
