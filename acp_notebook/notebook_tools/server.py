@@ -9,6 +9,7 @@ channels from the kernel manager, interrupted through the kernel manager.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -103,10 +104,7 @@ class ServerTools:
         async def add() -> Endpoint:
             backend = self._backends.get(kernel_id)
             if backend is None:
-
-                async def query(tool: str, args: Mapping[str, Any]) -> str:
-                    return await self._query(kernel_id, tool, args)
-
+                query = functools.partial(self._query, kernel_id)
                 backend = self._backends[kernel_id] = ServerBackend(
                     kernel_id, self._kernels, self._sessions, query
                 )
