@@ -357,10 +357,6 @@ class Chat(anywidget.AnyWidget):
             message.setdefault("chatId", self.chat_id)
         return _accepted(self._client.request(message).result(ACK_TIMEOUT))
 
-    async def _arequest(self, message: dict[str, Any]) -> Frame:
-        message.setdefault("chatId", self.chat_id)
-        return _accepted(await asyncio.wrap_future(self._client.request(message)))
-
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """The widget's requests over the comm: forward them, ack them back, and from
         then on send this chat's events over the comm too.
@@ -424,9 +420,9 @@ class Chat(anywidget.AnyWidget):
         ``attach``: DataFrames, figures, images, paths, strings (see ``attachments``),
         or ``{name: object}``; a bad one raises ``AttachmentError`` and sends nothing.
         """
-        message = _prompt_message(text, attach)
+        message = {**_prompt_message(text, attach), "chatId": self.chat_id}
         await self.ready()
-        ack = await self._arequest(message)
+        ack = _accepted(await asyncio.wrap_future(self._client.request(message)))
         future = self._turn_future(int(ack["turn"]))
         with cell_waits():
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
