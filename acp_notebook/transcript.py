@@ -104,10 +104,6 @@ def compact(snap: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 # What in chat text ends the isolate around it: a POP DIRECTIONAL ISOLATE that matches
 # none of the text's own isolates (Chromium isolates a <bdi> with the same characters),
 # and a paragraph separator. js/src/dom.ts `contained` does the same in the widget.
@@ -138,7 +134,7 @@ def _contained(text: str) -> str:
 def _text(value: object) -> str:
     """Chat text, escaped and isolated: a right-to-left override in it (agents send
     them) cannot reorder what follows."""
-    return f"<bdi>{_esc(_contained(str(value)))}</bdi>"
+    return f"<bdi>{html.escape(_contained(str(value)), quote=True)}</bdi>"
 
 
 # The items that are text, each in its own markup.
