@@ -458,7 +458,7 @@ class Chat(anywidget.AnyWidget):
         """In local mode, raise ``NeedsAnswer`` when only a person could unblock the turn."""
         if self.mode == "local":
             stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
-            if stuck and not self._has_policy(stuck[0]):
+            if stuck and self._policy_for(stuck[0]) is None:
                 raise NeedsAnswer(
                     f"the agent is waiting for an answer ({stuck[0]['type']} "
                     f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
@@ -526,10 +526,10 @@ class Chat(anywidget.AnyWidget):
         self._permission_policy = policy
         self._rerun_policies()
 
-    def _has_policy(self, request: Mapping[str, Any]) -> bool:
+    def _policy_for(self, request: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any] | None:
         if request["type"] == "permission":
-            return self._permission_policy is not None
-        return self._elicitation_policy is not None
+            return self._permission_policy
+        return self._elicitation_policy
 
     def _rerun_policies(self) -> None:
         for request in self.pending:
@@ -538,9 +538,7 @@ class Chat(anywidget.AnyWidget):
 
     def _apply_policy(self, request: dict[str, Any]) -> None:
         """Runs on the client's loop thread; the answer goes out without blocking it."""
-        policy: Callable[[dict[str, Any]], Any] | None = (
-            self._permission_policy if request["type"] == "permission" else self._elicitation_policy
-        )
+        policy = self._policy_for(request)
         request_id = request["requestId"]
         if policy is None or request_id in self._policy_done:
             return
