@@ -4,6 +4,7 @@ session/list, and what a saved notebook keeps, against real agent subprocesses."
 from __future__ import annotations
 
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from acp_notebook import SessionInfo, sessions
 from acp_notebook.chat import Chat
 from acp_notebook.hub import Hub
 from acp_notebook.session_list import SessionsUnavailable
-from acp_notebook.transcript import SAVED_MIME
+from acp_notebook.transcript import MAX_TEXT, SAVED_MIME
 
 from .conftest import Recorder, open_demo
 
@@ -126,6 +127,21 @@ async def test_sessions_lists_what_chat_resume_continues(tmp_path: Path) -> None
         assert again.state["agent"]["sessionId"] == session_id
     finally:
         again.close()
+
+
+async def test_the_saved_output_of_a_long_answer_is_bounded(tmp_path: Path) -> None:
+    chat = Chat("demo", env=DEMO, cwd=str(tmp_path), transport="local")
+    try:
+        answer = (await chat.ask("stream 20000", timeout=60)).text
+        assert len(answer) > 5 * MAX_TEXT
+        data = chat._repr_mimebundle_()[0]
+        # The static transcript keeps what the saved snapshot keeps: the answer's end.
+        html = data["text/html"]
+        assert len(html) < MAX_TEXT + 2000 and html_escape(answer[-1000:]) in html
+        [item] = [i for i in data[SAVED_MIME]["snapshot"]["items"] if i["type"] == "agent"]
+        assert item["text"] == "…" + answer[-MAX_TEXT + 1 :]
+    finally:
+        chat.close()
 
 
 def test_sessions_of_an_agent_that_does_not_list(tmp_path: Path) -> None:
