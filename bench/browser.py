@@ -295,7 +295,14 @@ def cases(ctx: Context) -> list[Case]:
     ]
 
 
+def _row_name(app: str, case: str) -> str:
+    return f"6 browser, {APPS[app]}, {case}"
+
+
 def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
+    wanted = [case for case in cases(ctx) if ctx.wanted(_row_name(app, case.name))]
+    if not wanted:
+        return []
     server = ctx.server()
     filename = write_cells(server.lab, [*CONTEXT_CELLS, ("code", OPEN_CHAT), *AFTER_CELLS])
     rows: list[Row] = []
@@ -303,7 +310,7 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
         for index in (1, 2, len(CONTEXT_CELLS)):  # the code cells above, then the chat
             run_cell(page, index)
         wait_ready(page)
-        for case in cases(ctx):
+        for case in wanted:
             progress(f"{APPS[app]}: {case.name}")
             before = in_thread(lambda c=case: server_rate(server, c.chunks))  # type: ignore[misc]
             with main_thread(browser, page) as tasks:
@@ -319,7 +326,7 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
                 target = f"ratio >= {RATE_TARGET}, {target}"
             rows.append(
                 Row(
-                    f"6 browser, {APPS[app]}, {case.name}",
+                    _row_name(app, case.name),
                     f"rendered in {fmt(elapsed, 's')}, longest task "
                     f"{fmt(live.longest_ms, 'ms')} ({live.long_tasks} over 50 ms)",
                     fmt(rate, "chunks/s"),
@@ -330,6 +337,10 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
                 )
             )
     return rows
+
+
+def _conversation_name(ctx: Context, app: str) -> str:
+    return _row_name(app, f"{ctx.sizes.turns} turns with tool calls and diffs")
 
 
 def _conversation_row(ctx: Context, browser: Browser, app: str) -> Row:
@@ -358,7 +369,7 @@ def _conversation_row(ctx: Context, browser: Browser, app: str) -> Row:
     tasks, reference = live[0], at_once[0]
     ordered = sorted(per_turn)
     return Row(
-        f"6 browser, {APPS[app]}, {turns} turns with tool calls and diffs",
+        _conversation_name(ctx, app),
         f"turn rendered p50 {fmt(ordered[len(ordered) // 2] * 1000, 'ms')}, "
         f"max {fmt(ordered[-1] * 1000, 'ms')}; {tasks.long_tasks} tasks over 50 ms",
         f"longest task {fmt(tasks.longest_ms, 'ms')}",
@@ -374,5 +385,6 @@ def run(ctx: Context) -> list[Row]:
     with chromium() as browser:
         for app in APPS:
             rows += _stream_rows(ctx, browser, app)
-            rows.append(_conversation_row(ctx, browser, app))
+            if ctx.wanted(_conversation_name(ctx, app)):
+                rows.append(_conversation_row(ctx, browser, app))
     return rows

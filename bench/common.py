@@ -85,8 +85,14 @@ class Row:
 class Context:
     sizes: Sizes
     work: Path
+    # Only the rows whose benchmark name contains this (``--case``); "" runs them all.
+    case: str = ""
     _server: Server | None = None
     _captures: dict[int, Path] = field(default_factory=dict)
+
+    def wanted(self, name: str) -> bool:
+        """Whether the row named ``name`` is to be measured in this run."""
+        return self.case in name
 
     def server(self) -> Server:
         """The shared Jupyter server (JupyterLab with the extension), started on first use."""

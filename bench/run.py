@@ -54,6 +54,12 @@ def main() -> int:
     )
     parser.add_argument("--chunks", type=int, help=f"peers: answer size (default {peers.CHUNKS:,})")
     parser.add_argument("--runs", type=int, default=3, help="peers: runs per system (default 3)")
+    parser.add_argument(
+        "--case",
+        default="",
+        metavar="TEXT",
+        help="browser: only its rows whose name contains TEXT (e.g. 'JupyterLab, 200,000')",
+    )
     args = parser.parse_args()
     unknown = set(args.only) - BENCHMARKS.keys() - {"peers"}
     if unknown:
@@ -71,7 +77,7 @@ def main() -> int:
                 ctx.close()
     rows: list[Row] = []
     with workdir() as work:
-        ctx = Context(sizes, work)
+        ctx = Context(sizes, work, args.case)
         try:
             for name, bench in BENCHMARKS.items():
                 if args.only and name not in args.only:
