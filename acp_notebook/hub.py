@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+CLOSED = "the chats of this kernel are closed (it shut down, or the server stops)"
+
 # A kernel's answer to a mention: the query channel's cap (server/kernel_queries.py).
 MAX_MENTION_ANSWER = 64 * 1024
 _VARIABLE_NAMES: TypeAdapter[list[VariableName]] = TypeAdapter(
@@ -295,9 +297,7 @@ class Hub:
         ``notebook_tools`` is False.
         """
         if self._closed:
-            raise RuntimeError(
-                "the chats of this kernel are closed (it shut down, or the server stops)"
-            )
+            raise RuntimeError(CLOSED)
         spec = self.resolve(agent, options)
         servers = normalize(options.get("mcp_servers", ()))
         tools = options.get("notebook_tools", True) and self.notebook_tools is not None
@@ -314,8 +314,11 @@ class Hub:
             self._fan_out(chat, event)
 
         self.config.chats.take()  # given back when the chat is closed
+        notebook = None
         try:
             notebook = await self.notebook_tools() if tools and self.notebook_tools else None
+            if self._closed:  # while it waited: close() has ended every chat it knew
+                raise RuntimeError(CLOSED)
             session = ChatSession(
                 chat_id,
                 spec,
@@ -328,6 +331,8 @@ class Hub:
             )
         except BaseException:
             self.config.chats.give()
+            if notebook is not None:
+                notebook.close()
             raise
         chat = _Chat(session, owner, options.get("share"))
         self.chats[chat_id] = chat

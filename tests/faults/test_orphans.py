@@ -18,7 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import alive, all_gone
+from acp_notebook.hub import ChatCount, Hub, HubConfig
+from acp_notebook.notebook_tools.local import LocalBackend
+from acp_notebook.notebook_tools.mcp_server import Endpoint, ToolHost
+
+from .conftest import alive, all_gone, fault_argv
 
 HOST = Path(__file__).with_name("host.py")
 
@@ -55,3 +59,33 @@ async def test_agent_and_all_its_descendants_die_with_the_server(tmp_path: Path,
     finally:
         host.kill()
         host.wait()
+
+
+@pytest.mark.fault("a chat opened while its kernel's chats are being closed (kernel shutdown)")
+async def test_a_chat_opened_during_close_starts_no_agent(tmp_path: Path) -> None:
+    # open_chat checked that the hub was open, then waited for the chat's notebook tools;
+    # a close() meanwhile ended the chats it knew, and the new one started its agent in a
+    # hub nobody would close again: an agent process left for the life of the server.
+    gate = asyncio.Event()
+    host = ToolHost()
+
+    async def slow_tools() -> Endpoint:
+        await gate.wait()
+        return await host.add(LocalBackend())
+
+    count = ChatCount(4)
+    hub = Hub(HubConfig(chats=count), notebook_tools=slow_tools)
+    log = tmp_path / "agent.jsonl"
+    opening = asyncio.create_task(hub.open_chat(command=fault_argv("none", "stream", log)))
+    await asyncio.sleep(0.1)
+    await hub.close()
+    gate.set()
+    try:
+        with pytest.raises(RuntimeError, match="closed"):
+            await opening
+        assert not hub.chats and count.open == 0
+        assert not host._chats  # its notebook secret is withdrawn
+        await asyncio.sleep(0.5)
+        assert not log.exists()  # no agent ever started
+    finally:
+        await host.close()
