@@ -58,6 +58,9 @@ MAX_OPTIONS = 16
 # Questions and permissions one chat may have open at once; an agent asking more is
 # refused at once (thousands of cards would hold the page and the server's memory).
 MAX_OPEN_REQUESTS = 32
+# Running tool calls a turn remembers (the newest names a question's tool call): an
+# agent that starts calls and never ends them must not grow the server without end.
+MAX_RUNNING_TOOLS = 1000
 # A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
 MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
@@ -689,6 +692,8 @@ class ChatSession:
         status = update.get("status", "pending" if kind == "tool_call" else None)
         if status in ("pending", "in_progress"):
             self._running_tools.setdefault(tool_call_id, None)
+            if len(self._running_tools) > MAX_RUNNING_TOOLS:
+                del self._running_tools[next(iter(self._running_tools))]  # the oldest
         elif status is not None:
             self._running_tools.pop(tool_call_id, None)
 

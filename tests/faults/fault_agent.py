@@ -286,18 +286,21 @@ class Agent:
         if lines:
             self.write(b"\n".join(lines) + b"\n")
 
-    def tools(self, count: int) -> None:
-        """``count`` tool calls, each started then completed, BATCH lines at a time."""
+    def tools(self, count: int, completed: bool = True) -> None:
+        """``count`` tool calls, each started (then completed), BATCH lines at a time."""
         lines: list[bytes] = []
         for i in range(count):
-            for update in (
-                {"sessionUpdate": "tool_call", "toolCallId": f"tool-{i}", "title": f"Read {i}"},
-                {
-                    "sessionUpdate": "tool_call_update",
-                    "toolCallId": f"tool-{i}",
-                    "status": "completed",
-                },
-            ):
+            started = {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"tool-{i}",
+                "title": f"Read {i}",
+            }
+            done = {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": f"tool-{i}",
+                "status": "completed",
+            }
+            for update in (started, done) if completed else (started,):
                 params = {"sessionId": SESSION_ID, "update": update}
                 message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
                 lines.append(json.dumps(message).encode())
@@ -388,8 +391,8 @@ class Agent:
             self.flood(int(text.split()[1]), f"turn-{self.turns}")
             self.end_turn()
         elif text.startswith("tools "):  # a question, then N tool calls; ends when answered
-            self.ask()
-            self.tools(int(text.split()[1]))
+            self.ask()  # "tools N running": the calls are never completed
+            self.tools(int(text.split()[1]), completed=not text.endswith(" running"))
         elif text == "hostile":
             self.hostile()
         elif text.startswith("raw "):  # writes the rest as lines of its own, as they are

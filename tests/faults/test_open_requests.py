@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.session import MAX_OPEN_REQUESTS
+from acp_notebook.session import MAX_OPEN_REQUESTS, MAX_RUNNING_TOOLS
 
 from .conftest import FaultChat
 
@@ -56,3 +56,22 @@ async def test_requests_over_the_cap_are_refused_at_once(
     again = await fc.rec.until(lambda e: e["kind"] == "permission_request" and e["seq"] > last)
     assert (await fc.answer(again, optionId="allow"))["accepted"]
     await fc.everyone("turn_ended", turn=2)
+
+
+@pytest.mark.fault("the agent starts 5,000 tool calls in one turn and never ends them")
+async def test_running_tool_calls_are_bounded(
+    fault_chat: Callable[..., Awaitable[FaultChat]],
+) -> None:
+    # Each was remembered until the turn ended (for the tool call a question belongs
+    # to): calls started without end grew the server without end.
+    fc = await fault_chat()
+    await fc.prompt("tools 5000 running")
+    card = (await fc.everyone("elicitation_request"))[0]
+    async with asyncio.timeout(30):
+        while fc.session.last_seq < 5000:  # every call read
+            await asyncio.sleep(0.05)
+    running = fc.session._running_tools
+    assert len(running) == MAX_RUNNING_TOOLS and next(reversed(running)) == "tool-4999"
+    assert (await fc.answer(card, action="decline"))["accepted"]
+    await fc.everyone("turn_ended", turn=1)
+    assert not fc.session._running_tools
