@@ -61,14 +61,9 @@ def ipython_shell() -> Any:
     return ipython.get_ipython()
 
 
-def _hidden() -> Mapping[str, Any]:
-    shell = ipython_shell()
-    return getattr(shell, "user_ns_hidden", {}) if shell is not None else {}
-
-
 def user_variables(namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """The user's own names: no ``_``-names, modules or IPython internals, sorted."""
-    hidden = _hidden()
+    hidden = getattr(ipython_shell(), "user_ns_hidden", {})  # {} outside IPython
     items = list(namespace.items())  # one C-level copy: safe while the main thread runs
     return sorted(
         (name, value)
