@@ -288,7 +288,8 @@ class _Guard:
             return
         if scope["type"] != "http":
             return
-        headers = dict(_headers(scope))
+        raw = scope.get("headers") or []
+        headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in raw}
         if self.host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
             await _refuse(send, 401, "missing or unknown notebook secret")
             return
@@ -316,11 +317,6 @@ class _Guard:
             await _refuse(send, 400, f"bad request body: {exc}")
             return
         await self.app(scope, _replay(bytes(body), receive), send)
-
-
-def _headers(scope: Scope) -> Iterator[tuple[str, str]]:
-    for name, value in scope.get("headers") or []:
-        yield name.decode("latin-1").lower(), value.decode("latin-1")
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
