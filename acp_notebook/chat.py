@@ -306,11 +306,10 @@ class Chat(anywidget.AnyWidget):
                     self._turn_number = max(self._turn_number, event["turn"])
                 elif event["kind"] == "turn_ended":
                     ended.append((event["turn"], self._turn_result(event)))
-            fresh = [
-                p
-                for p in folding.pending_requests(self._state)
-                if p["requestId"] not in self._policy_done
-            ]
+            pending = folding.pending_requests(self._state)
+            # A settled request never comes back: its id would only add up over the chat.
+            self._policy_done.intersection_update(p["requestId"] for p in pending)
+            fresh = [p for p in pending if p["requestId"] not in self._policy_done]
             if ended:  # one snapshot for the widget state and the saved transcript
                 snap = folding.snapshot(self._state)
         if self.transport == "comm" or self._comm_used:

@@ -198,3 +198,20 @@ async def test_a_comm_request_of_another_type_is_refused(
     finally:
         await asyncio.to_thread(chat.close)
     await all_gone([pid], pid)
+
+
+@pytest.mark.fault("a policy answers 40 permissions, one a turn: what the kernel keeps of them")
+async def test_policy_answers_are_not_kept_after_they_settle(
+    local: LocalClient, tmp_path: Path
+) -> None:
+    # Every id a policy had answered was kept for the chat's life.
+    chat, pid = await open_chat("none", "stream", tmp_path / "agent.jsonl")
+    chat.on_permission(lambda request: "allow")
+    try:
+        for _ in range(40):
+            turn = await chat.ask("permission", timeout=20)
+            assert turn.text.startswith("permission answered"), turn.text
+        assert not chat._policy_done and not chat.pending
+    finally:
+        await asyncio.to_thread(chat.close)
+    await all_gone([pid], pid)
