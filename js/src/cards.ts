@@ -197,10 +197,6 @@ interface Control {
   read(): Reading;
 }
 
-function optionLabel(option: { value: string; label?: string | null }): string {
-  return option.label ?? option.value;
-}
-
 /** A row of a radio or checkbox group: the input, its label and its description. */
 function choiceRow(
   type: "radio" | "checkbox",
@@ -362,7 +358,7 @@ export class ElicitationCard extends Card<ElicitationView> {
         const { row, input } = choiceRow(
           type,
           group,
-          optionLabel(option),
+          option.label ?? option.value,
           option.description,
           defaults.includes(option.value),
         );
