@@ -46,6 +46,11 @@ CHAT_GONE = 4404
 MAX_UNREAD = 32 * 1024 * 1024
 # Close code for a client that asks and does not read (as 1008, "policy violation").
 UNREAD = 4008
+# Pages one chat streams to at once: each holds a queue of up to 32 MB and a resync
+# being written (the history, 8 MB by default), so a page opening sockets in a loop
+# cost the server without end. One more is closed with FULL; the widget retries.
+MAX_PAGES = 32
+FULL = 4029
 
 
 class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
@@ -170,6 +175,11 @@ class BrowserSocket(_ChatSocket):
         if hub is None or self.chat_id not in hub.chats:
             self.send(error_ack(None, "CHAT_NOT_FOUND", "no such chat on this kernel"))
             self.close(CHAT_GONE, "no such chat")
+            return
+        pages = sum(sub.user is not None for sub in hub.chats[self.chat_id].subscribers)
+        if pages >= MAX_PAGES:
+            self.log.warning("acp_notebook: refused page %d of chat %s", pages + 1, self.chat_id)
+            self.close(FULL, f"{MAX_PAGES} pages follow this chat already")
             return
         self.hub = hub
         self.follow(hub.subscribe(self.chat_id, self.username))
