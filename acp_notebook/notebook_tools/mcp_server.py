@@ -36,6 +36,10 @@ SERVER_NAME = "notebook"
 MCP_PATH = "/mcp"
 MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
 MAX_DEPTH = 16
+# Requests in progress at once, over every chat of the process (a run_code may wait
+# minutes for a busy kernel); more get 503. Each holds up to MAX_BODY: an agent opening
+# connections in a loop held the server's memory without end.
+MAX_CONCURRENT = 256
 
 Progress = Callable[[str], Awaitable[None]]
 Scope = MutableMapping[str, Any]
@@ -254,6 +258,7 @@ class ToolHost:
                 access_log=False,
                 lifespan="on",
                 ws="none",
+                limit_concurrency=MAX_CONCURRENT,
             )
             server = _Server(config)
             self._task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))

@@ -1,6 +1,6 @@
-"""The secret header of an MCP request to the notebook tools (issue 12: every hostile input
-bounded). The caller is the agent: a header that is not ASCII made ``compare_digest``
-raise, and the endpoint failed with an exception (500) where 401 is right.
+"""MCP requests to the notebook tools (issue 12: every hostile input bounded); the caller
+is the agent. A secret header that is not ASCII made ``compare_digest`` raise (500 where
+401 is right), and requests in progress were not bounded in number.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from acp_notebook.mcp_servers import SECRET_HEADER
+from acp_notebook.notebook_tools import mcp_server
 from acp_notebook.notebook_tools.mcp_server import ToolHost
 
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
@@ -50,4 +51,40 @@ async def test_a_non_ascii_secret_is_refused(caplog: pytest.LogCaptureFixture) -
         right = [(SECRET_HEADER.encode(), endpoint.secret.encode()), headers[1]]
         assert await raw_post(endpoint.url, right) != 401
     finally:
+        await host.close()
+
+
+@pytest.mark.fault("an agent opens MCP requests to the notebook tools without end")
+async def test_requests_in_progress_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each request in progress holds up to MAX_BODY (256 KB) while its body arrives: an
+    # agent opening connections in a loop held the server's memory without end.
+    monkeypatch.setattr(mcp_server, "MAX_CONCURRENT", 8)
+    host = ToolHost()
+    backend: Any = object()
+    endpoint = await host.add(backend)
+    stalled: list[asyncio.StreamWriter] = []
+    try:
+        host_port = endpoint.url.split("//", 1)[1].split("/", 1)[0]
+        address, port = host_port.split(":")
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: {address}\r\n{SECRET_HEADER}: {endpoint.secret}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 200000\r\n\r\n"
+        ).encode()
+        for _ in range(8):  # bodies that never come
+            _reader, writer = await asyncio.open_connection(address, int(port))
+            writer.write(head + b"{")
+            await writer.drain()
+            stalled.append(writer)
+        await asyncio.sleep(0.2)
+        headers = [(SECRET_HEADER.encode(), endpoint.secret.encode())]
+        headers.append((b"Content-Length", str(len(BODY)).encode()))
+        assert await raw_post(endpoint.url, headers) == 503
+        for writer in stalled:
+            writer.close()
+        stalled.clear()
+        await asyncio.sleep(0.2)
+        assert await raw_post(endpoint.url, headers) not in (503, 401)
+    finally:
+        for writer in stalled:
+            writer.close()
         await host.close()
