@@ -9,6 +9,7 @@ waits, which is all a snapshot does not carry.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Container
 from typing import Any, cast
 
@@ -27,7 +28,8 @@ def snapshot_resync(events: list[Event], pending: Container[str]) -> dict[str, A
     )
     if cut is None:
         return {"events": events}
-    state = folding.initial_state()
+    # Unbounded: the history is bounded already (history_bytes may be over the kernel's).
+    state = folding.ChatState(max_items=sys.maxsize, max_weight=sys.maxsize)
     again: list[Event] = []
     for event in events[: cut + 1]:
         state = folding.fold(state, cast(Any, event))

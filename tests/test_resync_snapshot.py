@@ -82,3 +82,25 @@ async def test_the_hub_folds_a_turn_when_it_ends_not_when_a_page_asks() -> None:
         assert [i["type"] for i in asked["snapshot"]["items"]].count("tool") == 2
     finally:
         await hub.close()
+
+
+def test_the_snapshot_holds_the_whole_history_past_the_kernels_bounds() -> None:
+    # A server whose history_bytes is over the kernel fold's bound: a resync still
+    # shows every item of the history (the fold's bounds are the kernel's).
+    big = "x" * (folding.MAX_WEIGHT + 1000)
+    events = [
+        {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "one"},
+        _chunk(2, big, "m1"),
+        *(
+            {
+                "kind": "update",
+                "seq": seq,
+                "update": {"sessionUpdate": "tool_call", "toolCallId": f"c{seq}"},
+            }
+            for seq in range(3, folding.MAX_ITEMS + 100)
+        ),
+        {"kind": "turn_ended", "seq": folding.MAX_ITEMS + 100, "turn": 1},
+    ]
+    snap = snapshot_resync(events, pending=set())["snapshot"]
+    assert "dropped" not in snap and snap["items"][1]["text"] == big
+    assert len(snap["items"]) == folding.MAX_ITEMS + 99
