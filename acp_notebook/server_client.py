@@ -84,11 +84,6 @@ def execute_id() -> str | None:
     return msg_id if isinstance(msg_id, str) and msg_id else None
 
 
-def _socket_url(server_url: str) -> str:
-    scheme, rest = server_url.split("://", 1)
-    return f"{'wss' if scheme == 'https' else 'ws'}://{rest.rstrip('/')}/{KERNEL_PATH}"
-
-
 def _loopback_tls(url: str) -> ssl.SSLContext | None:
     if not url.startswith("wss:"):
         return None
@@ -106,7 +101,8 @@ class ServerClient(Client):
 
     def __init__(self, server_url: str, secret: str, kernel_id: str, key: bytes) -> None:
         super().__init__("acp-notebook-server", kernel_id)
-        self._url = _socket_url(server_url)
+        scheme, rest = server_url.split("://", 1)
+        self._url = f"{'wss' if scheme == 'https' else 'ws'}://{rest.rstrip('/')}/{KERNEL_PATH}"
         self._secret = secret
         self._key = key
         self._ws: ClientConnection | None = None
