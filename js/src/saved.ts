@@ -4,7 +4,7 @@
 // read-only; "Continue" asks the server for a new chat on the notebook's kernel that
 // loads the agent's session, then hands the output over to the live chat.
 
-import { el, pageConfig, str } from "./dom";
+import { el, isRecord, pageConfig, str } from "./dom";
 import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
@@ -52,20 +52,13 @@ const SESSION_ID = /^[!-~]{1,256}$/;
  * not written by us, and is not painted item by item. */
 const MAX_SAVED_ITEMS = 1000;
 
-function isBounded(snapshot: unknown): boolean {
-  if (typeof snapshot !== "object" || snapshot === null) return false;
-  const items = (snapshot as { items?: unknown }).items;
-  return Array.isArray(items) && items.length <= MAX_SAVED_ITEMS;
-}
-
 /** The saved data if it is one we can show (version 1, a snapshot), else null. */
-export function readSavedChat(data: unknown): SavedChat | null {
-  if (typeof data !== "object" || data === null) return null;
-  const d = data as Record<string, unknown>;
+export function readSavedChat(d: unknown): SavedChat | null {
+  if (!isRecord(d)) return null;
   const agent = str(d.agent);
-  if (d.version !== 1 || agent === null || !isBounded(d.snapshot)) {
-    return null;
-  }
+  const items = isRecord(d.snapshot) ? d.snapshot.items : null;
+  if (d.version !== 1 || agent === null) return null;
+  if (!Array.isArray(items) || items.length > MAX_SAVED_ITEMS) return null;
   const sessionId = str(d.sessionId);
   const valid = sessionId !== null && SESSION_ID.test(sessionId);
   return {
