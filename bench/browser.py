@@ -11,8 +11,8 @@ References from the same run: the rate at which the server delivers the same ans
 client of the browser socket (measured right before and after, A B A), and for the
 conversation, the longest task when its finished transcript is painted at once. Printed
 beside the first (the ratio stays against it): the rate at which the page's own socket
-received the answer, up to its last frame before the answer was shown; the page runs on
-the cores the server and the agent use, which the socket client leaves to them.
+received the answer, up to its last frame of text before the answer was shown; the page
+runs on the cores the server and the agent use, which the socket client leaves to them.
 """
 
 from __future__ import annotations
@@ -49,19 +49,23 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
 }).observe({ type: "longtask", buffered: true });
 """
-# Installed before any script of the page: when each frame of a chat socket arrived.
+# Installed before any script of the page: when each frame of a chat socket that carries
+# answer text arrived (a frame after the text, the turn's end, says nothing of its pace).
 FRAME_TIMES = """
 window.__frameTimes = [];
 window.WebSocket = class extends window.WebSocket {
   constructor(...args) {
     super(...args);
     if (String(args[0]).includes("/acp-notebook/ws/browser")) {
-      this.addEventListener("message", () => window.__frameTimes.push(performance.now()));
+      this.addEventListener("message", (event) => {
+        const text = typeof event.data === "string" && event.data.includes("agent_message_chunk");
+        if (text) window.__frameTimes.push(performance.now());
+      });
     }
   }
 };
 """
-# Milliseconds from the prompt to the last frame that came before the answer was shown.
+# Milliseconds from the prompt to the last frame of text before the answer was shown.
 LAST_FRAME = """(shown) => Math.max(
     ...window.__frameTimes.filter((t) => t <= window.__t0 + shown).map((t) => t - window.__t0)
 )"""
@@ -340,7 +344,7 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
             after = in_thread(lambda c=case: server_rate(server, c.chunks))  # type: ignore[misc]
             rate, delivered = case.chunks / elapsed, (before + after) / 2
             # The second reference: the rate this page's own socket got the answer at,
-            # the last frame of it read when it arrived (a page on the same cores).
+            # its last frame of text timed when it arrived (a page on the same cores).
             to_page = page.evaluate(LAST_FRAME, elapsed * 1000) / 1000
             live = tasks[0]
             quiet = live.longest_ms < TASK_LIMIT_MS
