@@ -1,8 +1,9 @@
 """The extension's two WebSockets.
 
-``acp-notebook/ws/browser?kernel=<id>&chat=<id>``: the widget. A Jupyter login with
-``execute`` on ``kernels``, same origin (or a token). Frames of that chat down,
-requests up; the Jupyter user is who the owner gate sees.
+``acp-notebook/ws/browser?kernel=<id>&chat=<id>[&resync=<id>]``: the widget. A Jupyter
+login with ``execute`` on ``kernels``, same origin (or a token). Frames of that chat
+down, requests up; the Jupyter user is who the owner gate sees. With ``resync``, the
+socket is answered as it opens as a snapshot ``chat:resync`` of that request id would be.
 
 ``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
 none) and no browser (any Origin header is refused): the server's secret plus an
@@ -166,6 +167,8 @@ class BrowserSocket(_ChatSocket):
         self.display_name = user.display_name or user.username
         self.kernel_id = self.get_query_argument("kernel", "")
         self.chat_id = self.get_query_argument("chat", "")
+        # The id of the resync the page asks for (answered as the socket opens), or "".
+        self.resync_id = self.get_query_argument("resync", "")
         # Checks the origin (tornado calls check_origin), then upgrades.
         await super().get(*args, **kwargs)
 
@@ -183,6 +186,12 @@ class BrowserSocket(_ChatSocket):
             return
         self.hub = hub
         self.follow(hub.subscribe(self.chat_id, self.username))
+        if self.resync_id:
+            # Answered now, a round trip sooner than a request sent once the page sees
+            # the socket open: a reloading page and its server are busiest then. Read
+            # as any request is (an id too long for one gets INVALID).
+            asked = {"type": "chat:resync", "chatId": self.chat_id, "snapshot": True}
+            self._spawn(self._answer(json.dumps({**asked, "id": self.resync_id})))
 
     async def handle(self, message: str | bytes) -> Frame:
         if self.hub is None:  # refused at open, closing

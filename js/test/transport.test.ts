@@ -243,9 +243,11 @@ describe("server transport", () => {
     expect(statuses).toEqual(["connecting"]);
     socket.open();
     expect(statuses).toEqual(["connecting", "server"]);
-    const resync = socket.sent[0];
-    expect(resync).toMatchObject({ type: "chat:resync", chatId: "c1" });
-    socket.receive({ ack: resync?.id, accepted: true, reset: true, events: [EVENT] });
+    // Asked for in the URL (the server answers as the socket opens), not sent.
+    const resyncId = new URL(socket.url).searchParams.get("resync");
+    expect(resyncId).toMatch(/^[a-z0-9]+-1$/);
+    expect(socket.sent).toEqual([]);
+    socket.receive({ ack: resyncId, accepted: true, reset: true, events: [EVENT] });
     await vi.advanceTimersByTimeAsync(0);
     expect(batches).toEqual([{ events: [EVENT], reset: true }]);
     // Frames on the comm are not ours in server mode.
@@ -266,7 +268,11 @@ describe("server transport", () => {
     await vi.advanceTimersByTimeAsync(1);
     const third = FakeSocket.instances[2] as FakeSocket;
     third.open();
-    expect(third.sent[0]).toMatchObject({ type: "chat:resync" });
+    const again = new URL(third.url).searchParams.get("resync");
+    expect(again).not.toBe(resyncId);
+    third.receive({ ack: again, accepted: true, reset: true, events: [] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batches.at(-1)).toEqual({ events: [], reset: true });
     expect(model.sent).toEqual([]);
     c.dispose();
     expect(third.closed).toBe(true);

@@ -82,6 +82,7 @@ class Peer:
     def __init__(self, ws: WebSocketClientConnection) -> None:
         self.ws = ws
         self.acks: dict[int, Event] = {}
+        self.named: dict[str, Event] = {}  # acks of requests with a string id
         self.refusals: list[Event] = []  # acks of requests without a usable id
         self.events: dict[str, list[Event]] = {}
         self.resets = 0
@@ -96,6 +97,8 @@ class Peer:
             if "ack" in frame:
                 if isinstance(frame["ack"], int):
                     self.acks[frame["ack"]] = frame
+                elif isinstance(frame["ack"], str):
+                    self.named[frame["ack"]] = frame
                 else:
                     self.refusals.append(frame)
             else:
@@ -173,11 +176,14 @@ def ws_url(jp_http_port: int, jp_base_url: str) -> Callable[..., str]:
 def browser(
     http_server_client: Any, jp_serverapp: ServerApp, ws_url: Callable[..., str]
 ) -> Callable[..., Any]:
-    """Opens the browser socket of a chat; token auth unless headers say otherwise."""
+    """Opens the browser socket of a chat; token auth unless headers say otherwise;
+    ``params`` go in the URL's query."""
     token = jp_serverapp.identity_provider.token
 
-    async def connect(kernel_id: str, chat_id: str, headers: dict[str, str] | None = None) -> Peer:
-        url = ws_url("acp-notebook/ws/browser", kernel=kernel_id, chat=chat_id)
+    async def connect(
+        kernel_id: str, chat_id: str, headers: dict[str, str] | None = None, **params: str
+    ) -> Peer:
+        url = ws_url("acp-notebook/ws/browser", kernel=kernel_id, chat=chat_id, **params)
         request = HTTPRequest(url, headers=headers or {"Authorization": f"token {token}"})
         return Peer(await websocket_connect(request))
 

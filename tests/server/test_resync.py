@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from acp_notebook import fold as folding
+from acp_notebook.contracts import MAX_ID
 
-from .conftest import OPEN_CHAT
+from .conftest import OPEN_CHAT, until
 
 
 async def test_reattach_and_second_tab_see_the_pending_card(
@@ -112,3 +113,29 @@ async def test_snapshot_resync_folds_the_ended_turns(
     assert ack["snapshot"] == json.loads(json.dumps(folding.snapshot(state)))
     assert ack["snapshot"]["agent"]["status"] == "ready"
     assert [i["type"] for i in ack["snapshot"]["items"]] == ["user", "tool", "agent"]
+
+
+async def test_a_resync_asked_in_the_url_is_answered_as_the_socket_opens(
+    start_kernel: Any, cells: Any, browser: Any
+) -> None:
+    """A reloaded widget asks in its socket's URL: the snapshot resync comes unasked."""
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    chat_id = json.loads(
+        (
+            await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
+        ).split("chat:", 1)[1]
+    )["chat"]
+    plain = await browser(kernel_id, chat_id)
+    asked = await plain.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
+    tab = await browser(kernel_id, chat_id, resync="r-1")
+    ack = await until(lambda: tab.named.get("r-1"), tab._changed, 15)
+    assert ack["accepted"] and ack["reset"]
+    assert (ack["snapshot"], ack["events"]) == (asked["snapshot"], asked["events"])
+    # Nothing is answered unasked without it; an id no request may have is refused.
+    assert plain.named == {} and plain.refusals == []
+    long = "x" * (MAX_ID + 1)
+    bad = await browser(kernel_id, chat_id, resync=long)
+    refusal = await until(lambda: bad.named.get(long), bad._changed, 15)
+    assert refusal["error"] == "INVALID"
+    assert (await bad.request({"type": "chat:resync", "chatId": chat_id}))["accepted"]
