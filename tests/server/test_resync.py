@@ -92,17 +92,18 @@ async def test_kernel_socket_reconnects_and_catches_up(
     assert caught_up["text"].startswith("Hello from the **demo agent**. You said: hello")
 
 
+async def _history_chat(kernel: Any) -> str:
+    """A chat whose ended turn holds tool calls and messages (``history 25``)."""
+    out = await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
+    return str(json.loads(out.split("chat:", 1)[1])["chat"])
+
+
 async def test_snapshot_resync_folds_the_ended_turns(
     start_kernel: Any, cells: Any, browser: Any
 ) -> None:
     """What a reloaded widget asks for: the ended turns as one snapshot, the same chat."""
     kernel_id = await start_kernel()
-    kernel = await cells(kernel_id)
-    chat_id = json.loads(
-        (
-            await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
-        ).split("chat:", 1)[1]
-    )["chat"]
+    chat_id = await _history_chat(await cells(kernel_id))
     tab = await browser(kernel_id, chat_id)
     full = await tab.resync(chat_id)
     ack = await tab.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
@@ -120,12 +121,7 @@ async def test_a_resync_asked_in_the_url_is_answered_as_the_socket_opens(
 ) -> None:
     """A reloaded widget asks in its socket's URL: the snapshot resync comes unasked."""
     kernel_id = await start_kernel()
-    kernel = await cells(kernel_id)
-    chat_id = json.loads(
-        (
-            await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
-        ).split("chat:", 1)[1]
-    )["chat"]
+    chat_id = await _history_chat(await cells(kernel_id))
     plain = await browser(kernel_id, chat_id)
     asked = await plain.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
     tab = await browser(kernel_id, chat_id, resync="r-1")
