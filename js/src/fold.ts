@@ -7,6 +7,11 @@
 //
 // Agent payloads (`update` events) are passed through by the bridge unvalidated, so
 // every read of them checks its type and anything malformed is skipped, never thrown.
+//
+// The widget folds every event of a live chat, so the state is bounded like the kernel's
+// fold: past MAX_ITEMS items or MAX_WEIGHT characters of text and payloads, the oldest
+// items go (a pending request's card never), and a message larger than that keeps its
+// end; `dropped` then says what went.
 
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
 import { isRecord, records, str } from "./dom";
@@ -126,6 +131,12 @@ export interface ElicitationView {
   by: string | null;
 }
 
+/** What the bounds took: items dropped, and characters cut from one long message. */
+export interface Dropped {
+  items: number;
+  characters: number;
+}
+
 export interface ChatState {
   seq: number;
   agent: AgentView;
@@ -140,6 +151,8 @@ export interface ChatState {
   title: string | null;
   permissions: Map<string, PermissionView>;
   elicitations: Map<string, ElicitationView>;
+  /** null until the bounds took something. */
+  dropped: Dropped | null;
   /** The fold's own bookkeeping; renderers need none of it. */
   internal: {
     /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
@@ -154,16 +167,24 @@ export interface ChatState {
     running: Set<string>;
     /** Unsettled requests as "kind:requestId", in arrival order. */
     pending: Set<string>;
+    maxItems: number;
+    maxWeight: number;
+    /** Approximate characters held (texts, tool calls, requests), pending requests apart. */
+    weight: number;
+    /** Each card's payload sizes by key ("kind:id"), so that a replaced one counts once. */
+    cardSizes: Map<string, Map<string, number>>;
   };
 }
 
 export type Snapshot = Omit<
   ChatState,
-  "toolCalls" | "permissions" | "elicitations" | "internal"
+  "toolCalls" | "permissions" | "elicitations" | "dropped" | "internal"
 > & {
   toolCalls: Record<string, ToolCallView>;
   permissions: Record<string, PermissionView>;
   elicitations: Record<string, ElicitationView>;
+  /** Present once the bounds took something. */
+  dropped?: Dropped;
 };
 
 // sessionUpdate kind -> transcript item type.
@@ -175,8 +196,11 @@ const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
 const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
+const TOOL_KEYS = [...TOOL_TEXTS, ...TOOL_LISTS, ...TOOL_RAW] as const;
+export const MAX_ITEMS = 5000;
+export const MAX_WEIGHT = 8 * 1024 * 1024;
 
-export function initialState(): ChatState {
+export function initialState(maxItems = MAX_ITEMS, maxWeight = MAX_WEIGHT): ChatState {
   return {
     seq: 0,
     agent: {
@@ -200,6 +224,7 @@ export function initialState(): ChatState {
     title: null,
     permissions: new Map(),
     elicitations: new Map(),
+    dropped: null,
     internal: {
       activity: "thinking",
       tail: null,
@@ -207,8 +232,53 @@ export function initialState(): ChatState {
       openThought: null,
       running: new Set(),
       pending: new Set(),
+      maxItems,
+      maxWeight,
+      weight: 0,
+      cardSizes: new Map(),
     },
   };
+}
+
+/** Rebuilds a foldable state from a snapshot (saved, or a resync's), weighed like a fold's. */
+export function restore(snapshot: Snapshot): ChatState {
+  const state = initialState();
+  const { toolCalls, permissions, elicitations, dropped, ...rest } = snapshot;
+  const internal = state.internal;
+  Object.assign(state, rest);
+  state.internal = internal; // a saved snapshot is anyone's: it sets no bookkeeping
+  state.items = (state.items as unknown[]).filter(isRecord) as unknown as Item[];
+  state.toolCalls = new Map(Object.entries(toolCalls));
+  state.permissions = new Map(Object.entries(permissions));
+  state.elicitations = new Map(Object.entries(elicitations));
+  if (isRecord(dropped)) {
+    state.dropped = { items: count(dropped.items), characters: count(dropped.characters) };
+  }
+  for (const item of state.items) internal.weight += itemSize(item);
+  for (const [id, call] of state.toolCalls) {
+    const sizes = new Map(TOOL_KEYS.map((key) => [key, isRecord(call) ? size(call[key]) : 0]));
+    internal.cardSizes.set(`tool:${id}`, sizes);
+    for (const value of sizes.values()) internal.weight += value;
+  }
+  // Weighed as request() weighs its fields: the entry without its id and outcome.
+  const card = (kind: RequestKind, id: string, entry: unknown, keys: readonly string[]): void => {
+    if (!isRecord(entry)) return;
+    const key = `${kind}:${id}`;
+    const weight = size(Object.fromEntries(keys.map((k) => [k, entry[k]])));
+    internal.cardSizes.set(key, new Map([["", weight]]));
+    if (entry.outcome === null) internal.pending.add(key);
+    else internal.weight += weight;
+  };
+  for (const [id, p] of state.permissions) {
+    card("permission", id, p, ["toolCall", "options", "deadline"]);
+  }
+  for (const [id, e] of state.elicitations) {
+    card("elicitation", id, e, ["message", "fields", "toolCallId", "title", "deadline"]);
+  }
+  if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
+    compact(state);
+  }
+  return state;
 }
 
 export function fold(state: ChatState, event: StreamEvent): ChatState {
@@ -219,6 +289,7 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
     // Resync re-sends pending requests after the history, with their old seq.
     state.seq = Math.max(state.seq, seq);
     request(state, ev.kind === "permission_request" ? "permission" : "elicitation", ev, ts);
+    if (state.items.length > state.internal.maxItems) compact(state);
   } else {
     if (seq <= state.seq) return state;
     state.seq = seq;
@@ -265,13 +336,18 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
         resolve(state, "elicitation", ev, ts);
         break;
     }
+    const internal = state.internal;
+    if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
+      compact(state);
+    }
   }
   state.turn.phase = phase(state);
   return state;
 }
 
+/** The spec's JSON; after the bounds took something, `dropped` says what. */
 export function snapshot(state: ChatState): Snapshot {
-  return {
+  const snap: Snapshot = {
     seq: state.seq,
     agent: { ...state.agent },
     turn: { ...state.turn },
@@ -286,6 +362,8 @@ export function snapshot(state: ChatState): Snapshot {
     permissions: copyTable(state.permissions),
     elicitations: copyTable(state.elicitations),
   };
+  if (state.dropped !== null) snap.dropped = { ...state.dropped };
+  return snap;
 }
 
 function phase(state: ChatState): Phase {
@@ -355,7 +433,9 @@ function chunk(state: ChatState, type: ChunkItem["type"], u: JsonObject, ts: num
     tail.endTs = null;
     internal.openThought = tail;
   }
-  tail.text += blockText(u.content);
+  const text = blockText(u.content);
+  tail.text += text;
+  internal.weight += text.length;
   if (state.turn.active) internal.activity = type === "thought" ? "thinking" : "responding";
 }
 
@@ -391,6 +471,20 @@ function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | 
       rawOutput: null,
     };
     state.toolCalls.set(toolCallId, entry);
+    forgetSizes(state, `tool:${toolCallId}`);
+  }
+  const internal = state.internal;
+  let sizes = internal.cardSizes.get(`tool:${toolCallId}`);
+  if (sizes === undefined) {
+    sizes = new Map();
+    internal.cardSizes.set(`tool:${toolCallId}`, sizes);
+  }
+  for (const key of TOOL_KEYS) {
+    if (key in u) {
+      const weight = size(u[key]);
+      internal.weight += weight - (sizes.get(key) ?? 0);
+      sizes.set(key, weight);
+    }
   }
   for (const key of TOOL_TEXTS) if (key in u) entry[key] = str(u[key]);
   for (const key of TOOL_LISTS) if (key in u) entry[key] = records(u[key]);
@@ -439,44 +533,53 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   if (requestId === null) return;
   closeThought(state, ts);
   const deadline = num(ev.deadline);
-  let isNew: boolean;
-  if (kind === "permission") {
-    const fields = { toolCall: object(ev.toolCall), options: records(ev.options), deadline };
-    const entry = state.permissions.get(requestId);
-    isNew = entry === undefined;
+  const fields =
+    kind === "permission"
+      ? { toolCall: object(ev.toolCall), options: records(ev.options), deadline }
+      : {
+          message: str(ev.message) ?? "",
+          // The bridge validated these against ElicitationField.
+          fields: records(ev.fields) as unknown as ElicitationField[],
+          toolCallId: str(ev.toolCallId),
+          title: str(ev.title),
+          deadline,
+        };
+  const key = `${kind}:${requestId}`;
+  const internal = state.internal;
+  // Weighed once it settles: a pending card is never dropped.
+  const weight = size(fields);
+  const before = internal.cardSizes.get(key)?.get("");
+  internal.cardSizes.set(key, new Map([["", weight]]));
+  const table: Map<string, PermissionView | ElicitationView> =
+    kind === "permission" ? state.permissions : state.elicitations;
+  const entry = table.get(requestId);
+  if (entry !== undefined) {
     // A repeated request keeps the outcome it may already have.
-    if (entry) Object.assign(entry, fields);
-    else
-      state.permissions.set(requestId, {
-        requestId,
-        ...fields,
-        outcome: null,
-        optionId: null,
-        by: null,
-      });
+    Object.assign(entry, fields);
+    if (!internal.pending.has(key) && before !== undefined) internal.weight += weight - before;
+    return;
+  }
+  if (kind === "permission") {
+    state.permissions.set(requestId, {
+      requestId,
+      ...(fields as Omit<PermissionView, "requestId" | "outcome" | "optionId" | "by">),
+      outcome: null,
+      optionId: null,
+      by: null,
+    });
   } else {
-    const fields = {
-      message: str(ev.message) ?? "",
-      // The bridge validated these against ElicitationField.
-      fields: records(ev.fields) as unknown as ElicitationField[],
-      toolCallId: str(ev.toolCallId),
-      title: str(ev.title),
-      deadline,
-    };
-    const entry = state.elicitations.get(requestId);
-    isNew = entry === undefined;
-    if (entry) Object.assign(entry, fields);
-    else state.elicitations.set(requestId, { requestId, ...fields, outcome: null, by: null });
+    state.elicitations.set(requestId, {
+      requestId,
+      ...(fields as Omit<ElicitationView, "requestId" | "outcome" | "by">),
+      outcome: null,
+      by: null,
+    });
   }
-  if (isNew) {
-    state.internal.pending.add(`${kind}:${requestId}`);
-    add(
-      state,
-      kind === "permission"
-        ? { type: "permission", requestId }
-        : { type: "elicitation", requestId },
-    );
-  }
+  internal.pending.add(key);
+  add(
+    state,
+    kind === "permission" ? { type: "permission", requestId } : { type: "elicitation", requestId },
+  );
 }
 
 function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
@@ -488,14 +591,102 @@ function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   entry.outcome = str(ev.outcome);
   entry.by = str(ev.by);
   if ("optionId" in entry) entry.optionId = str(ev.optionId);
-  state.internal.pending.delete(`${kind}:${requestId}`);
+  const key = `${kind}:${requestId}`;
+  if (state.internal.pending.delete(key)) state.internal.weight += cardSize(state, key);
 }
 
 // ---------------------------------------------------------------- helpers
 
 function add(state: ChatState, item: Item): void {
+  state.internal.weight += itemSize(item);
   state.items.push(item);
   state.internal.tail = null;
+}
+
+/**
+ * Drops the oldest items until the state is a tenth under its bounds (so this runs once
+ * per many events); never a pending request's card, nor the newest item, whose text
+ * keeps its end when it alone is over. The items array is a new one: a renderer holding
+ * the old one can tell which of its items went.
+ */
+function compact(state: ChatState): void {
+  const internal = state.internal;
+  const items = state.items;
+  const maxItems = Math.floor((internal.maxItems * 9) / 10);
+  const maxWeight = Math.floor((internal.maxWeight * 9) / 10);
+  const kept: Item[] = [];
+  let i = 0;
+  while (
+    i < items.length - 1 &&
+    (kept.length + items.length - i > maxItems || internal.weight > maxWeight)
+  ) {
+    const item = items[i++] as Item;
+    if ("requestId" in item && internal.pending.has(`${item.type}:${item.requestId}`)) {
+      kept.push(item);
+    } else {
+      forget(state, item);
+    }
+  }
+  state.items = kept.concat(items.slice(i));
+  const newest = state.items[state.items.length - 1];
+  if (internal.weight > maxWeight && newest !== undefined && "text" in newest) {
+    const text = newest.text;
+    const keep = Math.max(1024, text.length - (internal.weight - maxWeight));
+    if (keep < text.length) {
+      let start = text.length - keep + 1;
+      // Not half of a surrogate pair.
+      if (/[\uDC00-\uDFFF]/.test(text.charAt(start))) start++;
+      newest.text = `…${text.slice(start)}`;
+      droppedOf(state).characters += start;
+      internal.weight -= text.length - newest.text.length;
+    }
+  }
+}
+
+/** Drops one item and the tool call or request it shows. */
+function forget(state: ChatState, item: Item): void {
+  const internal = state.internal;
+  droppedOf(state).items++;
+  internal.weight -= itemSize(item);
+  if (item === internal.openThought) internal.openThought = null;
+  if (item.type === "tool") {
+    forgetSizes(state, `tool:${item.toolCallId}`);
+    state.toolCalls.delete(item.toolCallId);
+    internal.running.delete(item.toolCallId);
+  } else if (item.type === "permission" || item.type === "elicitation") {
+    forgetSizes(state, `${item.type}:${item.requestId}`);
+    (item.type === "permission" ? state.permissions : state.elicitations).delete(item.requestId);
+  }
+}
+
+function droppedOf(state: ChatState): Dropped {
+  state.dropped ??= { items: 0, characters: 0 };
+  return state.dropped;
+}
+
+function forgetSizes(state: ChatState, key: string): void {
+  state.internal.weight -= cardSize(state, key);
+  state.internal.cardSizes.delete(key);
+}
+
+function cardSize(state: ChatState, key: string): number {
+  let total = 0;
+  for (const value of state.internal.cardSizes.get(key)?.values() ?? []) total += value;
+  return total;
+}
+
+function itemSize(item: Item): number {
+  return "text" in item && typeof item.text === "string" ? item.text.length : 0;
+}
+
+/** About the characters `value` holds as JSON (a bound, not a measure). */
+function size(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0; // too deep: counts as nothing, like the kernel's fold
+  }
 }
 
 function closeThought(state: ChatState, ts: number | null): void {
@@ -509,6 +700,10 @@ function closeThought(state: ChatState, ts: number | null): void {
 function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
   // fromEntries defines own properties, so an id like "__proto__" stays plain data.
   return Object.fromEntries([...table].map(([key, value]) => [key, { ...value }]));
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
 function num(value: unknown): number | null {

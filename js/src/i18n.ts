@@ -89,6 +89,8 @@ const en = {
   continueBadSession: "this saved chat's session id is not valid: it cannot be continued",
   continuing: "starting {agent}…",
   savedTranscript: "saved conversation",
+  droppedItems:
+    "{items} earlier items and {characters} characters of a long message are no longer kept",
   copy: "Copy",
   copied: "Copied",
   copyFailed: "Copy failed",
@@ -200,6 +202,7 @@ const zh: Strings = {
   continueBadSession: "此保存对话的会话 ID 无效，无法继续",
   continuing: "正在启动 {agent}…",
   savedTranscript: "已保存的对话",
+  droppedItems: "较早的 {items} 个条目和一条长消息中的 {characters} 个字符已不再保留",
   copy: "复制",
   copied: "已复制",
   copyFailed: "复制失败",

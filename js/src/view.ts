@@ -7,7 +7,7 @@ import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { StreamEvent } from "./contracts";
 import { el, isRecord } from "./dom";
-import { type ChatState, fold, type Item, initialState, type Snapshot } from "./fold";
+import { type ChatState, fold, type Item, initialState, restore, type Snapshot } from "./fold";
 import { agentName, Header } from "./header";
 import type { Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
@@ -66,17 +66,6 @@ function nextFrame(callback: () => void): () => void {
   return () => cancelAnimationFrame(handle);
 }
 
-/** Rebuilds a displayable state from a saved snapshot (painted before any resync). */
-export function restore(snapshot: Snapshot): ChatState {
-  const state = initialState();
-  const { toolCalls, permissions, elicitations, ...rest } = snapshot;
-  Object.assign(state, rest);
-  state.toolCalls = new Map(Object.entries(toolCalls));
-  state.permissions = new Map(Object.entries(permissions));
-  state.elicitations = new Map(Object.entries(elicitations));
-  return state;
-}
-
 function isSnapshot(value: unknown): value is Snapshot {
   if (typeof value !== "object" || value === null) return false;
   const s = value as Record<string, unknown>;
@@ -109,6 +98,12 @@ export class ChatView {
   /** The views of the items from `base` on (the items before it are not built yet). */
   private views: ItemView[] = [];
   private base = 0;
+  /** The items array the views were built from: the fold replaces it when it drops items. */
+  private shown: readonly Item[] = [];
+  /** The characters the fold had cut from a long message when the views were built. */
+  private cut = 0;
+  /** Says that the fold dropped earlier items (it is bounded, see fold.ts). */
+  private readonly droppedNote = el("div", "acpnb-dropped");
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
   /** Items whose text is still being shown in steps (as many a frame as STEP_BUDGET_MS allows). */
@@ -153,7 +148,14 @@ export class ChatView {
     this.transcript.addEventListener("scroll", () => this.scrolled(), { passive: true });
     this.plan = new PlanPanel(this.t);
     this.composer = new Composer(this.t, options.request, options.draftKey);
-    this.el.append(this.header.el, this.transcript, this.plan.el, this.composer.el);
+    this.droppedNote.hidden = true;
+    this.el.append(
+      this.header.el,
+      this.droppedNote,
+      this.transcript,
+      this.plan.el,
+      this.composer.el,
+    );
     this.ticker = setInterval(() => this.tick(), 1000);
     this.requestFrame();
   }
@@ -244,7 +246,11 @@ export class ChatView {
       this.keyed = new Map();
       this.page = null;
       box.replaceChildren();
+    } else if (items !== this.shown) {
+      this.prune(items);
     }
+    this.shown = items;
+    this.cut = this.state.dropped?.characters ?? 0;
     // Only the last item can have grown since the last frame; the rest are new.
     const last = this.views[this.views.length - 1];
     const deadline = performance.now() + STEP_BUDGET_MS;
@@ -272,6 +278,7 @@ export class ChatView {
       this.plan.update(this.state.plan);
     }
     this.header.update(this.state, this.connected || this.gone);
+    this.showDropped();
     this.composer.setEnabled(this.state.agent.status !== "exited");
     this.tick();
     if (this.stuck) {
@@ -316,6 +323,43 @@ export class ChatView {
     this.transcript.prepend(page);
     this.views.unshift(...views);
     this.base = start;
+  }
+
+  /**
+   * Removes the views of the items the fold dropped, and the view of a message it cut
+   * (a text view only grows), which the frame then builds again.
+   */
+  private prune(items: readonly Item[]): void {
+    const live = new Set(items);
+    const old = this.shown;
+    const gone = new Set<ItemView>();
+    this.views.forEach((view, k) => {
+      if (!live.has(old[this.base + k] as Item)) gone.add(view);
+    });
+    const last = this.views[this.views.length - 1];
+    if (last !== undefined && (this.state.dropped?.characters ?? 0) !== this.cut) gone.add(last);
+    for (const view of gone) {
+      view.el.remove();
+      this.unfinished.delete(view);
+    }
+    for (const [key, view] of this.keyed) if (gone.has(view)) this.keyed.delete(key);
+    this.views = this.views.filter((view) => !gone.has(view));
+    this.base = old.slice(0, this.base).filter((item) => live.has(item)).length;
+    for (const page of [...this.transcript.children]) {
+      if (page.childElementCount === 0) page.remove();
+    }
+    if (this.page !== null && !this.page.isConnected) this.page = null;
+  }
+
+  private showDropped(): void {
+    const dropped = this.state.dropped;
+    if (this.droppedNote.hidden !== (dropped === null)) this.droppedNote.hidden = dropped === null;
+    if (dropped === null) return;
+    const text = this.t("droppedItems", {
+      items: dropped.items.toLocaleString(),
+      characters: dropped.characters.toLocaleString(),
+    });
+    if (this.droppedNote.textContent !== text) this.droppedNote.textContent = text;
   }
 
   /** The page that takes the item at `index`: a new one every PAGE_ITEMS items. */

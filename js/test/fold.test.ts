@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../src/contracts";
-import { type ChatState, fold, initialState, snapshot } from "../src/fold";
+import { type ChatState, fold, initialState, MAX_ITEMS, restore, snapshot } from "../src/fold";
 
 interface Vector {
   name: string;
@@ -94,5 +94,122 @@ describe("fold", () => {
     expect(text.length).toBe(2 * (n - n / 1000));
     // Generous: a copy per chunk would take tens of seconds here.
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+function chunkEvent(seq: number, text: string, messageId: string): StreamEvent {
+  const content = { type: "text", text };
+  return {
+    kind: "update",
+    seq,
+    update: { sessionUpdate: "agent_message_chunk", messageId, content },
+  };
+}
+
+describe("fold bounds (as acp_notebook/fold.py)", () => {
+  it("keeps at most MAX_ITEMS items, the newest, and says how many went", () => {
+    const state = initialState();
+    let seq = 0;
+    fold(state, {
+      kind: "permission_request",
+      seq: ++seq,
+      requestId: "open",
+      toolCall: {},
+      options: [],
+    });
+    for (let n = 0; n < MAX_ITEMS; n++) {
+      const update = { sessionUpdate: "tool_call", toolCallId: `t${n}`, title: "x" };
+      fold(state, { kind: "update", seq: ++seq, update });
+      fold(state, chunkEvent(++seq, `answer ${n}`, `m${n}`));
+    }
+    expect(state.items.length).toBeLessThanOrEqual(MAX_ITEMS);
+    const snap = snapshot(state);
+    // The pending question stays first; the rest are the newest items.
+    expect(snap.items[0]).toEqual({ type: "permission", requestId: "open" });
+    expect(snap.items.at(-1)).toEqual({
+      type: "agent",
+      messageId: `m${MAX_ITEMS - 1}`,
+      text: `answer ${MAX_ITEMS - 1}`,
+    });
+    const dropped = 2 * MAX_ITEMS + 1 - snap.items.length;
+    expect(snap.dropped).toEqual({ items: dropped, characters: 0 });
+    // A dropped item's tool call goes with it.
+    expect(Object.keys(snap.toolCalls)).toHaveLength(
+      snap.items.filter((i) => i.type === "tool").length,
+    );
+    expect(state.toolCalls.has("t0")).toBe(false);
+    expect(Object.keys(snapshot(initialState()))).not.toContain("dropped");
+  });
+
+  it("is bounded in characters: a pending card stays, a long message keeps its end", () => {
+    const state = initialState(MAX_ITEMS, 100_000);
+    fold(state, { kind: "turn_started", seq: 1, turn: 1, prompt: "go" });
+    fold(state, {
+      kind: "elicitation_request",
+      seq: 2,
+      requestId: "q",
+      message: "m".repeat(60_000),
+      fields: [],
+    });
+    fold(state, {
+      kind: "update",
+      seq: 3,
+      update: { sessionUpdate: "tool_call", toolCallId: "c" },
+    });
+    // A tool call's output replaced a hundred times counts once.
+    for (let seq = 4; seq < 104; seq++) {
+      const content = [{ type: "content", content: { type: "text", text: "o".repeat(500) } }];
+      const update = { sessionUpdate: "tool_call_update", toolCallId: "c", content };
+      fold(state, { kind: "update", seq, update });
+    }
+    expect(snapshot(state).dropped).toBeUndefined();
+    for (let seq = 104; seq < 404; seq++) {
+      fold(state, chunkEvent(seq, "a".repeat(999) + String(seq % 10), "m")); // 300,000 characters
+    }
+    const snap = snapshot(state);
+    expect(snap.items.map((i) => i.type)).toEqual(["elicitation", "agent"]);
+    const text = (snap.items[1] as { text: string }).text;
+    expect(text.startsWith("…")).toBe(true);
+    expect(text.endsWith(`${"a".repeat(999)}3`)).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(100_000);
+    expect(snap.dropped?.items).toBe(2);
+    // Each cut counts the ellipsis of the cut before it.
+    const cut = (snap.dropped?.characters ?? 0) - (300_000 - text.length + 1);
+    expect(cut).toBeGreaterThanOrEqual(0);
+    expect(cut).toBeLessThan(100);
+    expect(state.internal.weight).toBeLessThanOrEqual(100_000);
+    expect(snap.elicitations.q?.outcome).toBeNull();
+  });
+
+  it("never drops a pending card, whatever it weighs, until it settles", () => {
+    const state = initialState(MAX_ITEMS, 10_000);
+    const options = [{ optionId: "a", name: "x".repeat(20_000), kind: "allow_once" }];
+    fold(state, { kind: "permission_request", seq: 1, requestId: "p", toolCall: {}, options });
+    for (let seq = 2; seq < 40; seq++) fold(state, chunkEvent(seq, "b".repeat(1000), `m${seq}`));
+    expect(state.items[0]).toEqual({ type: "permission", requestId: "p" });
+    fold(state, { kind: "permission_resolved", seq: 40, requestId: "p", outcome: "selected" });
+    fold(state, chunkEvent(41, "c", "last"));
+    expect(state.permissions.has("p")).toBe(false);
+    expect(state.items.map((i) => i.type)).not.toContain("permission");
+  });
+
+  it("restores a snapshot's weight and dropped count, and goes on counting", () => {
+    const events: StreamEvent[] = [
+      { kind: "permission_request", seq: 1, requestId: "p", toolCall: {}, options: [] },
+      { kind: "permission_request", seq: 2, requestId: "s", toolCall: {}, options: [] },
+      { kind: "permission_resolved", seq: 3, requestId: "s", outcome: "selected" },
+    ];
+    for (let seq = 4; seq <= 30; seq++) events.push(chunkEvent(seq, "d".repeat(1000), `m${seq}`));
+    const bounded = initialState(MAX_ITEMS, 20_000);
+    for (const event of events) fold(bounded, event);
+    const before = snapshot(bounded);
+    expect(before.dropped?.items).toBeGreaterThan(0);
+    const state = restore(JSON.parse(JSON.stringify(before)));
+    expect(state.dropped).toEqual(before.dropped);
+    expect(state.internal.weight).toBe(bounded.internal.weight);
+    expect([...state.internal.pending]).toEqual(["permission:p"]);
+    // A saved snapshot is anyone's: what is not an item, or bookkeeping, is left out.
+    const odd = { ...before, items: [null, 3, ...before.items], internal: null } as unknown;
+    expect(restore(odd as typeof before).internal.weight).toBe(bounded.internal.weight);
   });
 });

@@ -2,7 +2,7 @@
 // The chat view: incremental, frame-batched rendering of the folded stream.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "../src/contracts";
-import { fold, initialState, snapshot } from "../src/fold";
+import { fold, initialState, MAX_ITEMS, snapshot } from "../src/fold";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { ChatView } from "../src/view";
 import { chunk, elicitation, ev, recorder, settle } from "./helpers";
@@ -215,6 +215,72 @@ describe("streaming", () => {
     view.apply([ready(), ...turns(1)], true);
     view.flush();
     expect([...transcript.children].map((page) => page.children.length)).toEqual([2]);
+  });
+
+  it("removes the items the bounded fold dropped, keeps a pending card, and says so", () => {
+    const { view } = setup();
+    current = view;
+    const permission = ev({
+      kind: "permission_request",
+      requestId: "p1",
+      toolCall: { title: "Run ls" },
+      options: [{ optionId: "y", name: "Allow", kind: "allow_once" }],
+    });
+    view.apply([ready(), permission], false);
+    view.flush();
+    const turns = 2600; // 5,200 items: over MAX_ITEMS
+    // The view has built most items when the fold drops the first ones.
+    for (const [start, end] of [
+      [0, 2400],
+      [2400, turns],
+    ] as const) {
+      const events = [];
+      for (let i = start; i < end; i++) {
+        events.push(ev({ kind: "turn_started", prompt: `q${i}` }));
+        // Plain items: building thousands of Markdown views is slow in jsdom.
+        events.push(ev({ kind: "agent_error", message: `a${i}` }));
+      }
+      view.apply(events, false);
+      view.flush();
+    }
+    const transcript = q(view, ".acpnb-transcript");
+    const items = [...transcript.querySelectorAll(".acpnb-item")];
+    expect(items.length).toBeLessThanOrEqual(MAX_ITEMS);
+    expect(items[0]?.querySelector(".acpnb-card-permission")).not.toBeNull();
+    const texts = items.slice(1).map((n) => n.textContent?.trim());
+    const all = Array.from({ length: turns }, (_, i) => [`q${i}`, `a${i}`]).flat();
+    const dropped = all.length - texts.length;
+    expect(dropped).toBeGreaterThan(0);
+    expect(texts).toEqual(all.slice(dropped));
+    expect([...transcript.children].every((page) => page.childElementCount > 0)).toBe(true);
+    const note = q(view, ".acpnb-dropped");
+    expect(note.hidden).toBe(false);
+    expect(note.textContent).toContain(`${dropped.toLocaleString()} earlier items`);
+    // New items still go at the end.
+    view.apply([ev({ kind: "turn_started", prompt: "last" })], false);
+    view.flush();
+    expect(transcript.querySelectorAll(".acpnb-item")[items.length]?.textContent?.trim()).toBe(
+      "last",
+    );
+  });
+
+  it("shows the end of a message the bounded fold cut, from its start", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "go" })], false);
+    // A thought, not an answer: a Markdown view of megabytes is slow in jsdom.
+    const part = (n: number) =>
+      chunk(`${"x".repeat(1 << 20)}part${n} `, "agent_thought_chunk", "t");
+    view.apply([part(0)], false);
+    view.flush();
+    view.apply([1, 2, 3, 4, 5, 6, 7, 8].map(part), false);
+    view.flush();
+    const text = q(view, ".acpnb-thought-text").textContent ?? "";
+    expect(text.startsWith("…")).toBe(true);
+    expect(text.endsWith("part8 ")).toBe(true);
+    expect(text).not.toContain("part0");
+    expect(view.el.querySelectorAll(".acpnb-thought")).toHaveLength(1);
+    expect(q(view, ".acpnb-dropped").textContent).toContain("1 earlier items");
   });
 
   it("builds a resync's last pages in its frame and the earlier ones in the frames after", () => {
