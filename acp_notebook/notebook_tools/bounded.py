@@ -4,7 +4,9 @@ A variable's ``__repr__``, ``__len__`` or ``describe()`` is the user's code: it 
 raise, sleep for a minute or build a gigabyte. These helpers run such calls on a
 worker thread and stop waiting at the deadline; a call that overruns is abandoned
 (a Python thread cannot be killed) and reported as timed out, and its result, if it
-ever comes, is dropped.
+ever comes, is dropped. An abandoned thread holds one of ``MAX_THREADS`` slots until
+its call returns: an agent asking again and again about a value whose repr never
+returns gets a clear refusal, not one more stuck thread per question.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Skipped:
 
 TIMED_OUT = TimedOut()
 SKIPPED = Skipped()
+MAX_THREADS = 32  # worker threads alive at once, the stuck ones included
+_slots = threading.BoundedSemaphore(MAX_THREADS)
 
 
 class Failed:
@@ -50,19 +54,50 @@ class Failed:
         return f"<{self.error}>"
 
 
+def _all_stuck() -> Failed:
+    return Failed(
+        RuntimeError(
+            f"{MAX_THREADS} earlier calls into this kernel's objects have not returned"
+            " (a __repr__ or __len__ that hangs?); nothing more is read until they do"
+        )
+    )
+
+
+def _start(work: Callable[[], None], name: str) -> bool:
+    """``work()`` on a daemon thread holding a slot until it returns; False when every
+    slot is held."""
+    if not _slots.acquire(blocking=False):
+        return False
+
+    def run() -> None:
+        try:
+            work()
+        finally:
+            _slots.release()
+
+    try:
+        threading.Thread(target=run, name=name, daemon=True).start()
+    except BaseException:
+        _slots.release()
+        raise
+    return True
+
+
 def call(fn: Callable[[], R], seconds: float) -> R | TimedOut | Failed:
     """``fn()`` on a worker thread; ``TIMED_OUT`` when it takes longer than ``seconds``."""
     box: list[R | Failed] = []
+    done = threading.Event()
 
     def run() -> None:
         try:
             box.append(fn())
         except Exception as exc:
             box.append(Failed(exc))
+        done.set()
 
-    worker = threading.Thread(target=run, name="acp-notebook-value", daemon=True)
-    worker.start()
-    worker.join(seconds)
+    if not _start(run, "acp-notebook-value"):
+        return _all_stuck()
+    done.wait(seconds)
     return box[0] if box else TIMED_OUT
 
 
@@ -82,7 +117,7 @@ class _Run(Generic[T, R]):
         self.started = time.monotonic()
         self.abandoned = False
         self.done = threading.Event()
-        threading.Thread(target=self._work, name="acp-notebook-values", daemon=True).start()
+        self.started_ok = _start(self._work, "acp-notebook-values")
 
     def _work(self) -> None:
         for i in range(self.index, len(self.items)):
@@ -110,7 +145,8 @@ def map_bounded(
     One worker thread goes through the items in order (a thread per item would cost
     more than the work for ten thousand small values). When an item overruns, the
     worker is abandoned, the item is ``TIMED_OUT`` and a fresh worker takes the rest;
-    after ``max_stuck`` such items, or at ``total``, what is left is ``SKIPPED``.
+    after ``max_stuck`` such items, or at ``total``, what is left is ``SKIPPED``; with
+    every thread slot held by stuck calls, it is a ``Failed`` that says so.
     """
     results: list[R | TimedOut | Skipped | Failed] = [SKIPPED] * len(items)
     lock = threading.Lock()
@@ -118,6 +154,9 @@ def map_bounded(
     start, stuck = 0, 0
     while start < len(items) and stuck < max_stuck:
         run = _Run(fn, items, start, results, lock)
+        if not run.started_ok:
+            results[start:] = [_all_stuck()] * (len(items) - start)
+            return results
         while True:
             with lock:
                 index, started = run.index, run.started
