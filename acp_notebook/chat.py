@@ -252,13 +252,14 @@ class Chat(anywidget.AnyWidget):
     def _bundle(self, bundle: Any, snap: dict[str, Any]) -> Any:
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
-            # Both within the saved snapshot's bounds: each turn's end sends them to the
-            # frontend again, and JupyterLab parses an HTML output whole (its table of
-            # contents sanitizes it): a 1.3 MB answer made tasks of 100 ms and more.
-            small = transcript.compact(snap)
+            # Both bounded: each turn's end sends them to the frontend again, and
+            # JupyterLab parses an HTML output whole (its table of contents sanitizes it):
+            # a 1.3 MB answer made tasks of 100 ms and more.
             # Shown where the widget cannot be: nbconvert, a viewer, a notebook without kernel.
-            data["text/html"] = transcript.render_html(small)
+            readable = transcript.compact(snap, transcript.STATIC_TEXT)
+            data["text/html"] = transcript.render_html(readable)
             # What a notebook reopened without this kernel shows, and continues from.
+            small = transcript.compact(snap)
             data[transcript.SAVED_MIME] = transcript.saved_chat(small, self._saved, self._named)
         return bundle
 

@@ -23,6 +23,9 @@ SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
+# The static transcript is for reading (nbconvert, a viewer): whole for any answer of
+# usual length, still bounded, since each turn's end sends it to the frontend again.
+STATIC_TEXT = 200_000
 MAX_TOOL_TEXT = 4_000
 
 
@@ -70,8 +73,9 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def compact(snap: dict[str, Any]) -> dict[str, Any]:
-    """The fold snapshot cut down for widget state: recent items, bounded texts, no raw I/O."""
+def compact(snap: dict[str, Any], max_text: int = MAX_TEXT) -> dict[str, Any]:
+    """The fold snapshot cut down for widget state: recent items, texts of at most
+    ``max_text`` characters (their end), no raw I/O."""
     items = snap["items"][-MAX_ITEMS:]
     kept_items = []
     tools: dict[str, Any] = {}
@@ -80,7 +84,7 @@ def compact(snap: dict[str, Any]) -> dict[str, Any]:
     for item in items:
         item = dict(item)
         if "text" in item:
-            item["text"] = clip_start(item["text"], MAX_TEXT)
+            item["text"] = clip_start(item["text"], max_text)
         if item.get("attachments"):
             # Labels only: thumbnails would make saved notebooks heavy.
             item["attachments"] = [

@@ -13,7 +13,7 @@ from acp_notebook import SessionInfo, sessions
 from acp_notebook.chat import Chat
 from acp_notebook.hub import Hub
 from acp_notebook.session_list import SessionsUnavailable
-from acp_notebook.transcript import MAX_TEXT, SAVED_MIME
+from acp_notebook.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
 
 from .conftest import Recorder, open_demo
 
@@ -132,13 +132,20 @@ async def test_sessions_lists_what_chat_resume_continues(tmp_path: Path) -> None
 async def test_the_saved_output_of_a_long_answer_is_bounded(tmp_path: Path) -> None:
     chat = Chat("demo", env=DEMO, cwd=str(tmp_path), transport="local")
     try:
-        answer = (await chat.ask("stream 20000", timeout=60)).text
-        assert len(answer) > 5 * MAX_TEXT
+        usual = (await chat.ask("stream 20000", timeout=60)).text
+        assert STATIC_TEXT > len(usual) > 5 * MAX_TEXT
+        # An answer of usual length is whole in the static transcript (for reading)...
+        assert html_escape(usual) in chat._repr_mimebundle_()[0]["text/html"]
+        answer = (await chat.ask("stream 40000", timeout=60)).text
+        assert len(answer) > STATIC_TEXT
         data = chat._repr_mimebundle_()[0]
-        # The static transcript keeps what the saved snapshot keeps: the answer's end.
+        # ...a very long one keeps its end there, marked as cut.
         html = data["text/html"]
-        assert len(html) < MAX_TEXT + 2000 and html_escape(answer[-1000:]) in html
-        [item] = [i for i in data[SAVED_MIME]["snapshot"]["items"] if i["type"] == "agent"]
+        kept = answer[-STATIC_TEXT + 1 :]
+        assert len(html) < len(usual) + STATIC_TEXT + 4000
+        assert html_escape("…" + kept[:200]) in html and html_escape(kept[-1000:]) in html
+        # The saved snapshot keeps less: widget state stays small.
+        *_, item = [i for i in data[SAVED_MIME]["snapshot"]["items"] if i["type"] == "agent"]
         assert item["text"] == "…" + answer[-MAX_TEXT + 1 :]
     finally:
         chat.close()
