@@ -53,6 +53,18 @@ POINTS = ("initialize", "session_new", "stream", "question", "permission")
 SESSION_ID = "fault-session"
 
 
+def chunk_line(text: str) -> str:
+    """One agent_message_chunk notification as the agent writes it (no newline)."""
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": SESSION_ID, "update": update},
+        }
+    )
+
+
 def permission(tool_call_id: str) -> dict[str, Any]:
     """The params of a permission request to write a file."""
     return {
@@ -205,20 +217,7 @@ class Agent:
 
     def fault_huge(self) -> None:
         size = int(float(os.environ.get("FAULT_HUGE_MB", "100")) * 1024 * 1024)
-        head = json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {
-                    "sessionId": SESSION_ID,
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": "@"},
-                    },
-                },
-            }
-        ).encode()
-        before, after = head.split(b"@")
+        before, after = chunk_line("@").encode().split(b"@")
         piece = b"H" * (1 << 20)
         self.write(before)
         for _ in range(size // len(piece)):

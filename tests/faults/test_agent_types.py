@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .conftest import FaultChat
-from .fault_agent import SESSION_ID, permission
+from .fault_agent import SESSION_ID, chunk_line, permission
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 
@@ -63,19 +63,7 @@ async def test_cancel_request_of_a_wrong_type(fault_chat: OpenChat, rid: str) ->
     params = {"requestId": json.loads(rid)}
     lines = [
         json.dumps({"jsonrpc": "2.0", "method": "$/cancel_request", "params": params}),
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "method": "session/update",
-                "params": {
-                    "sessionId": SESSION_ID,
-                    "update": {
-                        "sessionUpdate": "agent_message_chunk",
-                        "content": {"type": "text", "text": "after it"},
-                    },
-                },
-            }
-        ),
+        chunk_line("after it"),
         '{"jsonrpc": "2.0", "id": PROMPT_ID, "result": {"stopReason": "end_turn"}}',
     ]
     await fc.prompt("raw " + "\n".join(lines))
