@@ -45,7 +45,6 @@ PERMISSION_OPTIONS = [
 ]
 TEXT_ONLY = os.environ.get("ACP_DEMO_TEXT_ONLY") == "1"
 STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
-CUSTOM_ANSWER_HINT = "Type your own answer, or add a note…"
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
     "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `stream 100`."
@@ -58,11 +57,6 @@ def log(message: str) -> None:
 
 def compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def words(text: str) -> list[str]:
-    """Split text into chunks that concatenate back to exactly ``text``."""
-    return [piece for piece in re.findall(r"\S*\s*", text) if piece]
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -124,7 +118,7 @@ def custom_answer_field(question_id: str) -> Json:
     return {
         "type": "string",
         "title": "Other",
-        "description": CUSTOM_ANSWER_HINT,
+        "description": "Type your own answer, or add a note…",
         "_meta": {
             "_askUserQuestionCustomAnswer": {"questionId": question_id, "isCustomAnswer": True}
         },
@@ -165,24 +159,23 @@ ASK_USER_SCHEMA: Json = {
         },
     },
 }
-COLOR_CHOICES = choices(("Red", "Choose the color red"), ("Blue", "Choose the color blue"))
+COLOR: Json = {
+    "type": "string",
+    "title": "Color",
+    "oneOf": choices(("Red", "Choose the color red"), ("Blue", "Choose the color blue")),
+}
 CLAUDE_SINGLE_QUESTION = "Which color do you prefer?"
 CLAUDE_SINGLE_SCHEMA: Json = {
     "type": "object",
     "properties": {
-        "question_0": {"type": "string", "title": "Color", "oneOf": COLOR_CHOICES},
+        "question_0": COLOR,
         "question_0_custom": custom_answer_field("question_0"),
     },
 }
 CLAUDE_MULTI_SCHEMA: Json = {
     "type": "object",
     "properties": {
-        "question_0": {
-            "type": "string",
-            "title": "Color",
-            "description": CLAUDE_SINGLE_QUESTION,
-            "oneOf": COLOR_CHOICES,
-        },
+        "question_0": {**COLOR, "description": CLAUDE_SINGLE_QUESTION},
         "question_0_custom": custom_answer_field("question_0"),
         "question_1": {
             "type": "array",
@@ -215,14 +208,6 @@ class Session:
     @property
     def id(self) -> str:
         return self.record.session_id
-
-    @property
-    def cwd(self) -> str:
-        return self.record.cwd
-
-    @property
-    def mode(self) -> str:
-        return self.record.mode
 
 
 class DemoAgent:
@@ -365,7 +350,7 @@ class DemoAgent:
         session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd), mcp_servers=_servers(params))
         self._sessions[session.id] = session
         demo_store.save(session.record)
-        return {"sessionId": session.id, **session_state(session.mode)}
+        return {"sessionId": session.id, **session_state(session.record.mode)}
 
     def _stored(self, params: Json) -> Session:
         session_id, cwd = params.get("sessionId"), params.get("cwd")
@@ -384,10 +369,10 @@ class DemoAgent:
         # The whole conversation first, as ACP asks: the client rebuilds its history from it.
         for update in session.record.updates:
             self.notify("session/update", {"sessionId": session.id, "update": update})
-        return session_state(session.mode)
+        return session_state(session.record.mode)
 
     async def _resume_session(self, params: Json) -> Json:
-        return session_state(self._stored(params).mode)
+        return session_state(self._stored(params).record.mode)
 
     async def _list_sessions(self, params: Json) -> Json:
         cwd, cursor = params.get("cwd"), params.get("cursor")
@@ -427,7 +412,7 @@ class DemoAgent:
         if params.get("configId") != "mode":
             raise RpcError(-32602, f"unknown config option: {params.get('configId')!r}")
         self._change_mode(session, params.get("value"))
-        return {"configOptions": config_options(session.mode)}
+        return {"configOptions": config_options(session.record.mode)}
 
     async def _prompt(self, params: Json) -> Json:
         session = self._session(params)
@@ -483,12 +468,12 @@ class Turn:
             await self.say(self.received)
         # Keywords come from what the person typed (the last text block), never from an
         # attachment sent as text (a DataFrame's notebook:// URI would say "notebook").
-        behaviour, match = choose(self.typed)
+        behaviour, match = next((b, m) for p, b in BEHAVIOURS if (m := p.search(self.typed)))
         await behaviour(self, match)
         return "end_turn"
 
     def path(self, name: str) -> str:
-        return os.path.join(self.session.cwd, name)
+        return os.path.join(self.session.record.cwd, name)
 
     def message_id(self) -> str:
         self._messages += 1
@@ -511,20 +496,15 @@ class Turn:
             await asyncio.sleep(self.agent.delay if delay is None else delay)
 
     async def say(self, text: str) -> None:
-        await self.chunks(words(text))
+        # Word by word, in pieces that concatenate back to exactly ``text``.
+        await self.chunks(piece for piece in re.findall(r"\S*\s*", text) if piece)
 
-    def tool_call(self, title: str, kind: str, **fields: Any) -> None:
+    def tool_call(self, title: str, kind: str, **fields: Any) -> Json:
+        """Open a tool call; what a permission request says of it."""
         self.tool_open = True
-        self.update(
-            {
-                "sessionUpdate": "tool_call",
-                "toolCallId": self.tool_call_id,
-                "title": title,
-                "kind": kind,
-                "status": "pending",
-                **fields,
-            }
-        )
+        call = {"toolCallId": self.tool_call_id, "title": title, "kind": kind}
+        self.update({"sessionUpdate": "tool_call", **call, "status": "pending", **fields})
+        return {**call, **fields}
 
     def edit(self, title: str, path: str, old: str, new: str, **fields: Any) -> None:
         """A tool call that changes ``path`` from ``old`` to ``new`` (its diff)."""
@@ -557,13 +537,7 @@ class Turn:
 
     async def permission(self, title: str, kind: str, raw_input: Json) -> str | None:
         """Open a tool call and ask to run it: the option chosen, or None when cancelled."""
-        self.tool_call(title, kind, rawInput=raw_input)
-        call = {
-            "toolCallId": self.tool_call_id,
-            "title": title,
-            "kind": kind,
-            "rawInput": raw_input,
-        }
+        call = self.tool_call(title, kind, rawInput=raw_input)
         params = {"sessionId": self.session.id, "toolCall": call, "options": PERMISSION_OPTIONS}
         result = await self.ask("session/request_permission", params)
         outcome = result.get("outcome") if isinstance(result, dict) else None
@@ -771,12 +745,6 @@ async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     await form(turn, "Still there?", WITHDRAW_SCHEMA, withdraw=0.3)
 
 
-@behaviour()
-async def ask_message(turn: Turn, _match: re.Match[str]) -> None:
-    message = "The demo agent has something to tell you. Continue?"
-    await form(turn, message, {"type": "object", "properties": {}})
-
-
 async def claude_question(turn: Turn, title: str, message: str, schema: Json) -> None:
     """The claude wrapper's AskUserQuestion shape: a tool call, then a form bound to it."""
     turn.tool_call(title, "other", rawInput={"questions": ask_user_question_input(message, schema)})
@@ -906,17 +874,8 @@ def _servers(params: Json) -> list[Json]:
     return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
 
 
-# The default, last: it matches anything.
+# The default, last: it matches anything, so every prompt finds a behaviour.
 BEHAVIOURS.append((re.compile(""), default_reply))
-
-
-def choose(text: str) -> tuple[Behaviour, re.Match[str]]:
-    """The behaviour a prompt's text triggers, and its keyword's match."""
-    for pattern, behaviour in BEHAVIOURS:
-        match = pattern.search(text)
-        if match:
-            return behaviour, match
-    raise AssertionError("the default pattern matches every text")
 
 
 def _pump_stdin(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[bytes | None]) -> None:
