@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
     with_config,
 )
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import NotRequired, TypedDict, TypeIs
 
 # Caps of the bounded rendering hint (DESIGN.md, seed §2).
 MAX_MESSAGE = 2048
@@ -224,6 +224,11 @@ StreamEvent = Annotated[
     Field(discriminator="kind"),
 ]
 stream_event = TypeAdapter(StreamEvent)
+
+
+def is_request(event: StreamEvent) -> TypeIs[RequestEvent]:
+    """A permission or elicitation request: a card that waits for an answer."""
+    return event.get("kind") in ("permission_request", "elicitation_request")
 
 
 # ---------------------------------------------------------------- requests

@@ -12,21 +12,14 @@ import json
 from collections import deque
 from typing import Any
 
-Event = dict[str, Any]
+from .contracts import StreamEvent, UpdateEvent
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 
 
-def chunk_key(event: Event) -> tuple[str, object] | None:
-    """(kind, messageId) when ``event`` is a mergeable text chunk, else None."""
-    if event.get("kind") != "update":
-        return None
-    update = event.get("update")
-    return update_chunk_key(update) if isinstance(update, dict) else None
-
-
 def update_chunk_key(update: dict[str, Any]) -> tuple[str, object] | None:
-    """``chunk_key`` of a session/update ``update`` object."""
+    """(sessionUpdate, messageId) when a session/update ``update`` is a mergeable text
+    chunk, else None."""
     kind = update.get("sessionUpdate")
     if kind not in CHUNK_KINDS:
         return None
@@ -54,17 +47,17 @@ class ChunkRun:
 
     __slots__ = ("_head", "_merged", "_pieces", "_small", "key", "seq", "size")
 
-    def __init__(self, event: Event, key: tuple[str, object]) -> None:
+    def __init__(self, event: UpdateEvent, key: tuple[str, object]) -> None:
         self._head = event  # its fields (and ts: a thought's start) are the merged event's
-        self._merged: Event | None = event  # None once a chunk was added since
+        self._merged: UpdateEvent | None = event  # None once a chunk was added since
         text: str = event["update"]["content"]["text"]
         self._pieces = [text]
         self._small = 1  # pieces at the end that are single chunks, not blocks
         self.key = key
-        self.seq: int = event["seq"]
+        self.seq = event["seq"]
         self.size = len(text)
 
-    def add(self, event: Event) -> None:
+    def add(self, event: UpdateEvent) -> None:
         text: str = event["update"]["content"]["text"]
         pieces = self._pieces
         pieces.append(text)
@@ -76,15 +69,15 @@ class ChunkRun:
         self.seq = event["seq"]
         self.size += len(text)
 
-    def event(self) -> Event:
+    def event(self) -> UpdateEvent:
         if self._merged is None:
             text = "".join(self._pieces)
             self._pieces, self._small = [text], 0  # join once, even if asked again
             self._merged = self._with_text(text)
         return self._merged
 
-    def _with_text(self, text: str) -> Event:
-        merged = dict(self._head)
+    def _with_text(self, text: str) -> UpdateEvent:
+        merged = self._head.copy()
         merged["seq"] = self.seq
         merged["update"] = {**self._head["update"], "content": {"type": "text", "text": text}}
         return merged
@@ -99,28 +92,23 @@ class ChunkRun:
             self.size = len(text)
 
 
-def append_merged(items: deque[Event | ChunkRun], event: Event) -> tuple[int, bool]:
+def append_merged(items: deque[StreamEvent | ChunkRun], event: StreamEvent) -> tuple[int, bool]:
     """Append ``event``, merged into the last item when both are chunks of one message.
 
-    Returns the bytes it added and whether it is a new item (not merged).
+    Returns about the bytes it added (a chunk is sized by its text, to stay cheap) and
+    whether it is a new item (not merged).
     """
-    key = chunk_key(event)
-    if key is not None and items:
-        last = items[-1]
-        if isinstance(last, ChunkRun) and last.key == key:
-            before = last.size
-            last.add(event)
-            return last.size - before, False
-    items.append(ChunkRun(event, key) if key is not None else event)
-    return event_size(event), True
-
-
-def event_size(event: Event) -> int:
-    """Approximate encoded size; chunks are sized by their text to stay cheap."""
-    key = chunk_key(event)
-    if key is not None:
-        return len(event["update"]["content"]["text"]) + 120
-    return len(json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=str))
+    if event["kind"] != "update" or (key := update_chunk_key(event["update"])) is None:
+        items.append(event)
+        return len(json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=str)), True
+    last = items[-1] if items else None
+    if isinstance(last, ChunkRun) and last.key == key:
+        before = last.size
+        last.add(event)
+        return last.size - before, False
+    run = ChunkRun(event, key)
+    items.append(run)
+    return run.size + 120, True
 
 
 MAX_STRING = 256 * 1024

@@ -20,12 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .contracts import (
-    AgentStatusEvent,
-    RequestEvent,
-    ResolvedEvent,
-    StreamEvent,
-)
+from .contracts import AgentStatusEvent, RequestEvent, ResolvedEvent, StreamEvent, is_request
 
 Json = Any
 Activity = Literal["thinking", "responding", "tool"]
@@ -131,9 +126,7 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
     seq = event.get("seq")
     seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
     ts = _num(event.get("ts"))
-    if "kind" in event and (
-        event["kind"] == "permission_request" or event["kind"] == "elicitation_request"
-    ):
+    if is_request(event):
         # Resync re-sends pending requests after the history, with their old seq.
         state.seq = max(state.seq, seq)
         _request(state, event, ts)

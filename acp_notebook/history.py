@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from collections import deque
 
-from .events import ChunkRun, Event, append_merged
+from .contracts import StreamEvent
+from .events import ChunkRun, append_merged
 from .fold import sets_state
 
 # The agent's statuses whose fields later ones keep (name; capabilities, modes, session).
 _KEPT_STATUSES = frozenset({"starting", "ready"})
 
 
-def state_key(event: Event) -> str | None:
+def state_key(event: StreamEvent) -> str | None:
     """What part of the chat's state ``event`` sets as a whole, if it does; else None."""
-    kind = event.get("kind")
-    if kind == "agent_status":
-        status = event.get("status")
-        return f"status:{status}" if status in _KEPT_STATUSES else None
-    if kind == "update":
-        update = event.get("update")
-        name = update.get("sessionUpdate") if isinstance(update, dict) else None
+    if event["kind"] == "agent_status" and event["status"] in _KEPT_STATUSES:
+        return f"status:{event['status']}"
+    if event["kind"] == "update":
+        name = event["update"].get("sessionUpdate")
         if isinstance(name, str) and sets_state(name):
             return f"update:{name}"
     return None
@@ -38,15 +36,15 @@ class History:
     def __init__(self, max_events: int = 5000, max_bytes: int = 8 * 1024 * 1024) -> None:
         self.max_events = max(1, max_events)
         self.max_bytes = max(1024, max_bytes)
-        self._items: deque[Event | ChunkRun] = deque()
+        self._items: deque[StreamEvent | ChunkRun] = deque()
         self._sizes: deque[int] = deque()
         self.size = 0  # bytes held, about
-        self._kept: dict[str, Event] = {}  # by state_key, of the events trimmed
+        self._kept: dict[str, StreamEvent] = {}  # by state_key, of the events trimmed
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def append(self, event: Event) -> None:
+    def append(self, event: StreamEvent) -> None:
         grown, new = append_merged(self._items, event)
         if new:
             self._sizes.append(grown)
@@ -70,7 +68,7 @@ class History:
                 only.keep_tail(self.max_bytes - 1024)
                 self.size = self._sizes[0] = only.size + 120
 
-    def events(self) -> list[Event]:
+    def events(self) -> list[StreamEvent]:
         return [
             *self._kept.values(),
             *(item.event() if isinstance(item, ChunkRun) else item for item in self._items),

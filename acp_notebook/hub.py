@@ -36,13 +36,14 @@ from .contracts import (
     Frame,
     MentionRequest,
     OpenRequest,
+    StreamEvent,
     VariableName,
     VariablesRequest,
     client_request,
     error_ack,
 )
 from .elicitation import AnswerError
-from .events import ChunkRun, Event, append_merged
+from .events import ChunkRun, append_merged
 from .jsonrpc import RpcError
 from .mcp_servers import NOTEBOOK, normalize
 from .resync_snapshot import snapshot_resync
@@ -141,7 +142,7 @@ class Subscription:
         self.chat_id = chat_id
         self.user = user
         self.hold = hold
-        self._items: deque[Event | ChunkRun] = deque()
+        self._items: deque[StreamEvent | ChunkRun] = deque()
         self._bytes = 0
         # A reset first frame is the whole resync, read when it is sent: nothing is
         # missed or sent twice, however long the subscriber takes to read it.
@@ -152,7 +153,7 @@ class Subscription:
         self._sent = -math.inf  # the loop's time of the last frame
         self.closed = False
 
-    def push(self, event: Event) -> None:
+    def push(self, event: StreamEvent) -> None:
         if self.closed:
             return
         self._wakeup.set()
@@ -309,7 +310,7 @@ class Hub:
         chat_id = uuid.uuid4().hex
         chat: _Chat | None = None
 
-        def sink(event: Event) -> None:
+        def sink(event: StreamEvent) -> None:
             assert chat is not None
             self._fan_out(chat, event)
 
@@ -378,11 +379,11 @@ class Hub:
             with contextlib.suppress(ValueError):
                 chat.subscribers.remove(sub)
 
-    def resync_events(self, chat_id: str) -> list[Event]:
+    def resync_events(self, chat_id: str) -> list[StreamEvent]:
         chat = self.chats.get(chat_id)
         return chat.session.resync() if chat is not None else []
 
-    def _fan_out(self, chat: _Chat, event: Event) -> None:
+    def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
             sub.push(event)
         if event["kind"] == "turn_ended":

@@ -38,9 +38,10 @@ from .contracts import (
     StreamEvent,
     TurnEndedEvent,
     TurnStartedEvent,
+    is_request,
 )
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
-from .events import Event, bound, update_chunk_key
+from .events import bound, update_chunk_key
 from .history import History
 from .jsonrpc import Notification, Request, RpcError
 from .mcp_servers import notebook_entry
@@ -124,7 +125,7 @@ class ChatSession:
         cwd: str,
         mcp_servers: Sequence[Mapping[str, Any]] = (),
         config: SessionConfig = SessionConfig(),
-        sink: Callable[[Event], None] = lambda event: None,
+        sink: Callable[[StreamEvent], None] = lambda event: None,
         load_session_id: str | None = None,
         notebook: Endpoint | None = None,
     ) -> None:
@@ -185,18 +186,15 @@ class ChatSession:
         self.last_seq += 1
         event["seq"] = self.last_seq
         event["ts"] = _now_ms()
-        wire = cast(Event, event)  # from here on, a dict on the hot path
-        self.history.append(wire)
-        self.sink(wire)
+        self.history.append(event)
+        self.sink(event)
 
-    def resync(self) -> list[Event]:
+    def resync(self) -> list[StreamEvent]:
         """The bounded history, then every pending request (never cancels anything)."""
         events = self.history.events()
-        shown = {e.get("requestId") for e in events if e["kind"].endswith("_request")}
+        shown = {e["requestId"] for e in events if is_request(e)}
         # A pending card whose event has left the bounded history is re-sent after it.
-        return events + [
-            cast(Event, p.event) for rid, p in self.pending.items() if rid not in shown
-        ]
+        return events + [p.event for rid, p in self.pending.items() if rid not in shown]
 
     # ------------------------------------------------------------ lifecycle
 

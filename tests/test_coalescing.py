@@ -7,13 +7,14 @@ import asyncio
 from typing import Any
 
 from acp_notebook.agents import AgentSpec
-from acp_notebook.events import ChunkRun, Event, chunk_key
+from acp_notebook.contracts import StreamEvent, UpdateEvent
+from acp_notebook.events import ChunkRun, update_chunk_key
 from acp_notebook.hub import Hub, Subscription
 from acp_notebook.jsonrpc import Notification
 from acp_notebook.session import ChatSession
 
 
-def chunk(i: int, message_id: str = "m1", seq: int | None = None) -> Event:
+def chunk(i: int, message_id: str = "m1", seq: int | None = None) -> UpdateEvent:
     update = {
         "sessionUpdate": "agent_message_chunk",
         "messageId": message_id,
@@ -22,14 +23,14 @@ def chunk(i: int, message_id: str = "m1", seq: int | None = None) -> Event:
     return {"kind": "update", "update": update, "seq": i + 1 if seq is None else seq, "ts": i}
 
 
-def text(event: Event) -> str:
+def text(event: Any) -> str:
     value: str = event["update"]["content"]["text"]
     return value
 
 
 def test_a_long_run_keeps_every_chunk_in_order() -> None:
     events = [chunk(i) for i in range(3 * ChunkRun.BLOCK + 7)]
-    key = chunk_key(events[0])
+    key = update_chunk_key(events[0]["update"])
     assert key is not None
     run = ChunkRun(events[0], key)
     assert run.event() is events[0]
@@ -65,7 +66,7 @@ def say(i: int, message_id: str = "m1") -> Notification:
 
 
 async def test_session_merges_chunks_read_together() -> None:
-    events: list[Event] = []
+    events: list[StreamEvent] = []
     # Never started: the agent's side is played by feeding the session directly.
     session = ChatSession("c1", AgentSpec("fake", ("fake-agent",)), cwd=".", sink=events.append)
     for i in range(500):  # one read's worth: dispatched without yielding to the loop
