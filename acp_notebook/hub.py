@@ -239,11 +239,12 @@ def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> No
 @dataclass
 class _Chat:
     session: ChatSession
+    # The handshake: a chat is ``ready`` or ``exited`` once it is done.
+    start_task: asyncio.Task[None]
     owner: str | None
     # "anyone": every reader may act too; None: only the owner (and trusted callers).
     share: str | None = None
     subscribers: list[Subscription] = field(default_factory=list)
-    start_task: asyncio.Task[None] | None = None
     # The last snapshot resync, and the seq it was made at.
     resync: tuple[int, dict[str, Any]] | None = None
 
@@ -335,25 +336,16 @@ class Hub:
             if notebook is not None:
                 notebook.close()
             raise
-        chat = _Chat(session, owner, options.get("share"))
+        chat = _Chat(session, asyncio.create_task(session.start()), owner, options.get("share"))
         self.chats[chat_id] = chat
-        chat.start_task = asyncio.create_task(session.start())
         return chat_id
-
-    async def wait_ready(self, chat_id: str) -> str:
-        """Wait for the handshake; returns the status (``ready`` or ``exited``)."""
-        chat = self.chats[chat_id]
-        if chat.start_task is not None:
-            await asyncio.shield(chat.start_task)
-        return chat.session.status
 
     async def close_chat(self, chat_id: str) -> None:
         chat = self.chats.pop(chat_id, None)
         if chat is None:
             return
         self.config.chats.give()
-        if chat.start_task is not None and not chat.start_task.done():
-            chat.start_task.cancel()
+        chat.start_task.cancel()  # a no-op once it is done
         await chat.session.close()
         for sub in list(chat.subscribers):
             sub.close()

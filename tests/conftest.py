@@ -109,5 +109,6 @@ async def hub() -> AsyncIterator[Hub]:
 async def open_demo(hub: Hub, owner: str | None = None, **kw: Any) -> tuple[str, Recorder]:
     chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"}, owner=owner, **kw)
     rec = Recorder(hub.subscribe(chat_id))
-    assert await hub.wait_ready(chat_id) == "ready"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "ready"
     return chat_id, rec

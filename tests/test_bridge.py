@@ -389,7 +389,8 @@ async def test_turn_error(hub: Hub) -> None:
 async def test_missing_agent_binary(hub: Hub) -> None:
     chat_id = await hub.open_chat(command=["/nonexistent/agent-binary"])
     rec = Recorder(hub.subscribe(chat_id))
-    assert await hub.wait_ready(chat_id) == "exited"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "exited"
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
     exited = next(e for e in ack["events"] if e.get("status") == "exited")
     assert "could not start" in exited["detail"]
@@ -463,7 +464,8 @@ async def test_refused_session_new_says_why(hub: Hub, tmp_path: Any) -> None:
         "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32000, 'message': 'Authentication required'}}), flush=True)\n"
     )
     chat_id = await hub.open_chat(command=[sys.executable, str(agent)])
-    assert await hub.wait_ready(chat_id) == "exited"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "exited"
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
     exited = next(e for e in ack["events"] if e.get("status") == "exited")
     assert exited["detail"] == "the agent refused to start: Authentication required"
@@ -472,7 +474,7 @@ async def test_refused_session_new_says_why(hub: Hub, tmp_path: Any) -> None:
 async def test_prompt_while_starting_waits_for_the_handshake(hub: Hub) -> None:
     chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
     rec = Recorder(hub.subscribe(chat_id))
-    await prompt(hub, chat_id, "hello")  # no wait_ready: the agent is still starting
+    await prompt(hub, chat_id, "hello")  # not waiting for the start: the agent is still starting
     ended = await rec.kind("turn_ended")
     assert ended["stopReason"] == "end_turn" and "demo agent" in rec.text()
     order = [
@@ -489,7 +491,7 @@ async def test_cancel_while_starting_ends_the_queued_turn(hub: Hub) -> None:
     await prompt(hub, chat_id, "hello")
     assert (await hub.handle({"type": "chat:cancel", "chatId": chat_id}))["accepted"]
     assert (await rec.kind("turn_ended"))["stopReason"] == "cancelled"
-    await hub.wait_ready(chat_id)
+    await hub.chats[chat_id].start_task
     await prompt(hub, chat_id, "hello")
     assert (await rec.kind("turn_ended", turn=2))["stopReason"] == "end_turn"
 
@@ -518,7 +520,8 @@ async def test_agents_do_not_inherit_the_extension_secret(
     agent = tmp_path / "env_agent.py"
     agent.write_text(f"import json, os\njson.dump(dict(os.environ), open({str(seen)!r}, 'w'))\n")
     chat_id = await hub.open_chat(command=[sys.executable, str(agent)])
-    assert await hub.wait_ready(chat_id) == "exited"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "exited"
     env = json.loads(seen.read_text())
     assert env["ACP_KEEP_ME"] == "yes" and "ACP_NOTEBOOK_SECRET" not in env
 
@@ -543,11 +546,11 @@ async def test_claude_code_does_not_inherit_is_sandbox(
     hub = Hub(HubConfig(agent_commands={"claude-code": [sys.executable, str(agent)]}))
     try:
         chat_id = await hub.open_chat("claude-code")
-        await hub.wait_ready(chat_id)
+        await hub.chats[chat_id].start_task
         env = json.loads(seen.read_text())
         assert "IS_SANDBOX" not in env and env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] == "1"
         chat_id = await hub.open_chat("claude-code", env={"IS_SANDBOX": "1"})
-        await hub.wait_ready(chat_id)
+        await hub.chats[chat_id].start_task
         assert json.loads(seen.read_text())["IS_SANDBOX"] == "1"
     finally:
         await hub.close()

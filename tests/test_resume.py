@@ -41,7 +41,8 @@ async def test_load_replays_the_conversation_into_the_new_chat(hub: Hub, tmp_pat
 
     again = await hub.open_chat("demo", env=DEMO, cwd=str(tmp_path), load_session_id=session_id)
     rec2 = Recorder(hub.subscribe(again))
-    assert await hub.wait_ready(again) == "ready"
+    await hub.chats[again].start_task
+    assert hub.chats[again].session.status == "ready"
     ready2 = await rec2.kind("agent_status", status="ready")
     assert ready2["sessionId"] == session_id
     # The replay came before "ready": it is the new chat's history.
@@ -68,7 +69,8 @@ async def test_resume_when_the_agent_cannot_load(hub: Hub, tmp_path: Path) -> No
         command=command, env=DEMO, cwd=str(tmp_path), load_session_id=session_id
     )
     rec2 = Recorder(hub.subscribe(again))
-    assert await hub.wait_ready(again) == "ready"
+    await hub.chats[again].start_task
+    assert hub.chats[again].session.status == "ready"
     ready = await rec2.kind("agent_status", status="ready")
     assert ready["sessionId"] == session_id
     assert rec2.of("update") == []  # session/resume replays nothing
@@ -83,7 +85,8 @@ async def test_an_agent_that_cannot_continue_says_so(hub: Hub, tmp_path: Path) -
         command=[*command, str(tmp_path / "log")], cwd=str(tmp_path), load_session_id="s-1"
     )
     rec = Recorder(hub.subscribe(chat_id))
-    assert await hub.wait_ready(chat_id) == "exited"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "exited"
     exited = await rec.kind("agent_status", status="exited")
     assert "cannot continue an earlier session" in exited["detail"]
     assert "loadSession" in exited["detail"]
@@ -96,7 +99,8 @@ async def test_loading_an_unknown_session_is_refused_with_the_reason(
         "demo", env=DEMO, cwd=str(tmp_path), load_session_id="demo-" + "f" * 32
     )
     rec = Recorder(hub.subscribe(chat_id))
-    assert await hub.wait_ready(chat_id) == "exited"
+    await hub.chats[chat_id].start_task
+    assert hub.chats[chat_id].session.status == "exited"
     exited = await rec.kind("agent_status", status="exited")
     assert "no stored session" in exited["detail"]
 

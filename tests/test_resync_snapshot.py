@@ -61,7 +61,8 @@ async def test_the_hub_folds_a_turn_when_it_ends_not_when_a_page_asks() -> None:
     hub = Hub()
     try:
         chat_id = await hub.open_chat("demo", env={"ACP_DEMO_DELAY": "0"})
-        assert await hub.wait_ready(chat_id) == "ready"
+        await hub.chats[chat_id].start_task
+        assert hub.chats[chat_id].session.status == "ready"
         chat = hub.chats[chat_id]
         ack = await hub.handle(
             {"type": "chat:prompt", "chatId": chat_id, "text": "history 50", "id": 1}

@@ -264,7 +264,7 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
         recs = [Recorder(hub.subscribe(chat_id)) for _ in range(2)]
         fc = FaultChat(hub, chat_id, hub.chats[chat_id].session, log, recs)
         spy_writes(fc)
-        await hub.wait_ready(chat_id)
+        await hub.chats[chat_id].start_task
         return fc
 
     yield open_chat

@@ -26,7 +26,7 @@ async def main() -> None:
     chat_id = await hub.open_chat(
         command=[sys.executable, str(FAULT_AGENT), fault, point, log], env={}, owner="host"
     )
-    await hub.wait_ready(chat_id)
+    await hub.chats[chat_id].start_task
     conn = hub.chats[chat_id].session.conn
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)

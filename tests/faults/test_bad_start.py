@@ -47,7 +47,8 @@ async def test_an_agent_that_cannot_be_spawned_is_said_so(
     )
     assert ack["accepted"], ack
     rec = Recorder(hub.subscribe(ack["chatId"]))
-    assert await hub.wait_ready(ack["chatId"]) == "exited"
+    await hub.chats[ack["chatId"]].start_task
+    assert hub.chats[ack["chatId"]].session.status == "exited"
     exited = await rec.kind("agent_status", status="exited")
     assert exited["detail"].startswith("could not start") and why in exited["detail"], exited
     await hub.close()
