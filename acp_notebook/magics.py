@@ -109,81 +109,69 @@ def rewrite(lines: list[str]) -> list[str]:
     ]
 
 
-class _Magics:
-    """The chats the magics pick from; one per IPython shell."""
+def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, str, dict[str, Any]]:
+    """The chat the magic picks (displayed under the cell), its prompt and attachments."""
+    from IPython.display import display
 
-    def __init__(self, shell: Any) -> None:
-        self.shell = shell
-
-    def choose(self, options: Options) -> Chat:
-        ns = self.shell.user_ns
-        if options.chat is not None:
-            existing = ns.get(options.chat)
-            if isinstance(existing, Chat) and not options.new:
-                return existing
-            chat = ns[options.chat] = Chat(options.agent)
-            return chat
-        if not options.new:
-            for chat in reversed(Chat.opened()):
-                if chat.status != "exited" and options.agent in (None, chat.agent):
-                    return chat
-        return Chat(options.agent)
-
-    def prepare(self, line: str, cell: str | None) -> tuple[Chat, Options, dict[str, Any]]:
-        from IPython.display import display
-
-        options = parse(line, cell)
-        ns = self.shell.user_ns
-        missing = [name for name in options.attach if name not in ns]
-        if missing:
-            raise MagicError(f"--attach: no variable named {', '.join(missing)}")
-        attach = {name: ns[name] for name in options.attach}
-        chat = self.choose(options)
-        display(chat)  # type: ignore[no-untyped-call]
-        return chat, options, attach
-
-    async def run(self, line: str, cell: str | None) -> Turn:
-        chat, options, attach = self.prepare(line, cell)
-        return await chat.ask(options.prompt, attach=attach)
-
-    def run_blocking(self, line: str, cell: str | None) -> Turn:
-        chat, options, attach = self.prepare(line, cell)
-        return chat.wait(chat.send_prompt(options.prompt, attach=attach))
+    options = parse(line, cell)
+    ns = shell.user_ns
+    missing = [name for name in options.attach if name not in ns]
+    if missing:
+        raise MagicError(f"--attach: no variable named {', '.join(missing)}")
+    attach = {name: ns[name] for name in options.attach}
+    chat = _choose(ns, options)
+    display(chat)  # type: ignore[no-untyped-call]
+    return chat, options.prompt, attach
 
 
-_loaded: dict[int, _Magics] = {}
+def _choose(ns: dict[str, Any], options: Options) -> Chat:
+    if options.chat is not None:
+        existing = ns.get(options.chat)
+        if isinstance(existing, Chat) and not options.new:
+            return existing
+        chat = ns[options.chat] = Chat(options.agent)
+        return chat
+    if not options.new:
+        for chat in reversed(Chat.opened()):
+            if chat.status != "exited" and options.agent in (None, chat.agent):
+                return chat
+    return Chat(options.agent)
 
 
-def _current() -> _Magics:
+# The ids of the IPython shells the magics are loaded in.
+_loaded: set[int] = set()
+
+
+async def _run(line: str, cell: str | None) -> Turn:
     from IPython import get_ipython
 
-    magics = _loaded.get(id(get_ipython()))
-    if magics is None:
+    shell = get_ipython()
+    if id(shell) not in _loaded:
         raise RuntimeError("the agent magics are not loaded: %load_ext acp_notebook")
-    return magics
+    chat, prompt, attach = _prepare(shell, line, cell)
+    return await chat.ask(prompt, attach=attach)
 
 
 async def run_cell(name: str, line: str, cell: str) -> Turn:
     """What ``%%agent`` becomes when the cell can await (see ``rewrite``)."""
-    return await _current().run(line, cell)
+    return await _run(line, cell)
 
 
 async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
     """What ``%agent`` becomes when the cell can await (see ``rewrite``)."""
-    return await _current().run(line, None)
+    return await _run(line, None)
 
 
 def load(shell: Any) -> None:
     """Register the magics and the rewrite on ``shell`` (again: nothing happens)."""
     if id(shell) in _loaded:
         return
-    magics = _loaded[id(shell)] = _Magics(shell)
+    _loaded.add(id(shell))
 
-    def agent_line(line: str) -> Turn:
-        return magics.run_blocking(line, None)
-
-    def agent_cell(line: str, cell: str) -> Turn:
-        return magics.run_blocking(line, cell)
+    def agent(line: str, cell: str | None = None) -> Turn:
+        """``%agent`` (a line) or ``%%agent`` (a cell) where the cell cannot await."""
+        chat, prompt, attach = _prepare(shell, line, cell)
+        return chat.wait(chat.send_prompt(prompt, attach=attach))
 
     def awaited(lines: list[str]) -> list[str]:
         # Only where the cell's await runs on an asyncio loop: ipykernel's, or IPython's own.
@@ -191,7 +179,7 @@ def load(shell: Any) -> None:
         asyncio_loop = hasattr(shell, "kernel") or runner == "_asyncio_runner"
         return rewrite(lines) if shell.autoawait and asyncio_loop else lines
 
-    shell.register_magic_function(agent_line, "line", "agent")
-    shell.register_magic_function(agent_cell, "cell", "agent")
+    shell.register_magic_function(agent, "line", "agent")
+    shell.register_magic_function(agent, "cell", "agent")
     shell.input_transformers_cleanup.append(line_magic)
     shell.input_transformers_post.append(awaited)
