@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import functools
 import logging
 import os
 import threading
@@ -439,34 +438,27 @@ class Chat(anywidget.AnyWidget):
         In local mode a question that only a person could answer cannot reach this
         kernel while it blocks, so that raises ``NeedsAnswer`` instead of hanging.
         """
-        with cell_waits():
-            return self._wait(turn, timeout)
-
-    def _wait(self, turn: int | None, timeout: float | None) -> Turn:
         number = turn if turn is not None else self._turn_number
         future = self._turn_future(number)
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            with self._changed:  # every frame notifies, after its turn ends are set
-                if future.done():
-                    return future.result()
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise TimeoutError(f"turn {number} did not end within {timeout} s")
-                self._check_answerable()
-                self._changed.wait(left)
-
-    def _check_answerable(self) -> None:
-        """In local mode, raise ``NeedsAnswer`` when only a person could unblock the turn."""
-        if self.mode == "local":
-            stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
-            if stuck and self._policy_for(stuck[0]) is None:
-                raise NeedsAnswer(
-                    f"the agent is waiting for an answer ({stuck[0]['type']} "
-                    f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
-                    "from the widget in local mode: use `await chat.ask(...)`, answer "
-                    "it with chat.answer()/chat.allow(), or set a policy"
-                )
+        with cell_waits():
+            while True:
+                with self._changed:  # every frame notifies, after its turn ends are set
+                    if future.done():
+                        return future.result()
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        raise TimeoutError(f"turn {number} did not end within {timeout} s")
+                    # In local mode, a question only a person could answer: say so.
+                    stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
+                    if self.mode == "local" and stuck and self._policy_for(stuck[0]) is None:
+                        raise NeedsAnswer(
+                            f"the agent is waiting for an answer ({stuck[0]['type']} "
+                            f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
+                            "from the widget in local mode: use `await chat.ask(...)`, answer "
+                            "it with chat.answer()/chat.allow(), or set a policy"
+                        )
+                    self._changed.wait(left)
 
     def cancel(self) -> None:
         """Stop the running turn; pending questions and permissions are cancelled."""
@@ -536,7 +528,7 @@ class Chat(anywidget.AnyWidget):
     def _rerun_policies(self) -> None:
         for request in self.pending:
             if request["requestId"] not in self._policy_done:
-                self._client.thread.call(functools.partial(self._apply_policy, request))
+                self._client.thread.loop.call_soon_threadsafe(self._apply_policy, request)
 
     def _apply_policy(self, request: dict[str, Any]) -> None:
         """Runs on the client's loop thread; the answer goes out without blocking it."""

@@ -45,12 +45,6 @@ class LoopThread:
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
-    def call(self, fn: Callable[[], T]) -> Future[T]:
-        async def run() -> T:
-            return fn()
-
-        return self.submit(run())
-
     @property
     def is_current(self) -> bool:
         return threading.current_thread() is self._thread

@@ -108,7 +108,7 @@ class ServerClient(Client):
         self._ws: ClientConnection | None = None
         self._stopping = False
         self._reader: asyncio.Task[None] | None = None
-        self._connected = self.thread.call(asyncio.Event).result()
+        self._connected = asyncio.Event()  # bound to the loop that first waits on it
 
     # ------------------------------------------------------------ connection
 

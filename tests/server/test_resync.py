@@ -66,7 +66,7 @@ async def test_kernel_socket_reconnects_and_catches_up(
         "import asyncio\n"
         "from acp_notebook import server_client\n"
         "client = server_client._client\n"
-        "gate = client.thread.call(asyncio.Event).result()\n"
+        "gate = asyncio.Event()\n"
         "connect = client._connect\n"
         "async def held():\n"
         "    await gate.wait()\n"
