@@ -36,8 +36,7 @@ _CHUNK_TYPES = {
 _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
-_TOOL_RAW = ("rawInput", "rawOutput")
-_TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, *_TOOL_RAW)
+_TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, "rawInput", "rawOutput")
 MAX_ITEMS = 5000
 MAX_WEIGHT = 8 * 1024 * 1024
 
@@ -343,18 +342,15 @@ def _tool(
     sizes = state.card_sizes.setdefault(("tool", tool_id), {})
     for key in _TOOL_KEYS:
         if key in update:
-            size = _size(update[key])
+            value = update[key]
+            size = _size(value)
             state.weight += size - sizes.get(key, 0)
             sizes[key] = size
-    for key in _TOOL_TEXTS:
-        if key in update:
-            tool[key] = _str(update[key])
-    for key in _TOOL_LISTS:
-        if key in update:
-            tool[key] = _objects(update[key])
-    for key in _TOOL_RAW:
-        if key in update:
-            tool[key] = update[key]
+            if key in _TOOL_TEXTS:
+                value = _str(value)
+            elif key in _TOOL_LISTS:
+                value = _objects(value)
+            tool[key] = value
     if tool["status"] in _RUNNING:
         state.running.add(tool_id)
     else:
@@ -444,8 +440,7 @@ def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     request_id = _str(event.get("requestId"))
     kind: RequestKind = "permission" if event["kind"] == "permission_resolved" else "elicitation"
     table = state.permissions if kind == "permission" else state.elicitations
-    entry = table.get(request_id) if request_id is not None else None
-    if entry is None or request_id is None:
+    if request_id is None or (entry := table.get(request_id)) is None:
         return
     _close_thought(state, ts)
     entry["outcome"] = _str(event.get("outcome"))
