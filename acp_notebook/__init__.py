@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -24,20 +25,19 @@ if TYPE_CHECKING:
     from .session_list import SessionInfo, sessions
 
 
+# Where each lazily imported name lives (the rest of __all__: in ``chat``).
+_MODULES = {
+    "sessions": "session_list",
+    "SessionInfo": "session_list",
+    "AttachmentError": "attachments",
+}
+
+
 def __getattr__(name: str) -> Any:
     # Lazy: the server extension imports this package and must not load ipywidgets.
-    if name in ("sessions", "SessionInfo"):
-        from . import session_list
-
-        return getattr(session_list, name)
-    if name == "AttachmentError":
-        from .attachments import AttachmentError
-
-        return AttachmentError
     if name in __all__:
-        from . import chat
-
-        return getattr(chat, name)
+        module = importlib.import_module(f".{_MODULES.get(name, 'chat')}", __name__)
+        return getattr(module, name)
     raise AttributeError(f"module 'acp_notebook' has no attribute {name!r}")
 
 
