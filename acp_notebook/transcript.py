@@ -78,9 +78,8 @@ def compact(snap: dict[str, Any], max_text: int = MAX_TEXT) -> dict[str, Any]:
     ``max_text`` characters (their end), no raw I/O."""
     items = snap["items"][-MAX_ITEMS:]
     kept_items = []
-    tools: dict[str, Any] = {}
-    permissions: dict[str, Any] = {}
-    elicitations: dict[str, Any] = {}
+    # The cards of the items kept, each under its map in the snapshot.
+    kept: dict[str, dict[str, Any]] = {"toolCalls": {}, "permissions": {}, "elicitations": {}}
     for item in items:
         item = dict(item)
         if "text" in item:
@@ -90,22 +89,20 @@ def compact(snap: dict[str, Any], max_text: int = MAX_TEXT) -> dict[str, Any]:
             item["attachments"] = [
                 {k: v for k, v in a.items() if k != "thumbnail"} for a in item["attachments"]
             ]
-        kind = item["type"]
-        if kind == "tool" and item["toolCallId"] in snap["toolCalls"]:
-            tools[item["toolCallId"]] = _compact_tool(snap["toolCalls"][item["toolCallId"]])
-        elif kind == "permission" and item["requestId"] in snap["permissions"]:
-            permissions[item["requestId"]] = snap["permissions"][item["requestId"]]
-        elif kind == "elicitation" and item["requestId"] in snap["elicitations"]:
-            elicitations[item["requestId"]] = snap["elicitations"][item["requestId"]]
+        key, id_key = _CARDS.get(item["type"], ("", ""))
+        card = snap[key].get(item[id_key]) if key else None
+        if card is not None:
+            kept[key][item[id_key]] = _compact_tool(card) if key == "toolCalls" else card
         kept_items.append(item)
-    return {
-        **snap,
-        "items": kept_items,
-        "toolCalls": tools,
-        "permissions": permissions,
-        "elicitations": elicitations,
-        "commands": [],
-    }
+    return {**snap, "items": kept_items, **kept, "commands": []}
+
+
+# The items that stand for a card: the snapshot's map of those cards, and the id key.
+_CARDS = {
+    "tool": ("toolCalls", "toolCallId"),
+    "permission": ("permissions", "requestId"),
+    "elicitation": ("elicitations", "requestId"),
+}
 
 
 # What in chat text ends the isolate around it: a POP DIRECTIONAL ISOLATE that matches
