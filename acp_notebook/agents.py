@@ -6,7 +6,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -33,24 +33,20 @@ def _installed_or_npx(command: str, package: str) -> tuple[str, ...]:
     return (installed,) if installed else ("npx", "-y", package)
 
 
-def _claude_code() -> AgentSpec:
-    argv = _installed_or_npx("claude-agent-acp", "@agentclientprotocol/claude-agent-acp")
+def builtin_agents() -> dict[str, AgentSpec]:
     # Plans only appear with the task tools on (reference/acp-protocol.md §7). As root
     # with IS_SANDBOX set (containers), the wrapper asks the CLI to skip permissions and
     # the CLI refuses to start; without it, the session just asks permission as usual.
-    return AgentSpec(
+    claude = AgentSpec(
         "claude-code",
-        argv,
+        _installed_or_npx("claude-agent-acp", "@agentclientprotocol/claude-agent-acp"),
         {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"},
         mode="default",
         drop=frozenset({"IS_SANDBOX"}),
     )
-
-
-def builtin_agents() -> dict[str, AgentSpec]:
     return {
         "demo": AgentSpec("demo", (sys.executable, "-m", "acp_notebook.demo_agent")),
-        "claude-code": _claude_code(),
+        "claude-code": claude,
         "codex": AgentSpec(
             "codex", _installed_or_npx("codex-acp", "@agentclientprotocol/codex-acp")
         ),
@@ -80,15 +76,14 @@ def resolve_agent(
     name = agent or "demo"
     known = builtin_agents()
     if commands and name in commands:
-        base = known.get(name, AgentSpec(name, ()))
         argv = tuple(str(part) for part in commands[name])
         if not argv:
             raise UnknownAgent(f"the command configured for {name!r} is empty")
-        spec = AgentSpec(name, argv, base.env, base.mode, base.drop)
+        spec = replace(known.get(name, AgentSpec(name, ())), argv=argv)
     elif name in known:
         spec = known[name]
     else:
         raise UnknownAgent(
             f"unknown agent {name!r}; use one of {', '.join(sorted(known))} or command=[...]"
         )
-    return AgentSpec(spec.name, spec.argv, {**spec.env, **extra}, mode or spec.mode, spec.drop)
+    return replace(spec, env={**spec.env, **extra}, mode=mode or spec.mode)
