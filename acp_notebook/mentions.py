@@ -34,9 +34,10 @@ def mention(name: str) -> str:
     fits the answer (a DataFrame, a small figure, a string...), else the notebook tools'
     inspection of it as text."""
     ns = user_namespace()
-    value = dict(user_variables(ns)).get(name, _MISSING)
-    if value is _MISSING:
+    found = dict(user_variables(ns))
+    if name not in found:
         raise ValueError(f"no variable named {name!r}")
+    value = found[name]
     made = bounded.call(lambda: attachments.attach(value, name), ATTACH_SECONDS)
     if isinstance(made, dict):
         block = made["block"]
@@ -56,6 +57,3 @@ def mention(name: str) -> str:
 def _fit(text: str) -> str:
     # JSON may double a character (escapes); leave room for the rest of the answer.
     return clip(text, MAX_ANSWER // 2 - 1000)
-
-
-_MISSING = object()
