@@ -56,7 +56,6 @@ MAX_DETAIL = 500
 MAX_REQUEST_BYTES = MAX_PROMPT + MAX_ATTACHMENTS_TOTAL + 100_000
 
 FieldType = Literal["text", "number", "integer", "boolean", "enum", "multi"]
-Scalar = Union[str, int, float, bool]
 
 
 class _Model(BaseModel):
@@ -103,7 +102,7 @@ class ElicitationField(TypedDict):
     required: NotRequired[Maybe[bool]]
     options: NotRequired[Maybe[Annotated[list[FieldOption], Field(max_length=MAX_OPTIONS)]]]
     # A prefill hint from the schema's `default` (string, number, bool or list).
-    default: NotRequired[Maybe[Union[Scalar, list[str]]]]
+    default: NotRequired[Maybe[Union[str, int, float, bool, list[str]]]]
     # claude's AskUserQuestion: the free-text "Other" field that belongs to this one.
     custom: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
     # The name of the question field this "Other" field belongs to.
