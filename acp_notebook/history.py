@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections import deque
+from collections.abc import Container
+from typing import Any
 
-from .contracts import StreamEvent
+from . import fold as folding
+from .contracts import StreamEvent, is_request
 from .events import ChunkRun, append_merged
-from .fold import sets_state
 
 # The agent's statuses whose fields later ones keep (name; capabilities, modes, session).
 _KEPT_STATUSES = frozenset({"starting", "ready"})
@@ -18,7 +21,7 @@ def state_key(event: StreamEvent) -> str | None:
         return f"status:{event['status']}"
     if event["kind"] == "update":
         name = event["update"].get("sessionUpdate")
-        if isinstance(name, str) and sets_state(name):
+        if isinstance(name, str) and folding.sets_state(name):
             return f"update:{name}"
     return None
 
@@ -73,3 +76,31 @@ class History:
             *self._kept.values(),
             *(item.event() if isinstance(item, ChunkRun) else item for item in self._items),
         ]
+
+
+def snapshot_resync(events: list[StreamEvent], pending: Container[str]) -> dict[str, Any]:
+    """``{"snapshot", "events"}`` for ``events`` (a resync's, in order); just
+    ``{"events"}`` when no turn has ended among them. ``pending``: the request ids
+    still open, whose events are sent again after the snapshot (their cards are the
+    client's to draw).
+
+    A long chat's history is mostly finished work: a tool call's twenty progress updates
+    fold into one entry. The history up to its last ``turn_ended`` is sent folded; what
+    follows (the turn under way) as events, so the client's fold carries on from there
+    exactly as if it had folded everything: at a turn's end nothing streams, runs or
+    waits, which is all a snapshot does not carry.
+    """
+    cut = next(
+        (i for i in range(len(events) - 1, -1, -1) if events[i]["kind"] == "turn_ended"),
+        None,
+    )
+    if cut is None:
+        return {"events": events}
+    # Unbounded: the history is bounded already (history_bytes may be over the kernel's).
+    state = folding.ChatState(max_items=sys.maxsize, max_weight=sys.maxsize)
+    again: list[StreamEvent] = []
+    for event in events[: cut + 1]:
+        state = folding.fold(state, event)
+        if is_request(event) and event["requestId"] in pending:
+            again.append(event)
+    return {"snapshot": folding.snapshot(state), "events": again + events[cut + 1 :]}

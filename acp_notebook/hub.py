@@ -44,9 +44,9 @@ from .contracts import (
 )
 from .elicitation import AnswerError
 from .events import ChunkRun, append_merged
+from .history import snapshot_resync
 from .jsonrpc import RpcError
 from .mcp_servers import NOTEBOOK, normalize
-from .resync_snapshot import snapshot_resync
 from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from acp_notebook import fold as folding
+from acp_notebook.history import snapshot_resync
 from acp_notebook.hub import Hub
-from acp_notebook.resync_snapshot import snapshot_resync
 
 
 def _chunk(seq: int, text: str, message: str) -> dict[str, Any]:
