@@ -745,23 +745,6 @@ async def ask_withdraw(turn: Turn, _match: re.Match[str]) -> None:
     await form(turn, "Still there?", WITHDRAW_SCHEMA, withdraw=0.3)
 
 
-async def claude_question(turn: Turn, title: str, message: str, schema: Json) -> None:
-    """The claude wrapper's AskUserQuestion shape: a tool call, then a form bound to it."""
-    turn.tool_call(title, "other", rawInput={"questions": ask_user_question_input(message, schema)})
-    params = {"sessionId": turn.session.id, "mode": "form", "toolCallId": turn.tool_call_id}
-    try:
-        result = await turn.ask(
-            "elicitation/create", {**params, "message": message, "requestedSchema": schema}
-        )
-    except RpcError as failure:
-        turn.tool_status("failed")
-        await turn.say(f"elicitation answered: error {failure.code}")
-        return
-    await turn.say(f"elicitation answered: {compact(result)}")
-    answered = isinstance(result, dict) and result.get("action") in ("accept", "decline")
-    turn.tool_status("completed" if answered else "failed")
-
-
 def ask_user_question_input(message: str, schema: Json) -> list[Json]:
     """The AskUserQuestion tool input the form was made from (the tool call's rawInput)."""
     questions = []
@@ -783,16 +766,31 @@ def ask_user_question_input(message: str, schema: Json) -> list[Json]:
     return questions
 
 
-@behaviour()
-async def ask_claude_multi(turn: Turn, _match: re.Match[str]) -> None:
-    message = "Please answer the following questions."
-    await claude_question(turn, "Asking for your input", message, CLAUDE_MULTI_SCHEMA)
-
-
-@behaviour()
-async def ask_claude(turn: Turn, _match: re.Match[str]) -> None:
-    question = CLAUDE_SINGLE_QUESTION
-    await claude_question(turn, question, question, CLAUDE_SINGLE_SCHEMA)
+@behaviour("ask-claude|ask-claude-multi")
+async def ask_claude(turn: Turn, match: re.Match[str]) -> None:
+    """The claude wrapper's AskUserQuestion shape: a tool call, then a form bound to it."""
+    title = message = CLAUDE_SINGLE_QUESTION
+    schema = CLAUDE_SINGLE_SCHEMA
+    if match.group(0).lower().endswith("multi"):
+        title, message = "Asking for your input", "Please answer the following questions."
+        schema = CLAUDE_MULTI_SCHEMA
+    turn.tool_call(title, "other", rawInput={"questions": ask_user_question_input(message, schema)})
+    params = {
+        "sessionId": turn.session.id,
+        "mode": "form",
+        "toolCallId": turn.tool_call_id,
+        "message": message,
+        "requestedSchema": schema,
+    }
+    try:
+        result = await turn.ask("elicitation/create", params)
+    except RpcError as failure:
+        turn.tool_status("failed")
+        await turn.say(f"elicitation answered: error {failure.code}")
+        return
+    await turn.say(f"elicitation answered: {compact(result)}")
+    answered = isinstance(result, dict) and result.get("action") in ("accept", "decline")
+    turn.tool_status("completed" if answered else "failed")
 
 
 @behaviour()

@@ -22,7 +22,6 @@ from .clip import clip
 
 Json = dict[str, Any]
 
-ENV = "ACP_DEMO_SESSIONS"
 # What one session keeps for a replay: the newest updates, up to these bounds.
 MAX_UPDATES = 2000
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -31,12 +30,10 @@ _ID = re.compile(r"demo-[0-9a-f]{32}")
 
 
 def store_dir() -> Path:
-    configured = os.environ.get(ENV)
+    configured = os.environ.get("ACP_DEMO_SESSIONS")
     if configured:
         return Path(configured)
-    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(data) / "acp-notebook" / "demo-sessions"
 
 
@@ -126,7 +123,7 @@ def load(session_id: str) -> Record | None:
     return _read(path) if path is not None else None
 
 
-def listing(cwd: str | None = None) -> list[Record]:
+def listing(cwd: str | None) -> list[Record]:
     """Every stored session (of ``cwd`` when given), the most recent first."""
     try:
         paths = list(store_dir().glob("demo-*.json"))
