@@ -12,6 +12,7 @@ import json
 from collections import deque
 from typing import Any
 
+from .clip import clip_start
 from .contracts import StreamEvent, UpdateEvent
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
@@ -86,7 +87,7 @@ class ChunkRun:
         """Drop the start of the text so it fits ``limit`` characters."""
         text = self.event()["update"]["content"]["text"]
         if len(text) > limit:
-            text = "…" + text[len(text) - limit + 1 :]
+            text = clip_start(text, limit)
             self._pieces = [text]
             self._merged = self._with_text(text)
             self.size = len(text)

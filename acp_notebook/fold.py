@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .clip import clip_start
 from .contracts import AgentStatusEvent, RequestEvent, ResolvedEvent, StreamEvent, is_request
 
 Json = Any
@@ -486,7 +487,7 @@ def _compact(state: ChatState) -> None:
         text = newest.text()
         keep = max(1024, len(text) - (state.weight - max_weight))
         if keep < len(text):
-            newest.parts[:] = ["…" + text[len(text) - keep + 1 :]]
+            newest.parts[:] = [clip_start(text, keep)]
             state.dropped_characters += len(text) - keep + 1
             state.weight -= newest.size - keep
             newest.size = keep
