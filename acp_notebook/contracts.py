@@ -1,10 +1,10 @@
 """The wire contracts between the bridge, its clients and the widget.
 
 Stream events flow down (bridge -> clients), requests flow up (clients -> hub).
-Events are built as plain dicts on the hot path (see ``events.py``), typed by the
-``TypedDict``s here: mypy checks their producers and the fold, tests validate emitted
-events against them, and ``js/src/contracts.ts`` is checked against their JSON Schema
-(with the requests' models).
+Events are plain dicts on the hot path, typed by the ``TypedDict``s here at no runtime
+cost: mypy checks their producers (the session, ``events.py``), the history and the fold;
+tests validate emitted events against them, and ``js/src/contracts.ts`` is checked
+against their JSON Schema (with the requests' models).
 """
 
 from __future__ import annotations
@@ -64,10 +64,8 @@ class _Model(BaseModel):
 
 # ---------------------------------------------------------------- stream events
 #
-# TypedDicts, one definition for both sides: the session builds events as plain dicts
-# (no runtime cost) and mypy checks them; ``stream_event`` validates them and the JSON
-# Schema is generated from them. A ``Field`` inside ``Annotated`` bounds a value for
-# pydantic and is ignored by mypy.
+# A ``Field`` inside ``Annotated`` bounds a value for pydantic (``stream_event`` and the
+# JSON Schema) and is ignored by mypy.
 
 _T = TypeVar("_T")
 # An optional key: absent, or null (its schema default).
