@@ -20,46 +20,34 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class TimedOut:
-    """The call did not finish in time."""
-
-    def __repr__(self) -> str:
-        return "<timed out>"
-
-
-class Skipped:
-    """The call never ran: the overall time budget was spent before it."""
-
-    def __repr__(self) -> str:
-        return "<skipped>"
-
-
-TIMED_OUT = TimedOut()
-SKIPPED = Skipped()
-MAX_THREADS = 32  # worker threads alive at once, the stuck ones included
-_slots = threading.BoundedSemaphore(MAX_THREADS)
-
-
 class Failed:
-    """The call raised; ``error`` says what, cut short (its ``str`` is user code too)."""
+    """The call raised, did not finish in time, or never ran; ``error`` says which."""
 
-    def __init__(self, exc: BaseException) -> None:
-        try:
-            message = str(exc)[:200]
-        except Exception:
-            message = ""
-        self.error = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    def __init__(self, error: str) -> None:
+        self.error = error
 
     def __repr__(self) -> str:
         return f"<{self.error}>"
 
 
+TIMED_OUT = Failed("timed out")
+SKIPPED = Failed("skipped")  # the overall time budget was spent before it
+MAX_THREADS = 32  # worker threads alive at once, the stuck ones included
+_slots = threading.BoundedSemaphore(MAX_THREADS)
+
+
+def _raised(exc: Exception) -> Failed:
+    try:  # its ``str`` is user code too: cut short, and it may raise
+        message = str(exc)[:200]
+    except Exception:
+        message = ""
+    return Failed(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
+
+
 def _all_stuck() -> Failed:
     return Failed(
-        RuntimeError(
-            f"{MAX_THREADS} earlier calls into this kernel's objects have not returned"
-            " (a __repr__ or __len__ that hangs?); nothing more is read until they do"
-        )
+        f"RuntimeError: {MAX_THREADS} earlier calls into this kernel's objects have not returned"
+        " (a __repr__ or __len__ that hangs?); nothing more is read until they do"
     )
 
 
@@ -83,7 +71,7 @@ def _start(work: Callable[[], None], name: str) -> bool:
     return True
 
 
-def call(fn: Callable[[], R], seconds: float) -> R | TimedOut | Failed:
+def call(fn: Callable[[], R], seconds: float) -> R | Failed:
     """``fn()`` on a worker thread; ``TIMED_OUT`` when it takes longer than ``seconds``."""
     box: list[R | Failed] = []
     done = threading.Event()
@@ -92,7 +80,7 @@ def call(fn: Callable[[], R], seconds: float) -> R | TimedOut | Failed:
         try:
             box.append(fn())
         except Exception as exc:
-            box.append(Failed(exc))
+            box.append(_raised(exc))
         done.set()
 
     if not _start(run, "acp-notebook-value"):
@@ -109,7 +97,7 @@ class _Run(Generic[T, R]):
         fn: Callable[[T], R],
         items: Sequence[T],
         start: int,
-        results: list[R | TimedOut | Skipped | Failed],
+        results: list[R | Failed],
         lock: threading.Lock,
     ) -> None:
         self.fn, self.items, self.results, self.lock = fn, items, results, lock
@@ -128,7 +116,7 @@ class _Run(Generic[T, R]):
             try:
                 result: R | Failed = self.fn(self.items[i])
             except Exception as exc:
-                result = Failed(exc)
+                result = _raised(exc)
             with self.lock:
                 if self.abandoned:
                     return
@@ -138,7 +126,7 @@ class _Run(Generic[T, R]):
 
 def map_bounded(
     fn: Callable[[T], R], items: Sequence[T], per_item: float, total: float, max_stuck: int = 4
-) -> list[R | TimedOut | Skipped | Failed]:
+) -> list[R | Failed]:
     """``[fn(x) for x in items]`` with each call bounded by ``per_item`` seconds and the
     whole by ``total``.
 
@@ -148,7 +136,7 @@ def map_bounded(
     after ``max_stuck`` such items, or at ``total``, what is left is ``SKIPPED``; with
     every thread slot held by stuck calls, it is a ``Failed`` that says so.
     """
-    results: list[R | TimedOut | Skipped | Failed] = [SKIPPED] * len(items)
+    results: list[R | Failed] = [SKIPPED] * len(items)
     lock = threading.Lock()
     deadline = time.monotonic() + total
     start, stuck = 0, 0
