@@ -101,10 +101,6 @@ def add_output(parts: Parts, output: Mapping[str, Any]) -> None:
             parts.text(f"[{label}]\n{clip(strip_ansi(text), MAX_OUTPUT)}")
 
 
-def _repr(value: Any) -> str:
-    return repr(value)[:MAX_OUTPUT]
-
-
 def _page(start: int, count: int, total: int) -> tuple[int, int]:
     start = max(0, start if start >= 0 else total + start)
     count = max(1, min(count, MAX_COUNT))
@@ -112,17 +108,16 @@ def _page(start: int, count: int, total: int) -> tuple[int, int]:
 
 
 def notebook_cells(
-    notebook: Mapping[str, Any], start: int = 0, count: int = DEFAULT_COUNT
+    notebook: Mapping[str, Any], start: int = 0, count: int = DEFAULT_COUNT, title: str = ""
 ) -> list[Part]:
     """Cells ``start`` .. ``start + count`` of an nbformat v4 notebook (negative ``start``
-    counts from the end), with their outputs as text and images."""
+    counts from the end), with their outputs as text and images, after ``title``."""
     cells = notebook.get("cells")
     cells = cells if isinstance(cells, list) else []
     first, end = _page(start, count, len(cells))
     parts = Parts()
-    parts.text(
-        f"{len(cells)} cells; showing {first}..{end - 1}" if end > first else f"{len(cells)} cells"
-    )
+    shown = f"; showing {first}..{end - 1}" if end > first else ""
+    parts.text(f"{title}{len(cells)} cells{shown}")
     for index in range(first, end):
         cell = cells[index] if isinstance(cells[index], Mapping) else {}
         kind = cell.get("cell_type", "?")
@@ -154,6 +149,6 @@ def history_cells(
     for number in range(first + 1, end + 1):
         parts.text(f"--- In[{number}]\n{clip(inputs[number], MAX_SOURCE)}")
         if number in outputs:
-            shown = bounded.call(functools.partial(_repr, outputs[number]), 0.5)
-            parts.text(f"[Out[{number}]]\n{clip(str(shown), MAX_OUTPUT)}")
+            shown = bounded.call(functools.partial(repr, outputs[number]), 0.5)
+            parts.text(f"[Out[{number}]]\n{str(shown)[:MAX_OUTPUT]}")
     return parts.parts

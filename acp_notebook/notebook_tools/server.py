@@ -69,12 +69,7 @@ class ServerBackend:
             return [{"type": "text", "text": "No notebook is open with this kernel."}]
         contents = self._sessions.contents_manager
         model = await ensure_async(contents.get(path, content=True, type="notebook"))
-        cells = notebook_cells(model["content"], start, count)
-        note = f"Notebook {path} (as last saved)"
-        first = cells[0]
-        if first["type"] == "text":
-            cells[0] = {"type": "text", "text": f"{note}: {first['text']}"}
-        return cells
+        return notebook_cells(model["content"], start, count, f"Notebook {path} (as last saved): ")
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         return await self._runner.run(code, timeout, progress)
