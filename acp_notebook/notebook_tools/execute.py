@@ -155,7 +155,8 @@ class _Run:
                 waited = time.monotonic() - begun
                 await progress(f"waiting for the kernel: another cell is running ({waited:.0f} s)")
                 if waited > MAX_TIMEOUT:
-                    return _text(f"Not run: the kernel stayed busy for {waited:.0f} s.")
+                    text = f"Not run: the kernel stayed busy for {waited:.0f} s."
+                    return [{"type": "text", "text": text}]
         if begun + 1 < time.monotonic():
             waited_note = f"[waited {time.monotonic() - begun:.0f} s for the kernel]"
         await progress("running")
@@ -165,7 +166,9 @@ class _Run:
             await interrupt()
             await self._pump(time.monotonic() + SETTLE)
             note = f"[interrupted: it ran longer than the timeout of {timeout:g} s]"
-        self._drain_reply()
+        # The execute_reply adds nothing to iopub's outputs; read it so replies do not
+        # pile up in the client.
+        asyncio.get_running_loop().create_task(self._read_reply())
         parts = Parts()
         if waited_note:
             parts.text(waited_note)
@@ -176,11 +179,6 @@ class _Run:
         if not parts.parts:
             parts.text("(no output)")
         return parts.parts
-
-    def _drain_reply(self) -> None:
-        # The execute_reply adds nothing to iopub's outputs; read it so replies do not
-        # pile up in the client.
-        asyncio.get_running_loop().create_task(self._read_reply())
 
     async def _read_reply(self) -> None:
         with contextlib.suppress(Exception):
@@ -198,7 +196,3 @@ class _Run:
             await self._read_reply()
         except Exception:
             log.exception("acp_notebook: could not interrupt an abandoned run_code")
-
-
-def _text(text: str) -> list[Part]:
-    return [{"type": "text", "text": text}]

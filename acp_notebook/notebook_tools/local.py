@@ -23,11 +23,11 @@ from .kernel import answer
 from .variables import ipython_shell
 
 
-def _connection_file() -> str | None:
-    app_module = sys.modules.get("ipykernel.kernelapp")
-    if app_module is None or not app_module.IPKernelApp.initialized():
-        return None
-    return str(app_module.IPKernelApp.instance().abs_connection_file)
+async def _connect() -> AsyncKernelClient:
+    app = sys.modules["ipykernel.kernelapp"].IPKernelApp.instance()
+    client = AsyncKernelClient(connection_file=str(app.abs_connection_file))
+    client.load_connection_file()
+    return client
 
 
 async def _interrupt() -> None:
@@ -38,7 +38,7 @@ class LocalBackend:
     """The tools of every chat of this kernel (local mode)."""
 
     def __init__(self) -> None:
-        self._runner: Runner | None = None
+        self._runner = Runner(_connect, _interrupt)
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
         # This process is the kernel: the tool runs on a worker thread, as the kernel
@@ -56,15 +56,7 @@ class LocalBackend:
         return await asyncio.to_thread(read)
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        if self._runner is None:
-            connection_file = _connection_file()
-            if connection_file is None:
-                return [{"type": "text", "text": "Not run: this Python is not a Jupyter kernel."}]
-
-            async def connect() -> AsyncKernelClient:
-                client = AsyncKernelClient(connection_file=connection_file)
-                client.load_connection_file()
-                return client
-
-            self._runner = Runner(connect, _interrupt)
+        app = sys.modules.get("ipykernel.kernelapp")
+        if app is None or not app.IPKernelApp.initialized():
+            return [{"type": "text", "text": "Not run: this Python is not a Jupyter kernel."}]
         return await self._runner.run(code, timeout, progress)
