@@ -12,28 +12,22 @@ from typing import Any
 from .. import mentions
 from .errors import format_error, last_error
 from .variables import format_listing, inspect_variable, list_variables
-from .waiting import a_cell_waits
+from .waiting import still_waiting
 
 
 def answer(tool: str, args: Mapping[str, Any]) -> str:
     """Run one kernel-side tool; raises ``ValueError`` for an unknown tool or bad args."""
     if tool == "list_variables":
         return format_listing(list_variables())
-    if tool == "inspect_variable":
-        name = args.get("name")
-        if not isinstance(name, str) or len(name) > 256:
-            raise ValueError("inspect_variable needs a variable name")
-        return inspect_variable(name)
     if tool == "last_error":
         return format_error(last_error())
     if tool == "cell_waits":  # whether run_code would wait on itself (waiting.py)
-        return "yes" if a_cell_waits() else "no"
-    # mention_*: the composer's @ mentions (mentions.py), over the same channel.
-    if tool == "mention_list":
+        return "yes" if still_waiting() else "no"
+    if tool == "mention_list":  # the composer's @ mentions (mentions.py), same channel
         return mentions.variables()
-    if tool == "mention_attach":
+    if tool in ("inspect_variable", "mention_attach"):
         name = args.get("name")
         if not isinstance(name, str) or len(name) > 256:
-            raise ValueError("mention_attach needs a variable name")
-        return mentions.mention(name)
+            raise ValueError(f"{tool} needs a variable name")
+        return inspect_variable(name) if tool == "inspect_variable" else mentions.mention(name)
     raise ValueError(f"unknown kernel tool {tool!r}")

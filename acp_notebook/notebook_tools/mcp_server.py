@@ -27,8 +27,8 @@ from pydantic import Field
 from .. import bounded_json
 from ..mcp_servers import SECRET_HEADER
 from .cells import DEFAULT_COUNT, Part
-from .execute import DEFAULT_TIMEOUT
-from .waiting import NOT_RUN, still_waiting
+from .execute import DEFAULT_TIMEOUT, Progress
+from .waiting import NOT_RUN
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,6 @@ MAX_DEPTH = 16
 # connections in a loop held the server's memory without end.
 MAX_CONCURRENT = 256
 
-Progress = Callable[[str], Awaitable[None]]
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -110,7 +109,7 @@ class ToolHost:
         self._chats: dict[str, tuple[Backend, Endpoint]] = {}
         self._server: _Server | None = None
         self._task: asyncio.Task[None] | None = None
-        self._starting: asyncio.Lock | None = None
+        self._starting = asyncio.Lock()
         self.url = ""
         self.mcp = self._tools()
 
@@ -205,19 +204,15 @@ class ToolHost:
             Waits for a running cell first; interrupted after ``timeout`` seconds."""
             backend, endpoint = self._of(ctx)
 
-            async def a_cell_waits() -> bool:
-                try:
-                    return await backend.kernel("cell_waits", {}) == "yes"
-                except KernelUnavailable:  # no socket (restarted, no Chat yet): no cell waits
-                    return False
-
             async def progress(message: str) -> None:
                 with contextlib.suppress(Exception):  # a client without a progress token
                     await ctx.report_progress(0, None, message)
 
             async def run() -> list[Part]:
-                if await still_waiting(a_cell_waits):  # run_code would wait on itself
-                    return [{"type": "text", "text": NOT_RUN}]
+                # No socket to the kernel (restarted, no Chat yet): no cell waits.
+                with contextlib.suppress(KernelUnavailable):
+                    if await backend.kernel("cell_waits", {}) == "yes":  # it would wait on itself
+                        return [{"type": "text", "text": NOT_RUN}]
                 return await backend.run_code(code, timeout, progress)
 
             cancelled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -239,8 +234,6 @@ class ToolHost:
     # ------------------------------------------------------------ HTTP
 
     async def _start(self) -> None:
-        if self._starting is None:
-            self._starting = asyncio.Lock()
         async with self._starting:
             if self._server is not None:
                 return
@@ -252,7 +245,7 @@ class ToolHost:
                 streamable_http_path=MCP_PATH, stateless_http=True, max_request_body_size=MAX_BODY
             )
             config = uvicorn.Config(
-                _Guard(app, self),
+                _guarded(app, self),
                 log_config=None,  # the host process's logging stays as it is
                 log_level="warning",
                 access_log=False,
@@ -279,27 +272,23 @@ class ToolHost:
         self._server = None
 
 
-class _Guard:
-    """Refuses a request without a live chat's secret, or whose body is too large or too
-    deep, before the SDK reads it."""
+def _guarded(app: ASGIApp, host: ToolHost) -> ASGIApp:
+    """``app`` behind a guard that refuses a request without a live chat's secret, or whose
+    body is too large or too deep, before the SDK reads it."""
 
-    def __init__(self, app: ASGIApp, host: ToolHost) -> None:
-        self.app = app
-        self.host = host
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         if scope["type"] != "http":
             return
         raw = scope.get("headers") or []
         headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in raw}
-        if self.host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
+        if host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
             await _refuse(send, 401, "missing or unknown notebook secret")
             return
         if scope["method"] != "POST":
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         declared = headers.get("content-length", "0")
         if not declared.isdigit() or int(declared) > MAX_BODY:
@@ -321,20 +310,15 @@ class _Guard:
         except bounded_json.Rejected as exc:
             await _refuse(send, 400, f"bad request body: {exc}")
             return
-        await self.app(scope, _replay(bytes(body), receive), send)
+        # The SDK reads the body again: the one read here, then what comes (a disconnect).
+        unread: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
+        async def replay() -> Message:
+            return unread.pop() if unread else await receive()
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
+        await app(scope, replay, send)
 
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
+    return guard
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:

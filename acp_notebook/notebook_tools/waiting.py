@@ -7,14 +7,12 @@ a deadlock. So ``run_code`` refuses at once and says why instead of waiting.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 
 GRACE = 2.0
-_lock = threading.Lock()
+_changed = threading.Condition()
 _waiting = 0
 
 NOT_RUN = (
@@ -30,26 +28,19 @@ def cell_waits() -> Iterator[None]:
     global _waiting
     counted = threading.current_thread() is threading.main_thread()
     if counted:
-        with _lock:
+        with _changed:
             _waiting += 1
     try:
         yield
     finally:
         if counted:
-            with _lock:
+            with _changed:
                 _waiting -= 1
+                _changed.notify_all()
 
 
-def a_cell_waits() -> bool:
-    return _waiting > 0
-
-
-async def still_waiting(check: Callable[[], Awaitable[bool]], seconds: float = GRACE) -> bool:
+def still_waiting(seconds: float = GRACE) -> bool:
     """Whether a cell keeps waiting for the turn for ``seconds`` (a short ``chat.wait(
-    timeout=...)`` poll ends by itself; only a wait for the whole turn deadlocks)."""
-    deadline = time.monotonic() + seconds
-    while await check():
-        if time.monotonic() >= deadline:
-            return True
-        await asyncio.sleep(0.1)
-    return False
+    timeout=...)`` ends by itself; only a wait for the whole turn deadlocks)."""
+    with _changed:
+        return not _changed.wait_for(lambda: _waiting == 0, seconds)
