@@ -45,15 +45,13 @@ async def connect(entry: Json) -> AsyncIterator[Client]:
 
 
 def as_acp_content(result: mcp_types.CallToolResult) -> list[Json]:
-    """A tool result as ACP tool-call content (text and images)."""
-    content: list[Json] = []
-    for block in result.content:
-        if isinstance(block, mcp_types.TextContent):
-            content.append({"type": "content", "content": {"type": "text", "text": block.text}})
-        elif isinstance(block, mcp_types.ImageContent):
-            image = {"type": "image", "data": block.data, "mimeType": block.mime_type}
-            content.append({"type": "content", "content": image})
-    return content
+    """A tool result as ACP tool-call content: its text and image blocks, which have the
+    same JSON shape in MCP and ACP."""
+    return [
+        {"type": "content", "content": block.model_dump(by_alias=True, exclude_none=True)}
+        for block in result.content
+        if isinstance(block, (mcp_types.TextContent, mcp_types.ImageContent))
+    ]
 
 
 def text_of(result: mcp_types.CallToolResult) -> str:
