@@ -168,8 +168,8 @@ class Chat(anywidget.AnyWidget):
         # After each frame: _changed wakes wait(); _wakers wake ready() and next_request().
         self._changed = threading.Condition(self._lock)
         self._wakers: list[Callable[[], None]] = []
-        self._elicitation_policy: ElicitationPolicy | None = None
-        self._permission_policy: PermissionPolicy | None = None
+        # The policy for each type of request: "permission" or "elicitation".
+        self._policies: dict[str, Callable[[dict[str, Any]], Any] | None] = {}
         self._policy_done: set[str] = set()
         self._turn_number = 0
         self._closed = False
@@ -189,7 +189,7 @@ class Chat(anywidget.AnyWidget):
             "share": share,
             "loadSessionId": load_session_id,
         }
-        chat_id = str(self._request(options)["chatId"])
+        chat_id = str(_accepted(client.request(options).result(ACK_TIMEOUT))["chatId"])
         self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
         self.chat_id = chat_id
         self.kernel_id = self._client.kernel_id
@@ -354,8 +354,7 @@ class Chat(anywidget.AnyWidget):
     # ------------------------------------------------------------ requests out
 
     def _request(self, message: dict[str, Any]) -> Frame:
-        if message["type"] != "chat:open":
-            message.setdefault("chatId", self.chat_id)
+        message.setdefault("chatId", self.chat_id)
         return _accepted(self._client.request(message).result(ACK_TIMEOUT))
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -432,6 +431,7 @@ class Chat(anywidget.AnyWidget):
         """Send a prompt without waiting; returns the turn number."""
         return int(self._request(_prompt_message(text, attach))["turn"])
 
+    @cell_waits()
     def wait(self, turn: int | None = None, timeout: float | None = None) -> Turn:
         """Block until a turn ends (the latest by default).
 
@@ -441,24 +441,23 @@ class Chat(anywidget.AnyWidget):
         number = turn if turn is not None else self._turn_number
         future = self._turn_future(number)
         deadline = None if timeout is None else time.monotonic() + timeout
-        with cell_waits():
-            while True:
-                with self._changed:  # every frame notifies, after its turn ends are set
-                    if future.done():
-                        return future.result()
-                    left = None if deadline is None else deadline - time.monotonic()
-                    if left is not None and left <= 0:
-                        raise TimeoutError(f"turn {number} did not end within {timeout} s")
-                    # In local mode, a question only a person could answer: say so.
-                    stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
-                    if self.mode == "local" and stuck and self._policy_for(stuck[0]) is None:
-                        raise NeedsAnswer(
-                            f"the agent is waiting for an answer ({stuck[0]['type']} "
-                            f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
-                            "from the widget in local mode: use `await chat.ask(...)`, answer "
-                            "it with chat.answer()/chat.allow(), or set a policy"
-                        )
-                    self._changed.wait(left)
+        while True:
+            with self._changed:  # every frame notifies, after its turn ends are set
+                if future.done():
+                    return future.result()
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(f"turn {number} did not end within {timeout} s")
+                # In local mode, a question only a person could answer: say so.
+                stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
+                if self.mode == "local" and stuck and self._policies.get(stuck[0]["type"]) is None:
+                    raise NeedsAnswer(
+                        f"the agent is waiting for an answer ({stuck[0]['type']} "
+                        f"{stuck[0]['requestId']}) and a blocking wait cannot receive one "
+                        "from the widget in local mode: use `await chat.ask(...)`, answer "
+                        "it with chat.answer()/chat.allow(), or set a policy"
+                    )
+                self._changed.wait(left)
 
     def cancel(self) -> None:
         """Stop the running turn; pending questions and permissions are cancelled."""
@@ -512,18 +511,13 @@ class Chat(anywidget.AnyWidget):
 
     def on_elicitation(self, policy: ElicitationPolicy | None) -> None:
         """``policy(request)`` returns values to accept, DECLINE, CANCEL, or None for a person."""
-        self._elicitation_policy = policy
+        self._policies["elicitation"] = policy
         self._rerun_policies()
 
     def on_permission(self, policy: PermissionPolicy | None) -> None:
         """``policy(request)`` returns an optionId, CANCEL, or None for a person."""
-        self._permission_policy = policy
+        self._policies["permission"] = policy
         self._rerun_policies()
-
-    def _policy_for(self, request: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any] | None:
-        if request["type"] == "permission":
-            return self._permission_policy
-        return self._elicitation_policy
 
     def _rerun_policies(self) -> None:
         for request in self.pending:
@@ -532,7 +526,7 @@ class Chat(anywidget.AnyWidget):
 
     def _apply_policy(self, request: dict[str, Any]) -> None:
         """Runs on the client's loop thread; the answer goes out without blocking it."""
-        policy = self._policy_for(request)
+        policy = self._policies.get(request["type"])
         request_id = request["requestId"]
         if policy is None or request_id in self._policy_done:
             return
