@@ -208,11 +208,10 @@ def phase(state: ChatState) -> Phase:
 
 def pending_requests(state: ChatState) -> list[dict[str, Json]]:
     """Unsettled permissions and elicitations in arrival order, each with its ``type``."""
-    out: list[dict[str, Json]] = []
-    for kind, request_id in state.pending:
-        table = state.permissions if kind == "permission" else state.elicitations
-        out.append({"type": kind, **table[request_id]})
-    return out
+    return [
+        {"type": kind, **(state.permissions if kind == "permission" else state.elicitations)[rid]}
+        for kind, rid in state.pending
+    ]
 
 
 def last_agent_text(state: ChatState) -> str:
