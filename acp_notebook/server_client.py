@@ -247,33 +247,23 @@ _client: ServerClient | None = None
 _lock = threading.Lock()
 
 
-def server_client() -> ServerClient | None:
-    """The kernel's client of the extension, or None when no extension is reachable."""
-    global _client
-    url, secret = os.environ.get(URL_ENV), os.environ.get(SECRET_ENV)
-    if not (url and secret):
-        return None
-    identity = kernel_identity()
-    if identity is None:
-        return None
-    with _lock:
-        if _client is None:
-            client = ServerClient(url, secret, *identity)
-            if client.start():
-                _client = client
-        return _client
-
-
 def connect(transport: str = "auto") -> Client:
     """Server mode when the extension is reachable, local mode otherwise."""
-    if transport in ("auto", "server"):
-        client = server_client()
-        if client is not None:
-            return client
-        if transport == "server":
-            raise RuntimeError(
-                "the acp_notebook server extension is not reachable from this kernel"
-            )
+    global _client
+    if transport not in ("auto", "server"):
+        return local_client()
+    url, secret = os.environ.get(URL_ENV), os.environ.get(SECRET_ENV)
+    identity = kernel_identity() if url and secret else None
+    if url and secret and identity is not None:
+        with _lock:
+            if _client is None:
+                client = ServerClient(url, secret, *identity)
+                if client.start():
+                    _client = client
+            if _client is not None:
+                return _client
+    if transport == "server":
+        raise RuntimeError("the acp_notebook server extension is not reachable from this kernel")
     return local_client()
 
 
