@@ -24,7 +24,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
 from . import bounded_json
-from .agents import AgentSpec, resolve_agent
+from .agents import resolve_agent
 from .attachments import AttachmentError, adapt
 from .contracts import (
     MAX_DETAIL,
@@ -163,7 +163,11 @@ class Subscription:
         if new and not isinstance(self._items[-1], ChunkRun):
             self._urgent.set()
         self._bytes += grown
-        self._check()
+        config = self.hub.config
+        if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
+            self._clear()
+            self._reset = True
+            self._urgent.set()
 
     def seal(self) -> None:
         """Later chunks start a new queued event instead of merging into the last one.
@@ -176,13 +180,6 @@ class Subscription:
         if self._items and isinstance(self._items[-1], ChunkRun):
             self._items[-1] = self._items[-1].event()
 
-    def _check(self) -> None:
-        config = self.hub.config
-        if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
-            self._clear()
-            self._reset = True
-            self._urgent.set()
-
     def _clear(self) -> None:
         self._items.clear()
         self._bytes = 0
@@ -194,7 +191,8 @@ class Subscription:
         if self._reset:
             self._reset = False
             self._clear()
-            events = self.hub.resync_events(self.chat_id)
+            chat = self.hub.chats.get(self.chat_id)
+            events = chat.session.resync() if chat is not None else []
             frame: Frame = {"chatId": self.chat_id, "events": events, "reset": True}
         elif self._items:
             events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
@@ -264,8 +262,21 @@ class Hub:
 
     # ------------------------------------------------------------ chats
 
-    def resolve(self, agent: str | None, options: OpenOptions) -> AgentSpec:
-        """Apply the admin's rules to a requested agent; raises ``Forbidden``."""
+    async def open_chat(
+        self,
+        agent: str | None = None,
+        *,
+        owner: str | None = None,
+        **options: Unpack[OpenOptions],
+    ) -> str:
+        """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
+
+        ``options`` are ``Chat``'s. The admin's rules apply to the agent (``Forbidden``).
+        ``mcp_servers`` are the user's own (``ValueError`` when malformed); the chat's
+        ``notebook`` server is added unless ``notebook_tools`` is False.
+        """
+        if self._closed:
+            raise RuntimeError(CLOSED)
         config = self.config
         command = options.get("command")
         if command is not None and not config.allow_commands:
@@ -277,30 +288,13 @@ class Hub:
             and name not in config.allowed_agents
         ):
             raise Forbidden(f"agent {name!r} is not allowed on this server")
-        return resolve_agent(
+        spec = resolve_agent(
             name if command is None else agent,
             command=command,
             env=options.get("env"),
             mode=options.get("mode"),
             commands=config.agent_commands,
         )
-
-    async def open_chat(
-        self,
-        agent: str | None = None,
-        *,
-        owner: str | None = None,
-        **options: Unpack[OpenOptions],
-    ) -> str:
-        """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
-
-        ``options`` are ``Chat``'s. ``mcp_servers`` are the user's own (``ValueError``
-        when malformed); the chat's ``notebook`` server is added unless
-        ``notebook_tools`` is False.
-        """
-        if self._closed:
-            raise RuntimeError(CLOSED)
-        spec = self.resolve(agent, options)
         servers = normalize(options.get("mcp_servers", ()))
         tools = options.get("notebook_tools", True) and self.notebook_tools is not None
         if tools and any(s["name"] == NOTEBOOK for s in servers):
@@ -315,7 +309,7 @@ class Hub:
             assert chat is not None
             self._fan_out(chat, event)
 
-        self.config.chats.take()  # given back when the chat is closed
+        config.chats.take()  # given back when the chat is closed
         notebook = None
         try:
             notebook = await self.notebook_tools() if tools and self.notebook_tools else None
@@ -326,13 +320,13 @@ class Hub:
                 spec,
                 cwd=os.path.abspath(options.get("cwd") or os.getcwd()),
                 mcp_servers=servers,
-                config=self.config.session,
+                config=config.session,
                 sink=sink,
                 load_session_id=options.get("load_session_id"),
                 notebook=notebook,
             )
         except BaseException:
-            self.config.chats.give()
+            config.chats.give()
             if notebook is not None:
                 notebook.close()
             raise
@@ -371,10 +365,6 @@ class Hub:
             with contextlib.suppress(ValueError):
                 chat.subscribers.remove(sub)
 
-    def resync_events(self, chat_id: str) -> list[StreamEvent]:
-        chat = self.chats.get(chat_id)
-        return chat.session.resync() if chat is not None else []
-
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
             sub.push(event)
@@ -409,7 +399,7 @@ class Hub:
         reads a frame to route it), so it is validated without being read again.
         """
         try:
-            req = validate_request(message) if read else validate_request(read_request(message))
+            req = validate_request(message if read else read_request(message))
         except BadRequest as exc:
             return error_ack(exc.ack, "INVALID", str(exc))
         ack = req.id
@@ -565,8 +555,17 @@ def validate_request(message: Any) -> ClientRequest:
     try:
         return client_request.validate_python(message)
     except ValidationError as exc:
-        raw_id = message.get("id") if isinstance(message, dict) else None
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ()))
-        detail = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
-        raise BadRequest(detail, raw_id if isinstance(raw_id, (int, str)) else None) from None
+        raise BadRequest(why_invalid(exc), request_id(message)) from None
+
+
+def request_id(message: Any) -> int | str | None:
+    """The id of a request as read, when it has a usable one (for the ack of a refusal)."""
+    raw_id = message.get("id") if isinstance(message, dict) else None
+    return raw_id if isinstance(raw_id, (int, str)) else None
+
+
+def why_invalid(exc: ValidationError) -> str:
+    """A validation failure's first error: where it is, and what is wrong."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]

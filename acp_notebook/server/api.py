@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated, Any
+from typing import Annotated
 
 from jupyter_core.utils import ensure_async
 from jupyter_server.base.handlers import APIHandler
@@ -25,7 +25,8 @@ from tornado import web
 from .. import bounded_json
 from ..agents import UnknownAgent, builtin_agents
 from ..contracts import MAX_ID, SessionId
-from ..hub import Forbidden, Hub, HubConfig, TooManyChats
+from ..hub import Forbidden, HubConfig, TooManyChats, why_invalid
+from ..session import ChatSession
 from .kernels import KernelHubs
 
 # A chat request body is a few short strings; anything larger is not one.
@@ -44,35 +45,19 @@ class OpenChatBody(BaseModel):
 
 
 def allowed_agents(config: HubConfig) -> list[str]:
-    """The names ``Hub.resolve`` accepts without a command, sorted."""
+    """The names ``Hub.open_chat`` accepts without a command, sorted."""
     if config.allowed_agents is not None:
         return sorted(config.allowed_agents)
     return sorted(builtin_agents().keys() | config.agent_commands.keys())
 
 
-def chat_title(hub: Hub, chat_id: str) -> str | None:
+def chat_title(session: ChatSession) -> str | None:
     """The chat's first prompt, first line, cut short (the history may have dropped it)."""
-    for event in hub.resync_events(chat_id):
+    for event in session.resync():
         if event["kind"] == "turn_started":
             line = str(event.get("prompt", "")).strip().split("\n", 1)[0]
             return line[:MAX_TITLE] or None
     return None
-
-
-def list_chats(hub: Hub | None) -> list[dict[str, Any]]:
-    if hub is None:
-        return []
-    return [
-        {
-            "chatId": chat_id,
-            "agent": chat.session.spec.name,
-            "owner": chat.owner,
-            "status": chat.session.status,
-            "title": chat_title(hub, chat_id),
-            "sessionId": chat.session.session_id,
-        }
-        for chat_id, chat in hub.chats.items()
-    ]
 
 
 class _ApiHandler(APIHandler):
@@ -105,8 +90,19 @@ class ChatsHandler(_ApiHandler):
     @web.authenticated
     async def get(self) -> None:
         await self._authorize()
-        kernel_id = self._kernel(self.get_query_argument("kernel", ""))
-        self.finish({"chats": list_chats(self.hubs.get(kernel_id))})
+        hub = self.hubs.get(self._kernel(self.get_query_argument("kernel", "")))
+        chats = [
+            {
+                "chatId": chat_id,
+                "agent": chat.session.spec.name,
+                "owner": chat.owner,
+                "status": chat.session.status,
+                "title": chat_title(chat.session),
+                "sessionId": chat.session.session_id,
+            }
+            for chat_id, chat in (hub.chats.items() if hub is not None else ())
+        ]
+        self.finish({"chats": chats})
 
     @web.authenticated
     async def post(self) -> None:
@@ -116,11 +112,7 @@ class ChatsHandler(_ApiHandler):
                 bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
             )
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise web.HTTPError(
-                400, f"{where}: {first['msg']}" if where else first["msg"]
-            ) from None
+            raise web.HTTPError(400, why_invalid(exc)) from None
         except ValueError as exc:  # bounded_json.Rejected among them
             raise web.HTTPError(400, f"not a JSON object: {exc}") from None
         kernel_id = self._kernel(body.kernel)

@@ -33,7 +33,7 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from .. import kernel_auth
 from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
-from ..hub import BadRequest, Hub, Subscription, read_request, replace_subscription
+from ..hub import BadRequest, Hub, Subscription, read_request, replace_subscription, request_id
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -270,9 +270,7 @@ class KernelSocket(_ChatSocket):
         if self.kernel_id not in self.kernel_manager:
             # Shut down, its hub perhaps not dropped yet: a socket it left open (or one
             # someone else holds) acts for no one.
-            raw_id = frame.get("id") if isinstance(frame, dict) else None
-            ack = raw_id if isinstance(raw_id, (int, str)) else None
-            return error_ack(ack, "FORBIDDEN", "this kernel has shut down")
+            return error_ack(request_id(frame), "FORBIDDEN", "this kernel has shut down")
         if isinstance(frame, dict) and frame.get("type") == "chat:open":
             # The owner is the server's to say: who sent the cell that opens it.
             frame = {**frame, "owner": self.executions.owner(frame.get("executeId"))}
