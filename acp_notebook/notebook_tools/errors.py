@@ -13,7 +13,7 @@ import re
 import sys
 import traceback
 from types import TracebackType
-from typing import Any, TypedDict
+from typing import Any
 
 from ..clip import clip_start
 from . import bounded
@@ -23,14 +23,6 @@ MAX_TRACEBACK = 8000
 MAX_SOURCE = 8000
 FORMAT_SECONDS = 2.0
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-
-
-class LastError(TypedDict):
-    type: str
-    message: str
-    traceback: str
-    cell: str | None  # the source of the cell that raised it
-    execution_count: int | None
 
 
 def strip_ansi(text: str) -> str:
@@ -49,11 +41,12 @@ def _cell_of(tb: TracebackType | None) -> tuple[str | None, int | None]:
     return None, None
 
 
-def last_error() -> LastError | None:
-    """The most recent exception raised in a cell of this kernel; None when there is none."""
+def last_error() -> str:
+    """The most recent exception raised in a cell of this kernel: its type, message, the
+    source of the cell that raised it and the traceback."""
     value: Any = getattr(sys, "last_value", None)
     if not isinstance(value, BaseException):
-        return None
+        return "No exception has been raised in this kernel yet."
     tb: TracebackType | None = getattr(sys, "last_traceback", None)
 
     def formatted() -> tuple[str, str]:
@@ -65,21 +58,9 @@ def last_error() -> LastError | None:
         message, text = result
     else:
         message, text = repr(result), f"{type(value).__name__} (could not format: {result!r})"
+    parts = [f"{type(value).__qualname__}: {strip_ansi(message)[:2000]}"]
     cell, count = _cell_of(tb)
-    return {
-        "type": type(value).__qualname__,
-        "message": strip_ansi(message)[:2000],
-        "traceback": clip_start(strip_ansi(text), MAX_TRACEBACK),
-        "cell": cell,
-        "execution_count": count,
-    }
-
-
-def format_error(error: LastError | None) -> str:
-    if error is None:
-        return "No exception has been raised in this kernel yet."
-    parts = [f"{error['type']}: {error['message']}"]
-    if error["cell"] is not None:
-        parts.append(f"## cell In[{error['execution_count']}]\n{error['cell']}")
-    parts.append(f"## traceback\n{error['traceback']}")
+    if cell is not None:
+        parts.append(f"## cell In[{count}]\n{cell}")
+    parts.append(f"## traceback\n{clip_start(strip_ansi(text), MAX_TRACEBACK)}")
     return "\n\n".join(parts)

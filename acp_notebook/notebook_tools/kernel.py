@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import mentions
-from .errors import format_error, last_error
+from .errors import last_error
 from .variables import format_listing, inspect_variable, list_variables
 from .waiting import still_waiting
 
@@ -20,7 +20,7 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
     if tool == "list_variables":
         return format_listing(list_variables())
     if tool == "last_error":
-        return format_error(last_error())
+        return last_error()
     if tool == "cell_waits":  # whether run_code would wait on itself (waiting.py)
         return "yes" if still_waiting() else "no"
     if tool == "mention_list":  # the composer's @ mentions (mentions.py), same channel
