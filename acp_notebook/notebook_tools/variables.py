@@ -102,7 +102,7 @@ def describe(name: str, value: Any, preview_chars: int = PREVIEW_CHARS) -> Varia
     shape: str | None = None
     dtype: str | None = None
     size: int | None = None
-    module = _module_of(value)
+    module, kind = _module_of(value), type(value).__name__
     if isinstance(value, (str, bytes, bytearray)):
         shape = f"len {len(value)}"
         preview = repr(value[:preview_chars])  # never the whole gigabyte
@@ -112,25 +112,21 @@ def describe(name: str, value: Any, preview_chars: int = PREVIEW_CHARS) -> Varia
         size = int(getattr(value, "nbytes", 0)) or None
         np = sys.modules["numpy"]
         preview = np.array2string(value.ravel()[:20], threshold=20, edgeitems=3)
-    elif module == "pandas" and type(value).__name__ == "DataFrame":
+    elif module in ("pandas", "polars") and kind == "DataFrame":
         shape = str(value.shape)
-        size = int(value.memory_usage(index=True, deep=False).sum())
-        columns = [f"{c} ({t})" for c, t in list(value.dtypes.items())[:20]]
-        preview = "columns: " + ", ".join(columns)
-    elif module == "pandas" and type(value).__name__ == "Series":
-        shape, dtype = str(value.shape), str(value.dtype)
-        size = int(value.memory_usage(index=True, deep=False))
-        preview = _short_repr(preview_chars).repr(value.head(5).tolist())
-    elif module == "polars" and type(value).__name__ in ("DataFrame", "Series"):
-        shape = str(value.shape)
-        size = int(value.estimated_size())
-        if type(value).__name__ == "DataFrame":
-            preview = "columns: " + ", ".join(
-                f"{c} ({t})" for c, t in list(value.schema.items())[:20]
-            )
+        if module == "pandas":
+            size = int(value.memory_usage(index=True, deep=False).sum())
+            columns = value.dtypes.items()
         else:
-            dtype = str(value.dtype)
-            preview = _short_repr(preview_chars).repr(value.head(5).to_list())
+            size, columns = int(value.estimated_size()), value.schema.items()
+        preview = "columns: " + ", ".join(f"{c} ({t})" for c, t in list(columns)[:20])
+    elif module in ("pandas", "polars") and kind == "Series":
+        shape, dtype = str(value.shape), str(value.dtype)
+        if module == "pandas":
+            size = int(value.memory_usage(index=True, deep=False))
+        else:
+            size = int(value.estimated_size())
+        preview = _short_repr(preview_chars).repr(value.head(5).to_list())
     elif isinstance(value, (list, tuple, set, frozenset, dict)):
         shape = f"len {len(value)}"
         size = sys.getsizeof(value)
@@ -184,15 +180,13 @@ def list_variables() -> Listing:
     return {"variables": variables, "total": len(names), "omitted": omitted, "note": note}
 
 
-def _human_bytes(size: int | None) -> str:
-    if size is None:
-        return ""
+def _human_bytes(size: int) -> str:
     value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
-    return ""
+    return f"{value:.1f} GB"
 
 
 def format_listing(listing: Listing) -> str:
@@ -309,17 +303,16 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
 
 def inspect_variable(name: str, namespace: Mapping[str, Any] | None = None) -> str:
     """A bounded text summary of one variable (at most ``INSPECT_CHARS``)."""
-    max_chars = INSPECT_CHARS
     namespace = user_namespace() if namespace is None else namespace
     value = namespace.get(name, _MISSING) if isinstance(name, str) else _MISSING
     if value is _MISSING:
         known = ", ".join(n for n, _ in user_variables(namespace)[:50])
-        return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", max_chars)
+        return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", INSPECT_CHARS)
     parts = [f"{name}: {type_name(value)}"]
     for title, section in _sections(value):
         result = bounded.call(section, SECTION_SECONDS)
         text = result if isinstance(result, str) else repr(result)
-        parts.append(f"## {title}\n{clip(text, max_chars // 2)}")
-        if sum(len(p) for p in parts) >= max_chars:
+        parts.append(f"## {title}\n{clip(text, INSPECT_CHARS // 2)}")
+        if sum(len(p) for p in parts) >= INSPECT_CHARS:
             break
-    return clip("\n\n".join(parts), max_chars)
+    return clip("\n\n".join(parts), INSPECT_CHARS)
