@@ -218,8 +218,6 @@ def _figure(fig: Any, name: str | None) -> Attachment:
 
 
 def _pil(image: Any, name: str | None) -> Attachment:
-    from PIL import Image
-
     image = image.copy()
     image.thumbnail((MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
@@ -234,7 +232,6 @@ def _pil(image: Any, name: str | None) -> Attachment:
     data = buffer.getvalue()
     if len(data) > MAX_IMAGE_BYTES:
         raise AttachmentError(f"the image does not fit in {MAX_IMAGE_BYTES:,} bytes")
-    assert isinstance(image, Image.Image)
     return _image(f"{name or 'image'} · {kind} {image.width}x{image.height}", data, mime)
 
 
