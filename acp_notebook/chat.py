@@ -237,14 +237,6 @@ class Chat(anywidget.AnyWidget):
         if handle is not None:
             self._displays.append(handle)
 
-    def _refresh_displays(self, snap: dict[str, Any]) -> None:
-        if not self._displays:
-            return
-        bundle = self._bundle(super()._repr_mimebundle_(), snap)[0]
-        for handle in self._displays:
-            with contextlib.suppress(Exception):  # a closed frontend must not break the stream
-                handle.update(bundle, raw=True)
-
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
 
@@ -317,7 +309,11 @@ class Chat(anywidget.AnyWidget):
         if snap is not None:
             # Only a compact snapshot goes into widget state; deltas travel as messages.
             self.snapshot = transcript.compact(snap)
-            self._refresh_displays(snap)
+            # And the static transcript under each display, saved with the notebook.
+            bundle = self._bundle(super()._repr_mimebundle_(), snap)[0] if self._displays else {}
+            for handle in self._displays:
+                with contextlib.suppress(Exception):  # a closed frontend must not break the stream
+                    handle.update(bundle, raw=True)
         for number, turn in ended:
             future = self._turn_future(number)
             if not future.done():
