@@ -420,7 +420,7 @@ class Hub:
             await self.close_chat(req.chatId)
             return {"ack": ack, "accepted": True}
         if req.type == "chat:resync":
-            if req.since is not None and req.since == session.last_seq:
+            if req.since == session.last_seq:
                 return {"ack": ack, "accepted": True, "events": [], "reset": False}
             for sub in chat.subscribers:  # the asker's among them; harmless to the others
                 sub.seal()

@@ -142,7 +142,7 @@ class AcpNotebookApp(ExtensionApp):
         if self.notebook_tools:
             server = self._server
             tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
-        self.hubs = KernelHubs(self._hub_config(), self.log, tools, self.queries.ask)
+        self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
         self._export_env()

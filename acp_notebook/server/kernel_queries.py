@@ -36,10 +36,9 @@ class KernelQueries:
     def detach(self, kernel_id: str, send: Send) -> None:
         if self._sockets.get(kernel_id) == send:
             del self._sockets[kernel_id]
-            for number, (kid, future) in list(self._waiting.items()):
+            for kid, future in self._waiting.values():  # each asker drops its own entry
                 if kid == kernel_id and not future.done():
                     future.set_exception(KernelUnavailable("the kernel's socket closed"))
-                    del self._waiting[number]
 
     async def ask(
         self, kernel_id: str, tool: str, args: Mapping[str, Any], timeout: float = TIMEOUT

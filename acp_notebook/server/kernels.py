@@ -18,10 +18,10 @@ from ..notebook_tools.server import ServerTools
 class KernelHubs:
     config: HubConfig
     log: logging.Logger
+    # Asks a kernel (by id) for a kernel-side tool: the composer's @ mentions.
+    query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]]
     # The chats' notebook tools; None when the server turns them off.
     tools: ServerTools | None = None
-    # Asks a kernel (by id) for a kernel-side tool: the composer's @ mentions.
-    query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]] | None = None
     _hubs: dict[str, Hub] = field(default_factory=dict, init=False)
     _closed: bool = field(default=False, init=False)
 
@@ -35,7 +35,7 @@ class KernelHubs:
         hub = self._hubs.get(kernel_id)
         if hub is None:
             factory = self.tools.factory(kernel_id) if self.tools is not None else None
-            query = functools.partial(self.query, kernel_id) if self.query is not None else None
+            query = functools.partial(self.query, kernel_id)
             hub = self._hubs[kernel_id] = Hub(
                 self.config, name=kernel_id, notebook_tools=factory, kernel_query=query
             )
