@@ -35,12 +35,10 @@ _SQUARE = bytes.maketrans(b"{}", b"[]")
 # A surrogate's escape that is not half of a pair (an escaped backslash before the "u"
 # may match too: that costs a walk over the value, nothing else); with its literal
 # prefix the regex skips to each "\\u" in C.
-_LONE_ESCAPE = re.compile(
+LONE_ESCAPE = re.compile(
     rb"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD])[c-fC-F])"
 )
-# A surrogate's UTF-8 (not valid UTF-8), which decoding with "surrogatepass" lets in.
-_SURROGATE_UTF8 = re.compile(rb"\xed[\xa0-\xbf]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -157,17 +155,9 @@ def loads(
     except ValueError as exc:
         raise Rejected(f"not JSON: {exc}") from None
     # find, not "in": bytes.__contains__ costs twice as much, on every line.
-    if lone or (raw.find(b"\\u") >= 0 and _LONE_ESCAPE.search(raw)):
+    if lone or (raw.find(b"\\u") >= 0 and LONE_ESCAPE.search(raw)):
         return _without_lone_surrogates(value)
     return value
-
-
-def has_lone_surrogate(raw: bytes) -> bool:
-    """Whether JSON text may hold a lone surrogate (false positives cost a walk, no more)."""
-    return bool(
-        (raw.find(b"\\u") >= 0 and _LONE_ESCAPE.search(raw))
-        or (raw.find(b"\xed") >= 0 and _SURROGATE_UTF8.search(raw))
-    )
 
 
 def _without_lone_surrogates(value: Any) -> Any:

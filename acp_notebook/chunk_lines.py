@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .bounded_json import has_lone_surrogate
+from .bounded_json import LONE_ESCAPE
 from .events import update_chunk_key
 from .jsonrpc import Notification, parse
 
@@ -63,7 +63,7 @@ class ChunkLines:
             return None
         # A lone surrogate's escape too: read whole, it becomes U+FFFD. (find, not "in":
         # a third of the time.)
-        return None if raw.find(b"\\u") >= 0 and has_lone_surrogate(raw) else text
+        return None if raw.find(b"\\u") >= 0 and LONE_ESCAPE.search(raw) else text
 
     def learn(self, line: bytes, note: Notification) -> None:
         """Keep ``line`` (parsed as ``note``) as the template when it is a text chunk."""
