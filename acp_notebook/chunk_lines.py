@@ -33,6 +33,13 @@ _SCANSTRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # 
 BACKOFF = 100
 
 
+def session_update(note: Notification) -> dict[str, Any] | None:
+    """The ``update`` object of a ``session/update`` notification; None for any other."""
+    params = note.params
+    update = params.get("update") if isinstance(params, dict) else None
+    return update if note.method == "session/update" and isinstance(update, dict) else None
+
+
 class ChunkLines:
     """The last chunk line parsed whole, as the bytes before and after its text."""
 
@@ -67,11 +74,8 @@ class ChunkLines:
 
     def learn(self, line: bytes, note: Notification) -> None:
         """Keep ``line`` (parsed as ``note``) as the template when it is a text chunk."""
-        params = note.params
-        update = params.get("update") if isinstance(params, dict) else None
-        if note.method != "session/update" or not isinstance(update, dict):
-            return
-        if len(line) > MAX_LEARNED:
+        update = session_update(note)
+        if update is None or len(line) > MAX_LEARNED:
             return
         key = update_chunk_key(update)
         at = line.rfind(_TEXT_KEY) + len(_TEXT_KEY)
@@ -85,12 +89,9 @@ class ChunkLines:
         # The string there must be the chunk's text (not another "text" key, not one a
         # duplicate key hides): the line with another string there says so.
         probe = parse(prefix + _PROBE.encode() + suffix)
-        probe_params = probe.params if isinstance(probe, Notification) else None
-        probe_update = probe_params.get("update") if isinstance(probe_params, dict) else None
+        probe_update = session_update(probe) if isinstance(probe, Notification) else None
         if (
-            isinstance(probe, Notification)
-            and probe.method == note.method
-            and isinstance(probe_update, dict)
+            probe_update is not None
             and update_chunk_key(probe_update) == key
             and probe_update["content"]["text"] == _PROBE
         ):

@@ -27,6 +27,7 @@ from . import __version__, jsonrpc
 from .agents import AgentSpec
 from .attachments import AttachmentError, adapt
 from .attachments import summary as attachment_summary
+from .chunk_lines import session_update
 from .connection import AgentConnection
 from .contracts import (
     MAX_ID,
@@ -62,7 +63,7 @@ MAX_OPEN_REQUESTS = 32
 # Running tool calls a turn remembers (the newest names a question's tool call): an
 # agent that starts calls and never ends them must not grow the server without end.
 MAX_RUNNING_TOOLS = 1000
-# A text chunk up to this long may be merged with its neighbours unbounded (see _chunk).
+# A text chunk up to this long may be merged with its neighbours unbounded (see _on_chunk).
 MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
 MAX_STOP_REASON = 64
@@ -624,21 +625,14 @@ class ChatSession:
         self._register("elicitation", req.id, event, fields=view.fields)
 
     def _on_notification(self, note: Notification) -> None:
-        if note.method == "session/update":
-            params = note.params
-            update = params.get("update") if isinstance(params, dict) else None
-            if isinstance(update, dict) and isinstance(update.get("sessionUpdate"), str):
-                key = update_chunk_key(update)
-                if key is not None:
-                    text: str = update["content"]["text"]
-                    if len(text) <= MAX_CHUNK:
-                        if key == self._run_key:  # the next chunk of a run: a list append
-                            self._run_texts.append(text)
-                        else:
-                            self._chunk(key, update, text)
-                        return
-                self._track_tool(update)
-                self._emit({"kind": "update", "update": bound(update)})
+        update = session_update(note)
+        if update is not None and isinstance(update.get("sessionUpdate"), str):
+            key = update_chunk_key(update)
+            if key is not None:
+                self._on_chunk(key, update, update["content"]["text"])
+                return
+            self._track_tool(update)
+            self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
             rpc_id = params.get("requestId")  # a list is no key, true is not id 1: none
@@ -647,34 +641,28 @@ class ChatSession:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
 
     def _on_chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
-        """A chunk line read by its template (chunk_lines.py): ``update`` with ``text``."""
-        if key == self._run_key and len(text) <= MAX_CHUNK:
+        """A text chunk: ``update`` with ``text`` (a line read by its template, chunk_lines.py,
+        gives the template's update, which holds another text)."""
+        if len(text) > MAX_CHUNK:  # too long to merge
+            update = {**update, "content": {"type": "text", "text": text}}
+            self._emit({"kind": "update", "update": bound(update)})
+        elif key == self._run_key:  # the next chunk of a run: a list append
             self._run_texts.append(text)
-        else:  # the first of a run, or too long to merge: as if parsed whole
-            content = {"type": "text", "text": text}
-            self._on_notification(
-                Notification("session/update", {"update": {**update, "content": content}})
-            )
-
-    def _chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
-        """The first of consecutive text chunks of one message read in one go.
-
-        They become one event: a fast agent writes thousands of chunks per pipe read,
-        emitted once the reader yields to the loop (or before any other event), so each
-        of the rest costs a list append instead of an event through the history, the hub
-        and every client.
-        """
-        self._flush_chunks()
-        self._run_key, self._run_update, self._run_texts = key, update, [text]
-        asyncio.get_running_loop().call_soon(self._flush_chunks)
+        else:
+            # The first of consecutive text chunks of one message read in one go. They
+            # become one event: a fast agent writes thousands of chunks per pipe read,
+            # emitted once the reader yields to the loop (or before any other event), so
+            # each of the rest costs a list append instead of an event through the
+            # history, the hub and every client.
+            self._flush_chunks()
+            self._run_key, self._run_update, self._run_texts = key, update, [text]
+            asyncio.get_running_loop().call_soon(self._flush_chunks)
 
     def _flush_chunks(self) -> None:
         texts = self._run_texts
         if not texts:
             return
-        update = self._run_update
-        if len(texts) > 1:
-            update = {**update, "content": {"type": "text", "text": "".join(texts)}}
+        update = {**self._run_update, "content": {"type": "text", "text": "".join(texts)}}
         self._run_key, self._run_update, self._run_texts = None, {}, []
         self._emit({"kind": "update", "update": update})
 
