@@ -471,11 +471,6 @@ class ChatSession:
         outcome = {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[action]
         self._settle(request_id, outcome, by, result=result)
 
-    def expire(self, request_id: str) -> None:
-        """The request's deadline passed: cancel to the agent, outcome ``timeout``."""
-        if request_id in self.pending:
-            self._settle(request_id, "timeout", by=None)
-
     def _pending(self, request_id: str, kind: str) -> Pending:
         pending = self.pending.get(request_id)
         if pending is None or pending.kind != kind:
@@ -496,33 +491,28 @@ class ChatSession:
         self._by_rpc_id.pop(pending.rpc_id, None)
         if pending.timer is not None:
             pending.timer.cancel()
-        if withdrawn:
-            self.conn.respond_error(pending.rpc_id, jsonrpc.REQUEST_CANCELLED, "request cancelled")
-        elif not self.conn.exited.is_set():
-            if pending.kind == "permission":
-                answer: dict[str, Any] = (
-                    {"outcome": {"outcome": "selected", "optionId": option_id}}
-                    if outcome == "selected"
-                    else {"outcome": {"outcome": "cancelled"}}
-                )
-            else:
-                answer = result if result is not None else {"action": "cancel"}
-            self.conn.respond(pending.rpc_id, answer)
         event: ResolvedEvent
         if pending.kind == "permission":
+            answer: dict[str, Any] = {"outcome": {"outcome": "cancelled"}}
             event = {
                 "kind": "permission_resolved",
                 "requestId": request_id,
                 "outcome": cast(PermissionOutcome, outcome),
             }
-            if option_id is not None:
+            if option_id is not None:  # selected
+                answer = {"outcome": {"outcome": "selected", "optionId": option_id}}
                 event["optionId"] = option_id
         else:
+            answer = result if result is not None else {"action": "cancel"}
             event = {
                 "kind": "elicitation_resolved",
                 "requestId": request_id,
                 "outcome": cast(ElicitationOutcome, outcome),
             }
+        if withdrawn:
+            self.conn.respond_error(pending.rpc_id, jsonrpc.REQUEST_CANCELLED, "request cancelled")
+        elif not self.conn.exited.is_set():
+            self.conn.respond(pending.rpc_id, answer)
         if by:
             event["by"] = by
         self._emit(event)
@@ -570,8 +560,10 @@ class ChatSession:
         pending = Pending(kind, rpc_id, event, **extra)
         self.pending[request_id] = pending
         self._by_rpc_id[rpc_id] = request_id
-        loop = asyncio.get_running_loop()
-        pending.timer = loop.call_later(self.config.answer_timeout, self.expire, request_id)
+        # The deadline passed: cancel to the agent, outcome timeout (_settle cancels it).
+        pending.timer = asyncio.get_running_loop().call_later(
+            self.config.answer_timeout, self._settle, request_id, "timeout", None
+        )
         self._emit(event)
 
     def _permission_request(self, req: Request) -> None:
