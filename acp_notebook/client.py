@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import itertools
 import logging
 import threading
@@ -149,19 +150,14 @@ class LocalClient(Client):
 
     def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
         from .notebook_tools.local import LocalBackend
-        from .notebook_tools.mcp_server import Endpoint, ToolHost
+        from .notebook_tools.mcp_server import ToolHost
 
         super().__init__("acp-notebook-hub", kernel_id)
         # The notebook tools of local mode: served from this process, on the hub's loop.
         self.tools = ToolHost()
         backend = LocalBackend()
-
-        async def notebook_tools() -> Endpoint:
-            return await self.tools.add(backend)
-
-        self.hub = Hub(
-            config, name="local", notebook_tools=notebook_tools, kernel_query=backend.kernel
-        )
+        tools = functools.partial(self.tools.add, backend)
+        self.hub = Hub(config, name="local", notebook_tools=tools, kernel_query=backend.kernel)
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)
 
