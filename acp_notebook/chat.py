@@ -105,14 +105,8 @@ def _permission_answer(request_id: str, option_id: str | None) -> dict[str, Any]
 def _elicitation_answer(
     request_id: str, action: str, values: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    message: dict[str, Any] = {
-        "type": "chat:elicitation.respond",
-        "requestId": request_id,
-        "action": action,
-    }
-    if values is not None:
-        message["values"] = dict(values)
-    return message
+    answer = {} if values is None else {"values": dict(values)}
+    return {"type": "chat:elicitation.respond", "requestId": request_id, "action": action, **answer}
 
 
 def _css() -> str | Path:
