@@ -25,7 +25,7 @@ from tornado import web
 from .. import bounded_json
 from ..agents import UnknownAgent, builtin_agents
 from ..contracts import MAX_ID, SessionId
-from ..hub import Forbidden, HubConfig, TooManyChats, why_invalid
+from ..hub import Forbidden, TooManyChats, why_invalid
 from ..session import ChatSession
 from .kernels import KernelHubs
 
@@ -42,13 +42,6 @@ class OpenChatBody(BaseModel):
     cwd: Annotated[str, Field(max_length=4096)] | None = None
     mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
     loadSessionId: SessionId | None = None
-
-
-def allowed_agents(config: HubConfig) -> list[str]:
-    """The names ``Hub.open_chat`` accepts without a command, sorted."""
-    if config.allowed_agents is not None:
-        return sorted(config.allowed_agents)
-    return sorted(builtin_agents().keys() | config.agent_commands.keys())
 
 
 def chat_title(session: ChatSession) -> str | None:
@@ -83,7 +76,10 @@ class AgentsHandler(_ApiHandler):
     async def get(self) -> None:
         await self._authorize()
         config = self.hubs.config
-        self.finish({"agents": allowed_agents(config), "default": config.default_agent})
+        # The names Hub.open_chat accepts without a command.
+        known = builtin_agents().keys() | config.agent_commands.keys()
+        names = known if config.allowed_agents is None else config.allowed_agents
+        self.finish({"agents": sorted(names), "default": config.default_agent})
 
 
 class ChatsHandler(_ApiHandler):

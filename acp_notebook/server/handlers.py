@@ -153,8 +153,6 @@ class BrowserSocket(_ChatSocket):
     def initialize(self, hubs: KernelHubs) -> None:
         super().initialize(hubs)
         self.hub: Hub | None = None  # the chat's, once the socket is open
-        self.username = ""
-        self.display_name = ""
 
     @ws_authenticated
     async def get(self, *args: Any, **kwargs: Any) -> None:
@@ -221,7 +219,6 @@ class KernelSocket(_ChatSocket):
         self.queries = queries
         self.proofs = proofs
         self.executions = executions
-        self.kernel_id = ""
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         super().open(*args, **kwargs)
