@@ -90,3 +90,23 @@ async def test_non_ascii_prompts_fit_the_servers_limit() -> None:
             client.shutdown()
     assert len(received[0]) < MAX_PROMPT + 200  # the characters themselves, not escapes
     assert bounded_json.loads(received[1], max_bytes=1000)["text"] == "name \ufffd.csv"
+
+
+@pytest.mark.fault("the server drops the kernel's socket while a request waits for its ack")
+async def test_a_request_in_flight_when_the_socket_drops_gets_an_error_ack() -> None:
+    async def handler(ws: ServerConnection) -> None:
+        async for _raw in ws:
+            await ws.close()  # the request is read, never answered
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        client = ServerClient(f"http://127.0.0.1:{port}", "secret", "k1", b"key")
+        assert await asyncio.to_thread(client.start)
+        try:
+            ack = client.request({"type": "chat:cancel", "chatId": "c1", "id": "mine"})
+            frame = await asyncio.wait_for(asyncio.wrap_future(ack), 10)
+        finally:
+            client.shutdown()
+    assert frame["ack"] == "mine"
+    assert frame["error"] == "INTERNAL"
+    assert frame["detail"] == "lost the connection to the Jupyter server"
