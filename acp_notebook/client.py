@@ -117,12 +117,6 @@ class Client:
         except Exception:  # one broken chat must not end the connection every chat shares
             log.exception("acp_notebook: a chat failed to take a frame")
 
-    def _fail_pending(self, detail: str) -> None:
-        """The connection is gone: every request waiting for an ack gets an error."""
-        for future in self._acks.values():
-            if not future.done():
-                future.set_result(error_ack(None, "INTERNAL", detail))
-
     def subscribe(self, chat_id: str, handler: FrameHandler) -> Future[None]:
         """Deliver the chat's frames to ``handler``, the first one a reset (the resync)."""
 

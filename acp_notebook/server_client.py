@@ -165,7 +165,9 @@ class ServerClient(Client):
                 pass
             self._connected.clear()
             self._ws = None
-            self._fail_pending("lost the connection to the Jupyter server")
+            for future in self._acks.values():  # each becomes an error ack in Client._call
+                if not future.done():
+                    future.set_exception(Disconnected("lost the connection to the Jupyter server"))
             if self._stopping:
                 return
             ws = await self._reconnect()
