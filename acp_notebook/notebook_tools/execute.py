@@ -65,21 +65,17 @@ class Runner:
         self._client: AsyncKernelClient | None = None
         self._lock = asyncio.Lock()
 
-    async def _ready_client(self) -> AsyncKernelClient:
-        if self._client is None:
-            client = await self._connect()
-            client.start_channels()
-            await wait_subscribed(client)
-            self._client = client
-        return self._client
-
     async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
         run: _Run | None = None
         await self._lock.acquire()
         try:
-            client = await self._ready_client()
-            run = _Run(client, code)
+            if self._client is None:
+                client = await self._connect()
+                client.start_channels()
+                await wait_subscribed(client)
+                self._client = client
+            run = _Run(self._client, code)
             return await run.collect(timeout, progress, self._interrupt)
         finally:
             if run is not None and not run.finished:

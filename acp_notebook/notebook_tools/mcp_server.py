@@ -30,8 +30,6 @@ from .cells import DEFAULT_COUNT, Part
 from .execute import DEFAULT_TIMEOUT, Progress
 from .waiting import NOT_RUN
 
-log = logging.getLogger(__name__)
-
 SERVER_NAME = "notebook"
 MCP_PATH = "/mcp"
 MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
@@ -84,15 +82,12 @@ class Endpoint:
 
 
 def _content(parts: list[Part]) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
-    out: list[mcp_types.TextContent | mcp_types.ImageContent] = []
-    for part in parts:
-        if part["type"] == "image":
-            out.append(
-                mcp_types.ImageContent(type="image", data=part["data"], mime_type=part["mimeType"])
-            )
-        else:
-            out.append(mcp_types.TextContent(type="text", text=part["text"]))
-    return out
+    return [
+        mcp_types.ImageContent(type="image", data=part["data"], mime_type=part["mimeType"])
+        if part["type"] == "image"
+        else mcp_types.TextContent(type="text", text=part["text"])
+        for part in parts
+    ]
 
 
 class _Server(uvicorn.Server):

@@ -10,7 +10,6 @@ channels from the kernel manager, interrupted through the kernel manager.
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -20,9 +19,6 @@ from jupyter_core.utils import ensure_async
 from .cells import Part, notebook_cells
 from .execute import Progress, Runner
 from .mcp_server import Endpoint, ToolHost, ToolsFactory
-
-log = logging.getLogger(__name__)
-
 
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
@@ -35,7 +31,6 @@ class ServerBackend:
         self, kernel_id: str, kernel_manager: Any, session_manager: Any, query: KernelQuery
     ) -> None:
         self.kernel_id = kernel_id
-        self._kernels = kernel_manager
         self._sessions = session_manager
         self._query = query
 
@@ -44,12 +39,12 @@ class ServerBackend:
             # and the kernel would drop one of the two clients.
             client = AsyncKernelClient()
             client.load_connection_info(
-                self._kernels.get_kernel(kernel_id).get_connection_info(session=False)
+                kernel_manager.get_kernel(kernel_id).get_connection_info(session=False)
             )
             return client
 
         async def interrupt() -> None:
-            await ensure_async(self._kernels.interrupt_kernel(kernel_id))
+            await ensure_async(kernel_manager.interrupt_kernel(kernel_id))
 
         self._runner = Runner(connect, interrupt)
 
