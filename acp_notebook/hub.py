@@ -223,7 +223,10 @@ class Subscription:
             self.closed = True
             self._wakeup.set()
             self._urgent.set()
-            self.hub._unsubscribe(self)
+            chat = self.hub.chats.get(self.chat_id)
+            if chat is not None:
+                with contextlib.suppress(ValueError):
+                    chat.subscribers.remove(self)
 
 
 def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> None:
@@ -358,12 +361,6 @@ class Hub:
         sub = Subscription(self, chat_id, user, reset)
         chat.subscribers.append(sub)
         return sub
-
-    def _unsubscribe(self, sub: Subscription) -> None:
-        chat = self.chats.get(sub.chat_id)
-        if chat is not None:
-            with contextlib.suppress(ValueError):
-                chat.subscribers.remove(sub)
 
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
