@@ -31,7 +31,6 @@ from .contracts import (
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
     Attachment,
-    ClientRequest,
     ErrorCode,
     Frame,
     MentionRequest,
@@ -396,9 +395,13 @@ class Hub:
         reads a frame to route it), so it is validated without being read again.
         """
         try:
-            req = validate_request(message if read else read_request(message))
+            if not read:
+                message = read_request(message)
+            req = client_request.validate_python(message)
         except BadRequest as exc:
-            return error_ack(exc.ack, "INVALID", str(exc))
+            return error_ack(None, "INVALID", str(exc))
+        except ValidationError as exc:
+            return error_ack(request_id(message), "INVALID", why_invalid(exc))
         ack = req.id
         if req.type in TRUSTED_TYPES and not trusted:
             return error_ack(ack, "FORBIDDEN", "only the kernel may open, follow or close a chat")
@@ -523,11 +526,7 @@ def _options(req: OpenRequest) -> OpenOptions:
 
 
 class BadRequest(ValueError):
-    """A request that cannot be read; ``ack`` is its id when it had a usable one."""
-
-    def __init__(self, detail: str, ack: int | str | None = None) -> None:
-        super().__init__(detail)
-        self.ack = ack
+    """A request that cannot be read."""
 
 
 def read_request(message: Any) -> Any:
@@ -545,14 +544,6 @@ def read_request(message: Any) -> Any:
         return bounded_json.loads(text, max_bytes=MAX_REQUEST_BYTES)
     except (TypeError, ValueError) as exc:  # bounded_json.Rejected, or not JSON at all
         raise BadRequest(str(exc)) from None
-
-
-def validate_request(message: Any) -> ClientRequest:
-    """A request ``read_request`` gave, validated against the contract."""
-    try:
-        return client_request.validate_python(message)
-    except ValidationError as exc:
-        raise BadRequest(why_invalid(exc), request_id(message)) from None
 
 
 def request_id(message: Any) -> int | str | None:
