@@ -107,7 +107,7 @@ class ServerClient(Client):
         self._key = key
         self._ws: ClientConnection | None = None
         self._stopping = False
-        self._reader: asyncio.Task[None] | None = None
+        self._reader: concurrent.futures.Future[None] | None = None
         self._connected = asyncio.Event()  # bound to the loop that first waits on it
 
     # ------------------------------------------------------------ connection
@@ -124,14 +124,8 @@ class ServerClient(Client):
 
     def start(self) -> bool:
         """Connect within ``CONNECT_TIMEOUT``; False (and the thread ended) when that fails."""
-
-        async def first() -> None:
-            ws = await self._connect()
-            self._up(ws)
-            self._reader = asyncio.get_running_loop().create_task(self._run(ws))
-
         try:
-            self.thread.submit(first()).result(CONNECT_TIMEOUT + 1)
+            ws = self.thread.submit(self._connect()).result(CONNECT_TIMEOUT + 1)
         except InvalidStatus as exc:
             log.warning(
                 "acp_notebook: the server extension refused this kernel (HTTP %s); using local mode",
@@ -142,6 +136,7 @@ class ServerClient(Client):
                 "acp_notebook: the server extension is not reachable (%s); using local mode", exc
             )
         else:
+            self._reader = self.thread.submit(self._run(ws))
             atexit.register(self.shutdown)
             return True
         self.thread.loop.call_soon_threadsafe(self.thread.loop.stop)
@@ -158,6 +153,7 @@ class ServerClient(Client):
     async def _run(self, ws: ClientConnection) -> None:
         """Read frames until the socket drops, then reconnect; forever, until shutdown."""
         while True:
+            self._up(ws)
             try:
                 async for raw in ws:
                     self._receive(raw)
@@ -171,7 +167,6 @@ class ServerClient(Client):
             if self._stopping:
                 return
             ws = await self._reconnect()
-            self._up(ws)
 
     def _receive(self, raw: str | bytes) -> None:
         try:
