@@ -14,19 +14,15 @@ Method = Literal["session/load", "session/resume"]
 
 
 def continue_method(capabilities: Any) -> Method | None:
-    if not isinstance(capabilities, dict):
-        return None
-    if capabilities.get("loadSession") is True:
+    if isinstance(capabilities, dict) and capabilities.get("loadSession") is True:
         return "session/load"
-    sessions = capabilities.get("sessionCapabilities")
-    if isinstance(sessions, dict) and isinstance(sessions.get("resume"), dict):
-        return "session/resume"
-    return None
+    return "session/resume" if offers_session(capabilities, "resume") else None
 
 
-def can_list(capabilities: Any) -> bool:
+def offers_session(capabilities: Any, name: str) -> bool:
+    """Whether the agent advertises ``sessionCapabilities.<name>`` (``list``, ``resume``)."""
     sessions = capabilities.get("sessionCapabilities") if isinstance(capabilities, dict) else None
-    return isinstance(sessions, dict) and isinstance(sessions.get("list"), dict)
+    return isinstance(sessions, dict) and isinstance(sessions.get(name), dict)
 
 
 def cannot_continue(agent: str) -> str:

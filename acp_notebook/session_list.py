@@ -18,7 +18,7 @@ from typing import Any
 from .agents import resolve_agent
 from .connection import AgentConnection
 from .jsonrpc import RpcError
-from .resume import can_list
+from .resume import offers_session
 from .session import inherited_env, initialize_params
 
 MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
@@ -76,7 +76,7 @@ def parse_page(result: Any) -> tuple[list[SessionInfo], str | None]:
 async def _pages(conn: AgentConnection, cwd: str) -> list[SessionInfo]:
     init = await conn.request("initialize", initialize_params())
     caps = init.get("agentCapabilities") if isinstance(init, dict) else None
-    if not can_list(caps):
+    if not offers_session(caps, "list"):
         raise SessionsUnavailable("the agent does not list its sessions (session/list)")
     found: list[SessionInfo] = []
     cursor: str | None = None
