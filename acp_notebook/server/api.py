@@ -24,7 +24,7 @@ from tornado import web
 
 from .. import bounded_json
 from ..agents import UnknownAgent, builtin_agents
-from ..contracts import MAX_ID, SessionId
+from ..contracts import MAX_ID, PathText, SessionId
 from ..hub import Forbidden, TooManyChats, why_invalid
 from ..session import ChatSession
 from .kernels import KernelHubs
@@ -39,7 +39,7 @@ class OpenChatBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kernel: Name
     agent: Name
-    cwd: Annotated[str, Field(max_length=4096)] | None = None
+    cwd: PathText | None = None
     mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
     loadSessionId: SessionId | None = None
 
