@@ -1,4 +1,5 @@
-"""The per-chat history ring that resync replays: bounded in events and bytes."""
+"""The per-chat history ring that resync replays, bounded in events and bytes; and a resync
+as one fold snapshot of the ended turns plus the events after them."""
 
 from __future__ import annotations
 
