@@ -336,10 +336,7 @@ class Chat(anywidget.AnyWidget):
 
     def _turn_future(self, number: int) -> Future[Turn]:
         with self._lock:
-            fut = self._turns.get(number)
-            if fut is None:
-                fut = self._turns[number] = Future()
-            return fut
+            return self._turns.setdefault(number, Future())
 
     # ------------------------------------------------------------ requests out
 
