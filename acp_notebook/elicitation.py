@@ -46,6 +46,7 @@ from .contracts import (
     MAX_TOOL_CALL_ID,
     MAX_VALUE_TEXT,
     ElicitationField,
+    FieldOption,
     FieldType,
 )
 
@@ -130,7 +131,7 @@ def _reduce_property(name: object, spec: object, required: set[str]) -> dict[str
     }
 
 
-def _kind_and_options(spec: dict[Any, Any]) -> tuple[FieldType, list[dict[str, str]] | None] | None:
+def _kind_and_options(spec: dict[Any, Any]) -> tuple[FieldType, list[FieldOption] | None] | None:
     kind = spec.get("type")
     if kind == "array":
         items = spec.get("items")
@@ -147,7 +148,7 @@ def _kind_and_options(spec: dict[Any, Any]) -> tuple[FieldType, list[dict[str, s
     return None
 
 
-def _options(spec: dict[Any, Any]) -> list[dict[str, str]] | None:
+def _options(spec: dict[Any, Any]) -> list[FieldOption] | None:
     """Options from ``enum`` (MCP's legacy ``enumNames`` as labels) or ``oneOf``/``anyOf``.
 
     None when no option list is declared; [] when one is declared but none is usable.
@@ -159,7 +160,7 @@ def _options(spec: dict[Any, Any]) -> list[dict[str, str]] | None:
     else:
         return None
     names = spec.get("enumNames") if key == "enum" else None
-    options: list[dict[str, str]] = []
+    options: list[FieldOption] = []
     seen: set[str] = set()
     for i, entry in enumerate(raw):
         if isinstance(entry, dict):
@@ -175,14 +176,13 @@ def _options(spec: dict[Any, Any]) -> list[dict[str, str]] | None:
         if not _is_key(value, MAX_OPTION_VALUE) or value in seen:
             continue
         seen.add(value)
-        option = {"value": value}
-        for k, text in (
-            ("label", _display(label, MAX_TITLE)),
-            ("description", _display(description, MAX_DESCRIPTION)),
-        ):
-            if text is not None:
-                option[k] = text
-        options.append(option)
+        options.append(
+            {
+                "value": value,
+                "label": _display(label, MAX_TITLE),
+                "description": _display(description, MAX_DESCRIPTION),
+            }
+        )
         if len(options) == MAX_OPTIONS:
             break
     return options
@@ -219,7 +219,7 @@ def _is_key(value: object, cap: int) -> TypeGuard[str]:
     return isinstance(value, str) and len(value) <= cap and not _SURROGATE.search(value)
 
 
-def _fits(kind: str, options: list[dict[str, str]] | None, value: object) -> Any:
+def _fits(kind: str, options: list[FieldOption] | None, value: object) -> Any:
     """``value`` normalised for a field of this kind, or None when it does not fit.
 
     Shared by the default prefill and the answer check, so both agree.
