@@ -108,7 +108,7 @@ class Pending:
     kind: Literal["permission", "elicitation"]
     rpc_id: jsonrpc.Id
     event: RequestEvent
-    timer: asyncio.TimerHandle | None = None
+    timer: asyncio.TimerHandle
     fields: list[ElicitationField] = field(default_factory=list)
     option_ids: frozenset[str] = frozenset()
 
@@ -489,8 +489,7 @@ class ChatSession:
         """The one place a pending request ends: one answer, one ``*_resolved``."""
         pending = self.pending.pop(request_id)
         self._by_rpc_id.pop(pending.rpc_id, None)
-        if pending.timer is not None:
-            pending.timer.cancel()
+        pending.timer.cancel()
         event: ResolvedEvent
         if pending.kind == "permission":
             answer: dict[str, Any] = {"outcome": {"outcome": "cancelled"}}
@@ -557,13 +556,12 @@ class ChatSession:
         request_id = str(uuid.uuid4())
         event["requestId"] = request_id
         event["deadline"] = _now_ms() + self.config.answer_timeout * 1000
-        pending = Pending(kind, rpc_id, event, **extra)
-        self.pending[request_id] = pending
-        self._by_rpc_id[rpc_id] = request_id
         # The deadline passed: cancel to the agent, outcome timeout (_settle cancels it).
-        pending.timer = asyncio.get_running_loop().call_later(
+        timer = asyncio.get_running_loop().call_later(
             self.config.answer_timeout, self._settle, request_id, "timeout", None
         )
+        self.pending[request_id] = Pending(kind, rpc_id, event, timer, **extra)
+        self._by_rpc_id[rpc_id] = request_id
         self._emit(event)
 
     def _permission_request(self, req: Request) -> None:
