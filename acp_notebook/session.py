@@ -162,8 +162,7 @@ class ChatSession:
         self._turn_task: asyncio.Task[None] | None = None
         self._give_up: asyncio.TimerHandle | None = None  # armed by the turn's first cancel
         self._given_up = False
-        self._end_reason: str | None = None
-        self.exit_detail: str | None = None  # why the agent is gone, once it is
+        self.exit_detail: str | None = None  # why the agent is gone (or, as a start failed, goes)
         self._started = asyncio.Event()  # the handshake is over, however it ended
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
         self.conn = AgentConnection(
@@ -222,7 +221,7 @@ class ChatSession:
                 else f"the agent refused to start: {exc.describe()}"
             )
             log.info("chat %s: %s", self.chat_id, detail)
-            self._end_reason = detail  # what _on_exit reports once we have ended the agent
+            self.exit_detail = detail  # what _on_exit reports once we have ended the agent
             await self.conn.close()
             return
         self.status = "ready"
@@ -399,11 +398,9 @@ class ChatSession:
 
     def cancel(self) -> None:
         """``session/cancel``: every pending request of the turn is cancelled too."""
-        if self.status == "starting":
-            if self.turn_active:
-                self._cancel_queued.set()  # a prompt still waiting for the handshake
-            return
         if self.status != "ready":
+            if self.status == "starting" and self.turn_active:
+                self._cancel_queued.set()  # a prompt still waiting for the handshake
             return
         if self.notebook is not None:
             self.notebook.cancel_runs()  # a run_code of this turn is interrupted
@@ -696,7 +693,7 @@ class ChatSession:
             self._settle(request_id, "cancelled", by=None)
         if self.status == "exited":
             return
-        detail = self._end_reason or (
+        detail = self.exit_detail or (
             "the agent stopped" if code == 0 else f"the agent exited with code {code}"
         )
         self._exited(code, detail)
