@@ -68,13 +68,12 @@ class Endpoint:
     host: ToolHost
     url: str
     secret: str
-    runs: set[asyncio.Future[None]] = field(default_factory=set)
+    runs: set[asyncio.Future[list[Part]]] = field(default_factory=set)
 
     def cancel_runs(self) -> None:
         """The turn was cancelled: stop every run_code of this chat."""
         for run in list(self.runs):
-            if not run.done():
-                run.set_result(None)
+            run.cancel()
 
     def close(self) -> None:
         self.cancel_runs()
@@ -210,19 +209,17 @@ class ToolHost:
                         return [{"type": "text", "text": NOT_RUN}]
                 return await backend.run_code(code, timeout, progress)
 
-            cancelled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            endpoint.runs.add(cancelled)
             work = asyncio.ensure_future(run())
-            waits: list[asyncio.Future[Any]] = [work, cancelled]
+            endpoint.runs.add(work)
             try:
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                endpoint.runs.discard(cancelled)
-                if not work.done():
-                    work.cancel()
-            if not work.done() or work.cancelled():
+                return _content(await asyncio.shield(work))
+            except asyncio.CancelledError:
+                if not work.cancelled():  # this tool call itself was cancelled
+                    raise
                 return _content([{"type": "text", "text": "Cancelled: the turn was cancelled."}])
-            return _content(work.result())
+            finally:
+                endpoint.runs.discard(work)
+                work.cancel()
 
         return server
 
