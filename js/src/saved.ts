@@ -4,7 +4,7 @@
 // read-only; "Continue" asks the server for a new chat on the notebook's kernel that
 // loads the agent's session, then hands the output over to the live chat.
 
-import { el, isRecord, pageConfig, str } from "./dom";
+import { el, isRecord, str } from "./dom";
 import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
@@ -40,8 +40,8 @@ export interface SavedChatDeps {
   kernelId(): string | null;
   /** Shows the live chat `chatId` of `kernelId` in `host` (emptied first). */
   showLive(host: HTMLElement, kernelId: string, chatId: string): void;
-  /** Opens the chat; resolves to its id or rejects with a readable reason. Default: `postChat`. */
-  openChat?(body: OpenChatBody): Promise<string>;
+  /** Opens the chat; resolves to its id or rejects with a readable reason. */
+  openChat(body: OpenChatBody): Promise<string>;
 }
 
 /** Python: `contracts.valid_session_id`. The file is anyone's: an id that is too long or
@@ -73,34 +73,6 @@ export function readSavedChat(d: unknown): SavedChat | null {
     badSessionId: d.canLoad === true && sessionId !== null && !valid,
     snapshot: d.snapshot,
   };
-}
-
-/** `POST acp-notebook/api/chats` from a Jupyter page (token or cookie login, XSRF). */
-export async function postChat(body: OpenChatBody): Promise<string> {
-  const config = pageConfig();
-  const base = (str(config.baseUrl) ?? "/").replace(/\/?$/, "/");
-  const headers: Record<string, string> = { "Content-Type": "application/json" };
-  const token = str(config.token);
-  if (token) headers.Authorization = `token ${token}`;
-  const xsrf = /(?:^|;\s*)_xsrf=([^;]*)/.exec(document.cookie)?.[1];
-  if (xsrf !== undefined) headers["X-XSRFToken"] = decodeURIComponent(xsrf);
-  const response = await fetch(`${base}acp-notebook/api/chats`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const text = await response.text();
-  let reply: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === "object" && parsed !== null) reply = parsed as Record<string, unknown>;
-  } catch {
-    // Not JSON: the status says what went wrong.
-  }
-  const chatId = str(reply.chatId);
-  if (response.ok && chatId !== null) return chatId;
-  throw new Error(str(reply.message)?.slice(0, 500) ?? `HTTP ${response.status}`);
 }
 
 /**
@@ -148,7 +120,7 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
       const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
       if (saved.cwd !== null) body.cwd = saved.cwd;
       if (saved.mode !== null) body.mode = saved.mode;
-      (deps.openChat ?? postChat)(body).then(
+      deps.openChat(body).then(
         (chatId) => {
           cleanup();
           deps.showLive(host, kernel, chatId);

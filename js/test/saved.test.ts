@@ -43,6 +43,11 @@ function saved(overrides: Record<string, unknown> = {}): Record<string, unknown>
   };
 }
 
+/** No test here may open a chat: Continue is not clicked. */
+async function noChat(): Promise<string> {
+  throw new Error("no chat is opened here");
+}
+
 function tick(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
@@ -54,6 +59,7 @@ describe("renderSavedChat", () => {
       t: translator("en"),
       kernelId: () => null,
       showLive: () => {},
+      openChat: noChat,
     });
     expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent)).toEqual([
       "remember 42",
@@ -113,6 +119,7 @@ describe("renderSavedChat", () => {
       t: translator("en"),
       kernelId: () => "k",
       showLive: () => {},
+      openChat: noChat,
     });
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
     expect(host.textContent).toContain("claude-code cannot continue an earlier session");
@@ -130,7 +137,7 @@ describe("renderSavedChat", () => {
     renderSavedChat(
       empty,
       { version: 1 },
-      { t: translator("en"), kernelId: () => "k", showLive: () => {} },
+      { t: translator("en"), kernelId: () => "k", showLive: () => {}, openChat: noChat },
     );
     expect(empty.childElementCount).toBe(0);
   });
@@ -143,7 +150,12 @@ describe("hostile saved data", () => {
     const bad = saved({
       snapshot: { ...(saved().snapshot as object), items: [{ type: "nonesuch" }, 7] },
     });
-    renderSavedChat(host, bad, { t: translator("en"), kernelId: () => "k", showLive: () => {} });
+    renderSavedChat(host, bad, {
+      t: translator("en"),
+      kernelId: () => "k",
+      showLive: () => {},
+      openChat: noChat,
+    });
     expect(host.textContent).toBe("fallback");
   });
 });
