@@ -110,7 +110,6 @@ const en = {
   cellsIntro: "About these Jupyter cells:",
   tracebackLabel: "The traceback:",
   cut: "[… {count} characters cut …]",
-  savedChat: "A saved chat: its agent is not running on this server.",
 };
 
 export type StringKey = keyof typeof en;
@@ -222,7 +221,6 @@ const zh: Strings = {
   cellsIntro: "关于这些笔记本单元格：",
   tracebackLabel: "错误回溯：",
   cut: "[… 省略 {count} 个字符 …]",
-  savedChat: "已保存的会话：它的智能体没有在此服务器上运行。",
 };
 
 export type Locale = "en" | "zh";
