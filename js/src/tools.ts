@@ -97,11 +97,6 @@ function renderNotebookAction(
   box.replaceChildren(...parts);
 }
 
-function label(prefix: string, value: string, t: Translate): string {
-  const key = `${prefix}${value}`;
-  return hasKey(key) ? t(key) : value;
-}
-
 /** Fills `box` with the tool call (replacing what was there). */
 export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translate): void {
   const tool = notebookTool(call.title);
@@ -110,7 +105,10 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
     return;
   }
   const head = statusHead(call, t);
-  if (call.kind !== null) head.append(bdi(label("kind_", call.kind, t), "acpnb-tool-kind"));
+  if (call.kind !== null) {
+    const key = `kind_${call.kind}`;
+    head.append(bdi(hasKey(key) ? t(key) : call.kind, "acpnb-tool-kind"));
+  }
   head.append(bdi(clip(call.title ?? call.toolCallId), "acpnb-tool-title"));
   const parts: HTMLElement[] = [head];
   if (call.locations.length > 0) {
