@@ -3,6 +3,7 @@
 
 import { decorateCodeBlocks } from "./codeblocks";
 import { el, setText } from "./dom";
+import type { ThoughtItem as Thought } from "./fold";
 import type { Translate } from "./i18n";
 import { BreakingText } from "./longtext";
 import { MarkdownStream } from "./markdown";
@@ -58,12 +59,6 @@ export class AgentItem {
   }
 }
 
-export interface ThoughtState {
-  text: string;
-  startTs: number | null;
-  endTs: number | null;
-}
-
 /** A thought: collapsed, labelled with how long it took (or "Thinking…" while it runs). */
 export class ThoughtItem {
   readonly el = el("details", "acpnb-item acpnb-thought");
@@ -77,7 +72,7 @@ export class ThoughtItem {
   }
 
   /** `state.text` only grows (the fold appends to it): only its new part is read. */
-  update(state: ThoughtState): void {
+  update(state: Thought): void {
     this.text.extend(state.text);
     const { startTs, endTs } = state;
     const label =
