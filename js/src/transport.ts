@@ -88,10 +88,6 @@ export function ackDetail(ack: Ack): string | null {
   return parts.length > 0 ? parts.join(": ") : null;
 }
 
-function isAck(frame: Record<string, unknown>): frame is Record<string, unknown> & Ack {
-  return "ack" in frame;
-}
-
 export class ChatClient {
   private readonly prefix = Math.random().toString(36).slice(2, 10);
   private counter = 0;
@@ -212,9 +208,9 @@ export class ChatClient {
   private handleFrame(frame: unknown): void {
     if (typeof frame !== "object" || frame === null) return;
     const record = frame as Record<string, unknown>;
-    if (isAck(record)) {
+    if ("ack" in record) {
       // Acks of other views of the same model arrive here too (comm broadcast): ignored.
-      this.settle(String(record.ack), record);
+      this.settle(String(record.ack), record as Ack);
     } else if (record.chatId === this.chatId && Array.isArray(record.events)) {
       this.handlers.onEvents(record.events as StreamEvent[], false);
     }
