@@ -19,11 +19,7 @@ export interface CardContext {
 }
 
 /** What every card reads of its request's folded state. */
-interface RequestView {
-  requestId: string;
-  deadline: number | null;
-  outcome: string | null;
-}
+type RequestView = Pick<PermissionView, "requestId" | "deadline" | "outcome">;
 
 /** The shared chrome: heading, countdown, an error line, and busy handling of the buttons. */
 abstract class Card<S extends RequestView> {
@@ -157,16 +153,12 @@ export class PermissionCard extends Card<PermissionView> {
     if (state.outcome === null) return;
     this.el.className = "acpnb-card-remnant";
     const line = el("div");
-    line.append(this.remnantText(state));
-    this.el.replaceChildren(line);
-  }
-
-  /** What became of it, and who answered (a Jupyter user, or "kernel" for Python). */
-  private remnantText(state: PermissionView): Node | string {
+    // What became of it, and who answered (a Jupyter user, or "kernel" for Python).
     const answer = this.outcomeText(state);
-    return state.by === null
-      ? answer
-      : tIsolated(this.ctx.t, "answeredBy", { answer, who: state.by });
+    line.append(
+      state.by === null ? answer : tIsolated(this.ctx.t, "answeredBy", { answer, who: state.by }),
+    );
+    this.el.replaceChildren(line);
   }
 
   private outcomeText(state: PermissionView): Node | string {
@@ -331,25 +323,45 @@ export class ElicitationCard extends Card<ElicitationView> {
     const box = el("fieldset", "acpnb-field");
     const legend = el("legend");
     const title = field.title ?? field.name;
-    const describedBy: string[] = [];
-    const description = (): void => {
-      if (!field.description) return;
+    const input =
+      field.type === "enum" || field.type === "multi" || field.type === "boolean"
+        ? null
+        : textInput(field);
+    if (input === null) {
+      legend.append(bdi(title));
+    } else {
+      input.id = uid();
+      const label = el("label");
+      label.append(bdi(title));
+      label.htmlFor = input.id;
+      legend.append(label);
+    }
+    if (field.required) legend.append(el("span", "acpnb-required", ` (${t("required")})`));
+    box.append(legend);
+    // A checkbox's description is its label.
+    if (field.description && field.type !== "boolean") {
       const d = el("div", "acpnb-field-description");
       d.dir = "auto";
       d.append(breakable(field.description));
       d.id = uid();
-      describedBy.push(d.id);
       box.append(d);
-    };
-    const mark = (): void => {
-      if (field.required) legend.append(el("span", "acpnb-required", ` (${t("required")})`));
-    };
+      box.setAttribute("aria-describedby", d.id);
+    }
 
-    if (field.type === "enum" || field.type === "multi") {
-      legend.append(bdi(title));
-      mark();
-      box.append(legend);
-      description();
+    if (input !== null) {
+      box.append(input);
+      this.controls.push({ field, read: () => readInput(field, input) });
+    } else if (field.type === "boolean") {
+      const { row, input: checkbox } = choiceRow(
+        "checkbox",
+        uid(),
+        field.description ?? title,
+        null,
+        field.default === true,
+      );
+      box.append(row);
+      this.controls.push({ field, read: () => ({ kind: "value", value: checkbox.checked }) });
+    } else {
       const group = uid();
       const options = field.options ?? [];
       const defaults = Array.isArray(field.default) ? field.default : [field.default];
@@ -374,31 +386,6 @@ export class ElicitationCard extends Card<ElicitationView> {
           return { kind: "value", value: field.type === "enum" ? first : picked };
         },
       });
-    } else if (field.type === "boolean") {
-      legend.append(bdi(title));
-      mark();
-      box.append(legend);
-      const { row, input } = choiceRow(
-        "checkbox",
-        uid(),
-        field.description ?? title,
-        null,
-        field.default === true,
-      );
-      box.append(row);
-      this.controls.push({ field, read: () => ({ kind: "value", value: input.checked }) });
-    } else {
-      const input = textInput(field);
-      input.id = uid();
-      const label = el("label");
-      label.append(bdi(title));
-      label.htmlFor = input.id;
-      legend.append(label);
-      mark();
-      box.append(legend);
-      description();
-      box.append(input);
-      this.controls.push({ field, read: () => readInput(field, input) });
     }
 
     if (custom !== undefined) {
@@ -413,7 +400,6 @@ export class ElicitationCard extends Card<ElicitationView> {
       box.append(row);
       this.controls.push({ field: custom, read: () => readInput(custom, input) });
     }
-    if (describedBy.length > 0) box.setAttribute("aria-describedby", describedBy.join(" "));
     return box;
   }
 
