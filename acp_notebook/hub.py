@@ -164,7 +164,8 @@ class Subscription:
         self._bytes += grown
         config = self.hub.config
         if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
-            self._clear()
+            self._items.clear()
+            self._bytes = 0
             self._reset = True
             self._urgent.set()
 
@@ -179,23 +180,19 @@ class Subscription:
         if self._items and isinstance(self._items[-1], ChunkRun):
             self._items[-1] = self._items[-1].event()
 
-    def _clear(self) -> None:
-        self._items.clear()
-        self._bytes = 0
-
     def pending_frame(self) -> Frame | None:
         """What is queued right now, as one frame; None when nothing is."""
         self._wakeup.clear()
         self._urgent.clear()
-        if self._reset:
+        if self._reset:  # nothing is queued while it is set
             self._reset = False
-            self._clear()
             chat = self.hub.chats.get(self.chat_id)
             events = chat.session.resync() if chat is not None else []
             frame: Frame = {"chatId": self.chat_id, "events": events, "reset": True}
         elif self._items:
             events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
-            self._clear()
+            self._items.clear()
+            self._bytes = 0
             frame = {"chatId": self.chat_id, "events": events}
         else:
             return None
