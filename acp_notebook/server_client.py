@@ -84,16 +84,6 @@ def execute_id() -> str | None:
     return msg_id if isinstance(msg_id, str) and msg_id else None
 
 
-def _loopback_tls(url: str) -> ssl.SSLContext | None:
-    if not url.startswith("wss:"):
-        return None
-    # The server's own address on this machine: its certificate names a public host.
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    return context
-
-
 class ServerClient(Client):
     """The kernel's one socket to the extension; every Chat of the kernel shares it."""
 
@@ -109,6 +99,12 @@ class ServerClient(Client):
         self._stopping = False
         self._reader: concurrent.futures.Future[None] | None = None
         self._connected = asyncio.Event()  # bound to the loop that first waits on it
+        self._tls: ssl.SSLContext | None = None
+        if scheme == "https":
+            # The server's own address on this machine: its certificate names a public host.
+            self._tls = ssl.create_default_context()
+            self._tls.check_hostname = False
+            self._tls.verify_mode = ssl.CERT_NONE
 
     # ------------------------------------------------------------ connection
 
@@ -119,7 +115,7 @@ class ServerClient(Client):
             open_timeout=CONNECT_TIMEOUT,
             max_size=None,  # a resync carries the whole bounded history
             proxy=None,  # a loopback address: never through a proxy from the environment
-            ssl=_loopback_tls(self._url),
+            ssl=self._tls,
         )
 
     def start(self) -> bool:
