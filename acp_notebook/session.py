@@ -74,6 +74,17 @@ MAX_STOP_REASON = 64
 # left the request waiting for good.
 SETTING_TIMEOUT = 20.0
 
+# Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal.
+INITIALIZE_PARAMS = {
+    "protocolVersion": 1,
+    "clientCapabilities": {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+        "elicitation": {"form": {}},
+    },
+    "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": __version__},
+}
+
 
 @dataclass(frozen=True)
 class SessionConfig:
@@ -241,7 +252,7 @@ class ChatSession:
         )
 
     async def _handshake(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        init = await self.conn.request("initialize", initialize_params())
+        init = await self.conn.request("initialize", INITIALIZE_PARAMS)
         init = init if isinstance(init, dict) else {}
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
@@ -699,30 +710,13 @@ class ChatSession:
         self._exited(code, detail)
 
 
-def initialize_params() -> dict[str, Any]:
-    """Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal."""
-    return {
-        "protocolVersion": 1,
-        "clientCapabilities": {
-            "fs": {"readTextFile": False, "writeTextFile": False},
-            "terminal": False,
-            "elicitation": {"form": {}},
-        },
-        "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": __version__},
-    }
-
-
 def _offers_mode(modes: Any, mode_id: str) -> bool:
     """Whether to ask for ``mode_id``: the agent lists it, or lists no modes (let it say no)."""
-    if not isinstance(modes, dict):
+    available = modes.get("availableModes") if isinstance(modes, dict) else None
+    if not isinstance(available, list):
         return True
-    available = modes.get("availableModes")
     # A list, not a set: an agent's id may be any JSON value, an unhashable one too.
-    ids = (
-        [m.get("id") for m in available if isinstance(m, dict)]
-        if isinstance(available, list)
-        else []
-    )
+    ids = [m.get("id") for m in available if isinstance(m, dict)]
     return not ids or mode_id in ids
 
 

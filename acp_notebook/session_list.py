@@ -19,7 +19,7 @@ from .agents import resolve_agent
 from .connection import AgentConnection
 from .jsonrpc import RpcError
 from .resume import offers_session
-from .session import inherited_env, initialize_params
+from .session import INITIALIZE_PARAMS, inherited_env
 
 MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
 MAX_PAGES = 50
@@ -74,7 +74,7 @@ def parse_page(result: Any) -> tuple[list[SessionInfo], str | None]:
 
 
 async def _pages(conn: AgentConnection, cwd: str) -> list[SessionInfo]:
-    init = await conn.request("initialize", initialize_params())
+    init = await conn.request("initialize", INITIALIZE_PARAMS)
     caps = init.get("agentCapabilities") if isinstance(init, dict) else None
     if not offers_session(caps, "list"):
         raise SessionsUnavailable("the agent does not list its sessions (session/list)")
