@@ -258,8 +258,7 @@ def _frame(pd: Any, obj: Any, name: str | None) -> Attachment:
     rows, cols = frame.shape
     kind = "Series" if is_series else "DataFrame"
     label = name or (str(obj.name) if is_series and obj.name is not None else kind.lower())
-    lines = [f"pandas {kind} `{label}`: {rows:,} rows x {cols:,} columns"]
-    lines.append("columns (dtype):")
+    lines = [f"pandas {kind} `{label}`: {rows:,} rows x {cols:,} columns", "columns (dtype):"]
     for column, dtype in list(frame.dtypes.items())[:MAX_COLUMNS]:
         lines.append(f"  {_one_line(str(column), MAX_CELL)}: {dtype}")
     if cols > MAX_COLUMNS:
