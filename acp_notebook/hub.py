@@ -501,8 +501,11 @@ class Hub:
         }
 
     async def _open(self, req: OpenRequest) -> Frame:
+        wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
+        # Under Chat's keyword names (mcpServers: mcp_servers).
+        snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
         try:
-            chat_id = await self.open_chat(req.agent, owner=req.owner, **_options(req))
+            chat_id = await self.open_chat(req.agent, owner=req.owner, **cast(OpenOptions, snake))
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))
         except TooManyChats as exc:
@@ -513,13 +516,6 @@ class Hub:
             return error_ack(req.id, "INTERNAL", str(exc))
         log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
         return {"ack": req.id, "accepted": True, "chatId": chat_id}
-
-
-def _options(req: OpenRequest) -> OpenOptions:
-    """The request's options under ``Chat``'s keyword names (``mcpServers``: ``mcp_servers``)."""
-    wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
-    snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
-    return cast(OpenOptions, snake)
 
 
 class BadRequest(ValueError):
