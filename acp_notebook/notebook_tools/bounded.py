@@ -73,20 +73,7 @@ def _start(work: Callable[[], None], name: str) -> bool:
 
 def call(fn: Callable[[], R], seconds: float) -> R | Failed:
     """``fn()`` on a worker thread; ``TIMED_OUT`` when it takes longer than ``seconds``."""
-    box: list[R | Failed] = []
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box.append(fn())
-        except Exception as exc:
-            box.append(_raised(exc))
-        done.set()
-
-    if not _start(run, "acp-notebook-value"):
-        return _all_stuck()
-    done.wait(seconds)
-    return box[0] if box else TIMED_OUT
+    return map_bounded(lambda f: f(), [fn], seconds, seconds)[0]
 
 
 class _Run(Generic[T, R]):
