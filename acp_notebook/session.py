@@ -20,7 +20,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import __version__, jsonrpc
@@ -32,7 +32,6 @@ from .connection import AgentConnection
 from .contracts import (
     MAX_ID,
     MAX_TOOL_CALL_ID,
-    ElicitationField,
     ElicitationRequestEvent,
     RequestEvent,
     ResolvedEvent,
@@ -116,12 +115,9 @@ class AgentExited(RuntimeError):
 
 @dataclass
 class Pending:
-    kind: Literal["permission", "elicitation"]
     rpc_id: jsonrpc.Id
-    event: RequestEvent
+    event: RequestEvent  # as emitted: its options or fields are what an answer may say
     timer: asyncio.TimerHandle
-    fields: list[ElicitationField] = field(default_factory=list)
-    option_ids: frozenset[str] = frozenset()
 
 
 def _now_ms() -> float:
@@ -464,8 +460,9 @@ class ChatSession:
         self, request_id: str, option_id: str | None, by: str | None = None
     ) -> None:
         """Select ``option_id``, or cancel when it is None."""
-        pending = self._pending(request_id, "permission")
-        if option_id is not None and option_id not in pending.option_ids:
+        event = self._pending(request_id, "permission_request")
+        assert event["kind"] == "permission_request"  # as _pending checked: for mypy
+        if option_id is not None and all(o["optionId"] != option_id for o in event["options"]):
             raise AnswerError(f"unknown option {option_id!r}")
         self._settle(
             request_id, "selected" if option_id is not None else "cancelled", by, option_id
@@ -474,16 +471,17 @@ class ChatSession:
     def respond_elicitation(
         self, request_id: str, action: str, values: Mapping[str, Any] | None, by: str | None = None
     ) -> None:
-        pending = self._pending(request_id, "elicitation")
-        result = validate_answer(pending.fields, action, values)
+        event = self._pending(request_id, "elicitation_request")
+        assert event["kind"] == "elicitation_request"  # as _pending checked: for mypy
+        result = validate_answer(event["fields"], action, values)
         outcome = {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[action]
         self._settle(request_id, outcome, by, result=result)
 
-    def _pending(self, request_id: str, kind: str) -> Pending:
+    def _pending(self, request_id: str, kind: str) -> RequestEvent:
         pending = self.pending.get(request_id)
-        if pending is None or pending.kind != kind:
+        if pending is None or pending.event["kind"] != kind:
             raise NotFound(request_id)
-        return pending
+        return pending.event
 
     def _settle(
         self,
@@ -499,7 +497,7 @@ class ChatSession:
         self._by_rpc_id.pop(pending.rpc_id, None)
         pending.timer.cancel()
         event: ResolvedEvent
-        if pending.kind == "permission":
+        if pending.event["kind"] == "permission_request":
             answer: dict[str, Any] = {"outcome": {"outcome": "cancelled"}}
             event = {
                 "kind": "permission_resolved",
@@ -537,13 +535,7 @@ class ChatSession:
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
 
-    def _register(
-        self,
-        kind: Literal["permission", "elicitation"],
-        rpc_id: jsonrpc.Id,
-        event: RequestEvent,
-        **extra: Any,
-    ) -> None:
+    def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent) -> None:
         if rpc_id in self._by_rpc_id:
             self.conn.respond_error(rpc_id, jsonrpc.INVALID_REQUEST, "duplicate request id")
             return
@@ -568,7 +560,7 @@ class ChatSession:
         timer = asyncio.get_running_loop().call_later(
             self.config.answer_timeout, self._settle, request_id, "timeout", None
         )
-        self.pending[request_id] = Pending(kind, rpc_id, event, timer, **extra)
+        self.pending[request_id] = Pending(rpc_id, event, timer)
         self._by_rpc_id[rpc_id] = request_id
         self._emit(event)
 
@@ -589,14 +581,12 @@ class ChatSession:
                 break
         tool_call = params.get("toolCall")
         self._register(
-            "permission",
             req.id,
             {
                 "kind": "permission_request",
                 "toolCall": bound(tool_call) if isinstance(tool_call, dict) else {},
                 "options": options,
             },
-            option_ids=frozenset(o["optionId"] for o in options),
         )
 
     def _elicitation_request(self, req: Request) -> None:
@@ -620,7 +610,7 @@ class ChatSession:
             event["toolCallId"] = tool_call_id
         if view.title is not None:
             event["title"] = view.title
-        self._register("elicitation", req.id, event, fields=view.fields)
+        self._register(req.id, event)
 
     def _on_notification(self, note: Notification) -> None:
         update = session_update(note)
