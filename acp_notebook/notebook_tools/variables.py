@@ -13,6 +13,7 @@ import inspect
 import reprlib
 import sys
 import types
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
@@ -212,40 +213,36 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
     """What to say about a value, section by section; each runs under its own deadline."""
     module, kind = _module_of(value), type(value).__name__
     if module == "pandas" and kind == "DataFrame":
-        frame = value
         return [
-            ("shape", lambda: str(frame.shape)),
+            ("shape", lambda: str(value.shape)),
             (
                 "columns",
-                lambda: "\n".join(f"{c}: {t}" for c, t in list(frame.dtypes.items())[:200]),
+                lambda: "\n".join(f"{c}: {t}" for c, t in list(value.dtypes.items())[:200]),
             ),
-            ("null counts", lambda: frame.isna().sum().head(200).to_string()),
-            ("head", lambda: frame.head(5).to_string(max_colwidth=40, max_cols=30)),
-            ("describe", lambda: frame.describe().to_string(max_cols=30)),
+            ("null counts", lambda: value.isna().sum().head(200).to_string()),
+            ("head", lambda: value.head(5).to_string(max_colwidth=40, max_cols=30)),
+            ("describe", lambda: value.describe().to_string(max_cols=30)),
         ]
     if module == "pandas" and kind == "Series":
-        series = value
         return [
-            ("shape", lambda: f"{series.shape}, dtype {series.dtype}, name {series.name!r}"),
-            ("null count", lambda: str(int(series.isna().sum()))),
-            ("head", lambda: series.head(10).to_string()),
-            ("describe", lambda: series.describe().to_string()),
+            ("shape", lambda: f"{value.shape}, dtype {value.dtype}, name {value.name!r}"),
+            ("null count", lambda: str(int(value.isna().sum()))),
+            ("head", lambda: value.head(10).to_string()),
+            ("describe", lambda: value.describe().to_string()),
         ]
     if module == "polars" and kind == "DataFrame":
-        frame = value
         return [
-            ("shape", lambda: str(frame.shape)),
-            ("schema", lambda: "\n".join(f"{c}: {t}" for c, t in list(frame.schema.items())[:200])),
-            ("null counts", lambda: str(frame.null_count())),
-            ("head", lambda: str(frame.head(5))),
-            ("describe", lambda: str(frame.describe())),
+            ("shape", lambda: str(value.shape)),
+            ("schema", lambda: "\n".join(f"{c}: {t}" for c, t in list(value.schema.items())[:200])),
+            ("null counts", lambda: str(value.null_count())),
+            ("head", lambda: str(value.head(5))),
+            ("describe", lambda: str(value.describe())),
         ]
     if module == "numpy" and hasattr(value, "shape") and hasattr(value, "dtype"):
-        array = value
         np = sys.modules["numpy"]
 
         def stats() -> str:
-            flat = array.ravel()
+            flat = value.ravel()
             sample = flat[:: max(1, flat.size // SAMPLE)] if flat.size else flat
             if not sample.size or not np.issubdtype(sample.dtype, np.number):
                 return "not numeric"
@@ -253,50 +250,46 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
             return f"min {sample.min()}, max {sample.max()}, mean {sample.mean()}{of}"
 
         return [
-            ("shape", lambda: f"{array.shape}, dtype {array.dtype}, {array.nbytes} bytes"),
+            ("shape", lambda: f"{value.shape}, dtype {value.dtype}, {value.nbytes} bytes"),
             ("statistics", stats),
-            ("values", lambda: np.array2string(array, threshold=200, edgeitems=5)),
+            ("values", lambda: np.array2string(value, threshold=200, edgeitems=5)),
         ]
     if isinstance(value, (str, bytes, bytearray)):
-        text = value
-        return [("length", lambda: str(len(text))), ("start", lambda: repr(text[:4000]))]
+        return [("length", lambda: str(len(value))), ("start", lambda: repr(value[:4000]))]
     if isinstance(value, dict):
-        mapping = value
 
         def entries() -> str:
             short = _short_repr(200)
-            rows = [f"{short.repr(k)}: {short.repr(v)}" for k, v in list(mapping.items())[:100]]
+            rows = [f"{short.repr(k)}: {short.repr(v)}" for k, v in list(value.items())[:100]]
             return "\n".join(rows)
 
-        return [("length", lambda: str(len(mapping))), ("entries", entries)]
+        return [("length", lambda: str(len(value))), ("entries", entries)]
     if isinstance(value, (list, tuple, set, frozenset)):
-        sequence = value
 
         def items() -> str:
             short = _short_repr(200)
-            return "\n".join(short.repr(x) for x in list(sequence)[:100])
+            return "\n".join(short.repr(x) for x in list(value)[:100])
 
         def kinds() -> str:
-            counts: dict[str, int] = {}
-            for x in list(sequence)[:100_000]:
-                counts[type_name(x)] = counts.get(type_name(x), 0) + 1
+            counts = Counter(type_name(x) for x in list(value)[:100_000])
             return ", ".join(f"{k}: {n}" for k, n in sorted(counts.items()))
 
-        return [("length", lambda: str(len(sequence))), ("element types", kinds), ("items", items)]
-    obj = value
+        return [("length", lambda: str(len(value))), ("element types", kinds), ("items", items)]
 
     def attributes() -> str:
         # getattr_static: reading a property must not run the user's code.
-        names = [n for n in dir(obj) if not n.startswith("_")][:200]
-        return "\n".join(f"{n}: {type_name(inspect.getattr_static(obj, n, None))}" for n in names)
+        names = [n for n in dir(value) if not n.startswith("_")][:200]
+        return "\n".join(f"{n}: {type_name(inspect.getattr_static(value, n, None))}" for n in names)
 
     return [
         (
             "type",
-            lambda: f"{type_name(obj)} (mro: {', '.join(c.__name__ for c in type(obj).__mro__)})",
+            lambda: (
+                f"{type_name(value)} (mro: {', '.join(c.__name__ for c in type(value).__mro__)})"
+            ),
         ),
-        ("repr", lambda: clip(repr(obj), 4000)),
-        ("doc", lambda: (inspect.getdoc(obj) or "")[:1000]),
+        ("repr", lambda: clip(repr(value), 4000)),
+        ("doc", lambda: (inspect.getdoc(value) or "")[:1000]),
         ("public attributes", attributes),
     ]
 
