@@ -33,11 +33,8 @@ async def serve(url: str, secret: str) -> None:
             return await upstream.list_tools()
 
         async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> Any:
-            async def relay(progress: float, total: float | None, message: str | None) -> None:
-                await ctx.session.report_progress(progress, total, message)
-
             return await upstream.call_tool(
-                params.name, params.arguments or {}, progress_callback=relay
+                params.name, params.arguments or {}, progress_callback=ctx.session.report_progress
             )
 
         server: Server[Any] = Server(NOTEBOOK, on_list_tools=list_tools, on_call_tool=call_tool)
