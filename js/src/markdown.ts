@@ -105,10 +105,11 @@ function normalize(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }
 
-function lex(source: string, links: TokensList["links"]): TokensList {
-  const lexer = new Lexer(marked.defaults);
-  Object.assign(lexer.tokens.links, links);
-  return lexer.lex(source);
+/** A lexer that knows the link definitions `links` (those of the completed blocks). */
+function lexer(links: TokensList["links"]): Lexer {
+  const made = new Lexer(marked.defaults);
+  Object.assign(made.tokens.links, links);
+  return made;
 }
 
 function render(tokens: Token[]): DocumentFragment {
@@ -120,15 +121,9 @@ function renderInline(tokens: Token[]): DocumentFragment {
   return sanitize(Parser.parseInline(tokens, marked.defaults));
 }
 
-function lexInline(source: string, links: TokensList["links"]): Token[] {
-  const lexer = new Lexer(marked.defaults);
-  Object.assign(lexer.tokens.links, links);
-  return lexer.inlineTokens(source);
-}
-
 /** Replaces the children of `el` with the rendered, sanitized Markdown of `text`. */
 export function renderMarkdown(el: HTMLElement, text: string): void {
-  el.replaceChildren(render(lex(normalize(text), {})));
+  el.replaceChildren(render(lexer({}).lex(normalize(text))));
 }
 
 /**
@@ -370,7 +365,7 @@ export class MarkdownStream {
     const window = source.slice(start, end);
     const cut = this.para !== null && end < source.length && isPlain(window) && plainCut(window);
     if (typeof cut === "number") return this.growPlain(window, cut, last);
-    const tokens = lex(window, this.links);
+    const tokens = lexer(this.links).lex(window);
     const first = tokens[0];
     const fresh = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
     const paragraph = first?.type === "paragraph" ? (first as Tokens.Paragraph) : null;
@@ -381,10 +376,7 @@ export class MarkdownStream {
       (this.midWord && paragraph.tokens[0]?.type !== "text")
     ) {
       for (const node of this.open) node.remove();
-      this.open = [];
-      this.para = null;
-      this.frozen = "";
-      this.live = [];
+      this.endParagraph();
       return null;
     }
     const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
@@ -407,13 +399,18 @@ export class MarkdownStream {
     if (tokens.length > 1) {
       // Another block follows: the paragraph is complete, its nodes stay.
       this.done += this.frozen + paragraph.raw;
-      this.open = [];
-      this.para = null;
-      this.frozen = "";
-      this.live = [];
+      this.endParagraph();
       return null;
     }
     return shown;
+  }
+
+  /** No open blocks, nor a paragraph shown in pieces (their nodes stay or are gone). */
+  private endParagraph(): void {
+    this.open = [];
+    this.para = null;
+    this.frozen = "";
+    this.live = [];
   }
 
   /**
@@ -461,11 +458,11 @@ export class MarkdownStream {
       if (cut === null) continue;
       const piece = text.slice(0, cut);
       if (!source.startsWith(piece, start)) return null;
-      const tokens = lexInline(piece, this.links);
+      const tokens = lexer(this.links).inlineTokens(piece);
       if (!settled(tokens)) continue;
       // Shown live: the rest, or its first step (the next update freezes on from there).
       const whole = text.length - cut <= STEP;
-      const rest = lexInline(text.slice(cut, cut + STEP), this.links);
+      const rest = lexer(this.links).inlineTokens(text.slice(cut, cut + STEP));
       // Inside a word, the rest must start as plain text (not an address the cut split).
       if (/\s$/.test(piece) || rest[0]?.type === "text") {
         return { text: piece, tokens, rest, whole };
@@ -476,12 +473,12 @@ export class MarkdownStream {
 
   /** The tokens of `source` from the completed blocks to `end`. */
   private lexTail(source: string, end: number): TokensList {
-    const tokens = lex(source.slice(this.done.length, end), this.links);
+    const tokens = lexer(this.links).lex(source.slice(this.done.length, end));
     // A new link definition can change a completed block: render everything again.
     const defined = Object.keys(tokens.links).some((key) => !Object.hasOwn(this.links, key));
     if (!defined || this.done === "") return tokens;
     this.reset();
-    return lex(source.slice(0, end), {});
+    return lexer({}).lex(source.slice(0, end));
   }
 
   private reset(): void {
@@ -489,10 +486,7 @@ export class MarkdownStream {
     this.normalized = "";
     this.done = "";
     this.links = {};
-    this.open = [];
-    this.para = null;
-    this.frozen = "";
-    this.live = [];
+    this.endParagraph();
     this.run = null;
     this.el.replaceChildren();
   }
