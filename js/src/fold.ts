@@ -330,10 +330,8 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
         break;
       }
       case "permission_resolved":
-        resolve(state, "permission", ev, ts);
-        break;
       case "elicitation_resolved":
-        resolve(state, "elicitation", ev, ts);
+        resolve(state, ev.kind === "permission_resolved" ? "permission" : "elicitation", ev, ts);
         break;
     }
     const internal = state.internal;
@@ -559,27 +557,12 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
     if (!internal.pending.has(key) && before !== undefined) internal.weight += weight - before;
     return;
   }
-  if (kind === "permission") {
-    state.permissions.set(requestId, {
-      requestId,
-      ...(fields as Omit<PermissionView, "requestId" | "outcome" | "optionId" | "by">),
-      outcome: null,
-      optionId: null,
-      by: null,
-    });
-  } else {
-    state.elicitations.set(requestId, {
-      requestId,
-      ...(fields as Omit<ElicitationView, "requestId" | "outcome" | "by">),
-      outcome: null,
-      by: null,
-    });
-  }
+  const view = { requestId, ...fields, outcome: null, by: null };
+  if (kind === "permission")
+    state.permissions.set(requestId, { ...view, optionId: null } as PermissionView);
+  else state.elicitations.set(requestId, view as ElicitationView);
   internal.pending.add(key);
-  add(
-    state,
-    kind === "permission" ? { type: "permission", requestId } : { type: "elicitation", requestId },
-  );
+  add(state, { type: kind, requestId });
 }
 
 function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
