@@ -3,7 +3,7 @@
 
 import { URLExt } from "@jupyterlab/coreutils";
 import { ServerConnection } from "@jupyterlab/services";
-import { str } from "../dom";
+import { isRecord, str } from "../dom";
 import type { OpenChatBody } from "../saved";
 
 export interface ChatInfo {
@@ -32,7 +32,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Record<string
   } catch {
     // An error page, or nothing: the status says enough.
   }
-  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  const record = isRecord(body) ? body : {};
   if (!response.ok) {
     const message = typeof record.message === "string" ? record.message : response.statusText;
     throw new ApiError(`${response.status} ${message}`);
@@ -50,18 +50,17 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
   const body = await call(`chats?kernel=${encodeURIComponent(kernelId)}`);
   const chats = Array.isArray(body.chats) ? body.chats : [];
   return chats.flatMap((c: unknown): ChatInfo[] => {
-    if (typeof c !== "object" || c === null) return [];
-    const r = c as Record<string, unknown>;
-    const chatId = str(r.chatId);
+    if (!isRecord(c)) return [];
+    const chatId = str(c.chatId);
     if (chatId === null) return [];
     return [
       {
         chatId,
-        agent: str(r.agent) ?? "",
-        owner: str(r.owner),
-        status: str(r.status) ?? "",
-        title: str(r.title),
-        sessionId: str(r.sessionId),
+        agent: str(c.agent) ?? "",
+        owner: str(c.owner),
+        status: str(c.status) ?? "",
+        title: str(c.title),
+        sessionId: str(c.sessionId),
       },
     ];
   });

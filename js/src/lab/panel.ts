@@ -67,7 +67,7 @@ export class AgentPanel extends Widget {
   }
 
   /** The chat shown in the panel, opened with the picked agent when there is none. */
-  async ensureChat(): Promise<{ kernelId: string; chat: MountedChat } | null> {
+  async ensureChat(): Promise<MountedChat | null> {
     await this.refresh();
     if (this.kernelId === null) {
       await this.notebook?.sessionContext.ready;
@@ -76,18 +76,17 @@ export class AgentPanel extends Widget {
     if (this.mounted === null && this.kernelId !== null) {
       await this.startChat(this.agentSelect.value);
     }
-    return this.mounted;
+    return this.mounted?.chat ?? null;
   }
 
   /** Sends `text` as a prompt to the panel's chat (opening one if needed). */
   async ask(text: string): Promise<void> {
     try {
-      const target = await this.ensureChat();
-      if (target === null) {
+      const chat = await this.ensureChat();
+      if (chat === null) {
         this.say(this.t("panelNoKernel"));
         return;
       }
-      const { chat } = target;
       if (!(await chat.connected())) return;
       const result = await chat.client.request({ type: "chat:prompt", text });
       if (!result.ok) chat.view.showError(describeError(this.t, result.code, result.detail));
