@@ -92,13 +92,14 @@ export class Composer {
       // The old view is gone; give the focus back once this one is in the page.
       if (saved.focused) queueMicrotask(() => this.input.isConnected && this.input.focus());
     }
-    const save = (focused: boolean): void => {
-      drafts.set(key, { text: this.input.value, focused, attachments: this.attachments });
-    };
-    this.input.addEventListener("input", () => save(true));
-    this.input.addEventListener("focus", () => save(true));
+    this.input.addEventListener("input", () => this.saveDraft(key, true));
+    this.input.addEventListener("focus", () => this.saveDraft(key, true));
     // A blur caused by the view's removal keeps the focus for the next view.
-    this.input.addEventListener("blur", () => save(!this.input.isConnected));
+    this.input.addEventListener("blur", () => this.saveDraft(key, !this.input.isConnected));
+  }
+
+  private saveDraft(key: string, focused: boolean): void {
+    drafts.set(key, { text: this.input.value, focused, attachments: this.attachments });
   }
 
   /** Disabled once the agent has exited. */
@@ -190,11 +191,8 @@ export class Composer {
     };
     this.chips.replaceChildren(attachmentChips(this.attachments.map(summarize), remove));
     this.chips.hidden = this.attachments.length === 0;
-    if (this.draftKey) {
-      // Pasted while a turn runs: the view its end re-creates keeps them.
-      const focused = drafts.get(this.draftKey)?.focused ?? false;
-      drafts.set(this.draftKey, { text: this.input.value, focused, attachments: this.attachments });
-    }
+    // Pasted while a turn runs: the view its end re-creates keeps them.
+    if (this.draftKey) this.saveDraft(this.draftKey, drafts.get(this.draftKey)?.focused ?? false);
   }
 
   private showError(text: string): void {
