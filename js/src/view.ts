@@ -6,7 +6,7 @@ import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { StreamEvent } from "./contracts";
-import { el, isRecord } from "./dom";
+import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, type Item, initialState, restore, type Snapshot } from "./fold";
 import { agentName, Header } from "./header";
 import type { Translate } from "./i18n";
@@ -359,7 +359,7 @@ export class ChatView {
       items: dropped.items.toLocaleString(),
       characters: dropped.characters.toLocaleString(),
     });
-    if (this.droppedNote.textContent !== text) this.droppedNote.textContent = text;
+    setText(this.droppedNote, text);
   }
 
   /** The page that takes the item at `index`: a new one every PAGE_ITEMS items. */
