@@ -143,7 +143,7 @@ class _Run:
 
     async def collect(self, timeout: float, progress: Progress, interrupt: Interrupt) -> list[Part]:
         begun = time.monotonic()
-        waited_note = None
+        parts = Parts()
         # Queued behind a running cell: say so, and do not count it against the timeout.
         while not self.started and not self.finished:
             await self._pump(time.monotonic() + PROGRESS_EVERY)
@@ -151,27 +151,23 @@ class _Run:
                 waited = time.monotonic() - begun
                 await progress(f"waiting for the kernel: another cell is running ({waited:.0f} s)")
                 if waited > MAX_TIMEOUT:
-                    text = f"Not run: the kernel stayed busy for {waited:.0f} s."
-                    return [{"type": "text", "text": text}]
+                    parts.text(f"Not run: the kernel stayed busy for {waited:.0f} s.")
+                    return parts.parts
         if begun + 1 < time.monotonic():
-            waited_note = f"[waited {time.monotonic() - begun:.0f} s for the kernel]"
+            parts.text(f"[waited {time.monotonic() - begun:.0f} s for the kernel]")
         await progress("running")
         await self._pump(time.monotonic() + timeout)
-        note = None
-        if not self.finished:
+        timed_out = not self.finished
+        if timed_out:
             await interrupt()
             await self._pump(time.monotonic() + SETTLE)
-            note = f"[interrupted: it ran longer than the timeout of {timeout:g} s]"
         # The execute_reply adds nothing to iopub's outputs; read it so replies do not
         # pile up in the client.
         asyncio.get_running_loop().create_task(self._read_reply())
-        parts = Parts()
-        if waited_note:
-            parts.text(waited_note)
         for output in self.outputs:
             add_output(parts, output)
-        if note:
-            parts.text(note)
+        if timed_out:
+            parts.text(f"[interrupted: it ran longer than the timeout of {timeout:g} s]")
         if not parts.parts:
             parts.text("(no output)")
         return parts.parts
