@@ -116,7 +116,11 @@ class AgentConnection:
         protocol = _Protocol(loop, self._exit)
         reaped = REAPED
         status_read, status_write = os.pipe() if reaped else (-1, -1)
-        argv = _reaper_argv(self.argv, status_write) if reaped else self.argv
+        argv = self.argv
+        if reaped:
+            # -I -S: no site, no user paths, no PYTHON* variables of the agent's environment.
+            reaper = [str(REAPER), str(os.getpid()), str(REAPER_GRACE), str(status_write)]
+            argv = [sys.executable, "-I", "-S", *reaper, *argv]
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: protocol,
@@ -417,20 +421,6 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
 def _parse_big(line: bytes, max_line: int) -> jsonrpc.Message | None:
     with _BIG_PARSE:
         return jsonrpc.parse(line, max_line)
-
-
-def _reaper_argv(argv: Sequence[str], status_fd: int) -> list[str]:
-    # -I -S: no site, no user paths, no PYTHON* variables of the agent's environment.
-    return [
-        sys.executable,
-        "-I",
-        "-S",
-        str(REAPER),
-        str(os.getpid()),
-        str(REAPER_GRACE),
-        str(status_fd),
-        *argv,
-    ]
 
 
 def _agent_started(status_fd: int) -> int:
