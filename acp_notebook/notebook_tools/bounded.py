@@ -51,26 +51,6 @@ def _all_stuck() -> Failed:
     )
 
 
-def _start(work: Callable[[], None], name: str) -> bool:
-    """``work()`` on a daemon thread holding a slot until it returns; False when every
-    slot is held."""
-    if not _slots.acquire(blocking=False):
-        return False
-
-    def run() -> None:
-        try:
-            work()
-        finally:
-            _slots.release()
-
-    try:
-        threading.Thread(target=run, name=name, daemon=True).start()
-    except BaseException:
-        _slots.release()
-        raise
-    return True
-
-
 def call(fn: Callable[[], R], seconds: float) -> R | Failed:
     """``fn()`` on a worker thread; ``TIMED_OUT`` when it takes longer than ``seconds``."""
     return map_bounded(lambda f: f(), [fn], seconds, seconds)[0]
@@ -92,23 +72,33 @@ class _Run(Generic[T, R]):
         self.started = time.monotonic()
         self.abandoned = False
         self.done = threading.Event()
-        self.started_ok = _start(self._work, "acp-notebook-values")
+        # The worker holds a slot until its calls return; False when every slot is held.
+        self.started_ok = _slots.acquire(blocking=False)
+        if self.started_ok:
+            try:
+                threading.Thread(target=self._work, name="acp-notebook-values", daemon=True).start()
+            except BaseException:
+                _slots.release()
+                raise
 
     def _work(self) -> None:
-        for i in range(self.index, len(self.items)):
-            with self.lock:
-                if self.abandoned:
-                    return
-                self.index, self.started = i, time.monotonic()
-            try:
-                result: R | Failed = self.fn(self.items[i])
-            except Exception as exc:
-                result = _raised(exc)
-            with self.lock:
-                if self.abandoned:
-                    return
-                self.results[i] = result
-        self.done.set()
+        try:
+            for i in range(self.index, len(self.items)):
+                with self.lock:
+                    if self.abandoned:
+                        return
+                    self.index, self.started = i, time.monotonic()
+                try:
+                    result: R | Failed = self.fn(self.items[i])
+                except Exception as exc:
+                    result = _raised(exc)
+                with self.lock:
+                    if self.abandoned:
+                        return
+                    self.results[i] = result
+            self.done.set()
+        finally:
+            _slots.release()
 
 
 def map_bounded(

@@ -161,19 +161,16 @@ def list_variables() -> Listing:
     results = bounded.map_bounded(lambda item: describe(*item), shown, VALUE_SECONDS, LIST_SECONDS)
     variables: list[Variable] = []
     for (name, value), result in zip(shown, results, strict=True):
-        if isinstance(result, dict):
-            variables.append(result)
-        else:
-            variables.append(
-                {
-                    "name": name,
-                    "type": type_name(value),
-                    "shape": None,
-                    "dtype": None,
-                    "size": None,
-                    "preview": repr(result),
-                }
-            )
+        if not isinstance(result, dict):  # it raised, timed out or was skipped: say which
+            result = {
+                "name": name,
+                "type": type_name(value),
+                "shape": None,
+                "dtype": None,
+                "size": None,
+                "preview": repr(result),
+            }
+        variables.append(result)
     omitted = len(names) - len(shown)
     note = None
     if omitted:
