@@ -142,11 +142,11 @@ class LocalClient(Client):
 
     mode = "local"
 
-    def __init__(self, config: HubConfig = HubConfig(), kernel_id: str = "") -> None:
+    def __init__(self, config: HubConfig = HubConfig()) -> None:
         from .notebook_tools.local import LocalBackend
         from .notebook_tools.mcp_server import ToolHost
 
-        super().__init__("acp-notebook-hub", kernel_id)
+        super().__init__("acp-notebook-hub", "")  # no kernel id: the hub is in this process
         # The notebook tools of local mode: served from this process, on the hub's loop.
         self.tools = ToolHost()
         backend = LocalBackend()
