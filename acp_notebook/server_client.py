@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketExce
 
 from . import bounded_json
 from .client import Client, Disconnected, local_client
-from .contracts import Frame
+from .contracts import Frame, error_ack
 from .kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from .notebook_tools import kernel as kernel_tools
 from .notebook_tools.variables import ipython_shell
@@ -43,6 +43,7 @@ MAX_BACKOFF = 5.0
 MAX_FRAME_BYTES = 1 << 30
 MAX_FRAME_CONTAINERS = 20_000_000
 KERNEL_PATH = "acp-notebook/ws/kernel"
+LOST = "lost the connection to the Jupyter server"
 # What a failed connection attempt raises (the timeouts are distinct classes on 3.10).
 CONNECT_FAILURES = (
     OSError,
@@ -157,9 +158,9 @@ class ServerClient(Client):
                 pass
             self._connected.clear()
             self._ws = None
-            for future in self._acks.values():  # each becomes an error ack in Client._call
+            for future in self._acks.values():  # every request still waiting for its ack
                 if not future.done():
-                    future.set_exception(Disconnected("lost the connection to the Jupyter server"))
+                    future.set_result(error_ack(None, "INTERNAL", LOST))
             if self._stopping:
                 return
             ws = await self._reconnect()
@@ -221,7 +222,7 @@ class ServerClient(Client):
         try:
             await ws.send(_text(message))
         except ConnectionClosed:
-            raise Disconnected("lost the connection to the Jupyter server") from None
+            raise Disconnected(LOST) from None
 
     def shutdown(self) -> None:
         """Close the socket; the chats stay on the server until the kernel is gone."""
