@@ -265,10 +265,9 @@ class AgentConnection:
         try:
             while True:
                 data = await stdout.read(READ_CHUNK)
-                if not data:
-                    break
                 self._last_output = time.monotonic()
-                for line in feed(data):
+                # At the end of the stream, a last line without a newline still counts.
+                for line in feed(data) if data else self._framer.close():
                     try:
                         if type(line) is bytes and len(line) <= THREAD_PARSE:
                             if line.startswith(chunks.prefix) and on_chunk is not None:
@@ -283,12 +282,14 @@ class AgentConnection:
                                 notify(msg)
                             else:
                                 dispatch(msg)
-                        else:
-                            await self._handle_line(line)
+                        elif isinstance(line, Oversized):
+                            self._oversized(line)
+                        else:  # longer than THREAD_PARSE
+                            dispatch(await asyncio.to_thread(_parse_big, line, max_line))
                     except Exception:  # a handler's bug on one odd line costs that line
                         self._line_failed(line)
-            for line in self._framer.close():
-                await self._handle_line(line)
+                if not data:
+                    break
         except Exception:  # a bug in a handler must not leave requests hanging
             log.exception("agent reader failed")
         finally:
@@ -303,14 +304,6 @@ class AgentConnection:
         shown = line[:200] if isinstance(line, bytes) else line
         log.exception("agent %s: a line failed in its handler; skipped: %r", self.argv[0], shown)
         self._on_notice("the agent sent a line that could not be handled; it is skipped")
-
-    async def _handle_line(self, line: bytes | Oversized) -> None:
-        if isinstance(line, Oversized):
-            self._oversized(line)
-        elif len(line) > THREAD_PARSE:
-            self._dispatch(await asyncio.to_thread(_parse_big, line, self._max_line))
-        else:
-            self._dispatch(jsonrpc.parse(line, self._max_line))
 
     def _oversized(self, line: Oversized) -> None:
         """Log a dropped line, and tell the person once: when it crosses, or ends at once."""
