@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any
 
-from jupyter_core.utils import ensure_async
+from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from tornado import web
@@ -44,6 +45,13 @@ class OpenChatBody(BaseModel):
     loadSessionId: SessionId | None = None
 
 
+# Whoever drives an agent could as well run code: the same permission.
+_Method = Callable[..., Coroutine[Any, Any, None]]
+may_execute: Callable[[_Method], _Method] = authorized(
+    "execute", "kernels", "needs the permission to execute on kernels"
+)
+
+
 def chat_title(session: ChatSession) -> str | None:
     """The chat's first prompt, first line, cut short (the history may have dropped it)."""
     for event in session.resync():
@@ -59,12 +67,6 @@ class _ApiHandler(APIHandler):
     def initialize(self, hubs: KernelHubs) -> None:
         self.hubs = hubs
 
-    async def _authorize(self) -> None:
-        # Whoever drives an agent could as well run code: the same permission.
-        user = self.current_user
-        if not await ensure_async(self.authorizer.is_authorized(self, user, "execute", "kernels")):
-            raise web.HTTPError(403, "needs the permission to execute on kernels")
-
     def _kernel(self, kernel_id: str) -> str:
         if kernel_id not in self.kernel_manager:
             raise web.HTTPError(404, f"no kernel {kernel_id!r}")
@@ -73,8 +75,8 @@ class _ApiHandler(APIHandler):
 
 class AgentsHandler(_ApiHandler):
     @web.authenticated
+    @may_execute
     async def get(self) -> None:
-        await self._authorize()
         config = self.hubs.config
         # The names Hub.open_chat accepts without a command.
         known = builtin_agents().keys() | config.agent_commands.keys()
@@ -84,8 +86,8 @@ class AgentsHandler(_ApiHandler):
 
 class ChatsHandler(_ApiHandler):
     @web.authenticated
+    @may_execute
     async def get(self) -> None:
-        await self._authorize()
         hub = self.hubs.get(self._kernel(self.get_query_argument("kernel", "")))
         chats = [
             {
@@ -101,8 +103,8 @@ class ChatsHandler(_ApiHandler):
         self.finish({"chats": chats})
 
     @web.authenticated
+    @may_execute
     async def post(self) -> None:
-        await self._authorize()
         try:
             body = OpenChatBody.model_validate(
                 bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)

@@ -24,7 +24,6 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import allow_unauthenticated, ws_authenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
@@ -34,6 +33,7 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 from .. import kernel_auth
 from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
 from ..hub import BadRequest, Hub, Subscription, read_request, replace_subscription, request_id
+from .api import may_execute
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -155,11 +155,9 @@ class BrowserSocket(_ChatSocket):
         self.hub: Hub | None = None  # the chat's, once the socket is open
 
     @ws_authenticated
+    @may_execute
     async def get(self, *args: Any, **kwargs: Any) -> None:
         user = self.current_user
-        # Whoever drives an agent could as well run code: the same permission.
-        if not await ensure_async(self.authorizer.is_authorized(self, user, "execute", "kernels")):
-            raise web.HTTPError(403)
         self.username = user.username
         # A token login is an anonymous user with a random username: show its name.
         self.display_name = user.display_name or user.username
