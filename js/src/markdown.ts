@@ -382,8 +382,6 @@ export class MarkdownStream {
     const piece = tokens.length === 1 ? this.settledPiece(paragraph.text, source, start) : null;
     // Nothing to freeze in the window: the paragraph is shown whole, as it is.
     if (piece === null && end < source.length) return this.growParagraph(source, last, false);
-    for (const node of this.live) node.remove();
-    this.live = [];
     let live = paragraph.tokens;
     let shown = end === source.length;
     if (piece !== null) {
@@ -391,11 +389,7 @@ export class MarkdownStream {
       live = piece.rest;
       shown = piece.whole && end === source.length;
     }
-    if (shown || last || tokens.length > 1) {
-      const fragment = renderInline(live);
-      this.live = [...fragment.childNodes];
-      this.para.append(fragment);
-    }
+    this.setLive(shown || last || tokens.length > 1 ? renderInline(live) : null);
     if (tokens.length > 1) {
       // Another block follows: the paragraph is complete, its nodes stay.
       this.done += this.frozen + paragraph.raw;
@@ -433,15 +427,16 @@ export class MarkdownStream {
    * broken). False: more steps remain.
    */
   private growPlain(window: string, cut: number, last: boolean): boolean {
-    for (const node of this.live) node.remove();
-    this.live = [];
     this.freeze(window.slice(0, cut), breakable(window.slice(0, cut)));
-    if (last) {
-      const fragment = breakable(window.slice(cut, cut + STEP));
-      this.live = [...fragment.childNodes];
-      this.para?.append(fragment);
-    }
+    this.setLive(last ? breakable(window.slice(cut, cut + STEP)) : null);
     return false;
+  }
+
+  /** The open paragraph's live tail becomes `fragment` (nothing, with null) after its pieces. */
+  private setLive(fragment: DocumentFragment | null): void {
+    for (const node of this.live) node.remove();
+    this.live = fragment === null ? [] : [...fragment.childNodes];
+    if (fragment !== null) this.para?.append(fragment);
   }
 
   /** A settled prefix of the open paragraph's live text, if it is long enough to cut. */
