@@ -293,8 +293,6 @@ export type ClientRequest =
   | VariablesRequest
   | MentionRequest;
 
-// ---------------------------------------------------------------- acks and frames (down)
-
 /** The composer's `@`: the kernel's variables (names and types). */
 export interface VariablesRequest extends ChatRequestBase {
   type: "chat:variables";
@@ -305,6 +303,8 @@ export interface MentionRequest extends ChatRequestBase {
   type: "chat:mention";
   name: string;
 }
+
+// ---------------------------------------------------------------- acks and frames (down)
 
 export interface VariableName {
   name: string;
