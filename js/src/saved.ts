@@ -12,7 +12,6 @@ export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
 
 /** The output's data (Python: `transcript.saved_chat`). */
 export interface SavedChat {
-  version: 1;
   chatId: string;
   kernelId: string;
   agent: string;
@@ -62,7 +61,6 @@ export function readSavedChat(d: unknown): SavedChat | null {
   const sessionId = str(d.sessionId);
   const valid = sessionId !== null && SESSION_ID.test(sessionId);
   return {
-    version: 1,
     chatId: str(d.chatId) ?? "",
     kernelId: str(d.kernelId) ?? "",
     agent,
