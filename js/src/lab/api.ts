@@ -9,10 +9,7 @@ import type { OpenChatBody } from "../saved";
 export interface ChatInfo {
   chatId: string;
   agent: string;
-  owner: string | null;
-  status: string;
   title: string | null;
-  sessionId: string | null;
 }
 
 export interface Agents {
@@ -57,10 +54,7 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
       {
         chatId,
         agent: str(c.agent) ?? "",
-        owner: str(c.owner),
-        status: str(c.status) ?? "",
         title: str(c.title),
-        sessionId: str(c.sessionId),
       },
     ];
   });
