@@ -256,10 +256,17 @@ class ChatSession:
         capabilities = init.get("agentCapabilities")
         if self.notebook is not None:
             servers.append(notebook_entry(self.notebook.url, self.notebook.secret, capabilities))
-        if self.load_session_id is not None:
-            new = await self._continue(capabilities, servers)
+        params = {"cwd": self.cwd, "mcpServers": servers}
+        if self.load_session_id is None:
+            new = await self.conn.request("session/new", params)
         else:
-            new = await self.conn.request("session/new", {"cwd": self.cwd, "mcpServers": servers})
+            # session/load or session/resume: session/new's result, for the id we asked for.
+            method = continue_method(capabilities)
+            if method is None:
+                raise RpcError(jsonrpc.INVALID_REQUEST, cannot_continue(self.spec.name))
+            result = await self.conn.request(method, {"sessionId": self.load_session_id, **params})
+            new = result if isinstance(result, dict) else {}
+            new["sessionId"] = self.load_session_id
         if not isinstance(new, dict) or not isinstance(new.get("sessionId"), str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/new returned no sessionId")
         if len(new["sessionId"]) > MAX_ID:
@@ -276,18 +283,6 @@ class ChatSession:
             )
             _show_mode(new, self.spec.mode)
         return init, new
-
-    async def _continue(self, capabilities: Any, servers: list[dict[str, Any]]) -> dict[str, Any]:
-        """session/load or session/resume of ``load_session_id``; session/new's result shape."""
-        assert self.load_session_id is not None
-        method = continue_method(capabilities)
-        if method is None:
-            raise RpcError(jsonrpc.INVALID_REQUEST, cannot_continue(self.spec.name))
-        result = await self.conn.request(
-            method,
-            {"sessionId": self.load_session_id, "cwd": self.cwd, "mcpServers": servers},
-        )
-        return {**(result if isinstance(result, dict) else {}), "sessionId": self.load_session_id}
 
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
