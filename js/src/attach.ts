@@ -22,7 +22,8 @@ const THUMBNAIL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
 
 export class AttachError extends Error {}
 
-function base64(bytes: Uint8Array): string {
+async function base64(blob: Blob): Promise<string> {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -49,10 +50,6 @@ function draw(image: ImageBitmap, side: number): HTMLCanvasElement {
   if (context === null) throw new AttachError("no canvas to draw the image");
   context.drawImage(image, 0, 0, canvas.width, canvas.height);
   return canvas;
-}
-
-async function dataUrl(blob: Blob): Promise<string> {
-  return `data:${blob.type};base64,${base64(new Uint8Array(await blob.arrayBuffer()))}`;
 }
 
 /**
@@ -90,14 +87,11 @@ export async function imageAttachment(file: Blob, name: string): Promise<Attachm
     }
     const side = Math.min(1, MAX_IMAGE_SIDE / Math.max(image.width, image.height));
     const size = `${Math.round(image.width * side)}x${Math.round(image.height * side)}`;
-    const thumbnail = await dataUrl(await encode(draw(image, THUMBNAIL_SIDE), "image/jpeg", 0.7));
+    const small = await encode(draw(image, THUMBNAIL_SIDE), "image/jpeg", 0.7);
+    const thumbnail = `data:${small.type};base64,${await base64(small)}`;
     const attachment: Attachment = {
       label: clip(`${name} · ${type.slice(6).toUpperCase()} ${size}`, MAX_LABEL),
-      block: {
-        type: "image",
-        mimeType: type,
-        data: base64(new Uint8Array(await data.arrayBuffer())),
-      },
+      block: { type: "image", mimeType: type, data: await base64(data) },
     };
     if (thumbnail.length <= MAX_THUMBNAIL) attachment.thumbnail = thumbnail;
     return attachment;
