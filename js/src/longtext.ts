@@ -6,10 +6,6 @@
 /** The longest run of non-space characters laid out without a break opportunity. */
 export const MAX_RUN = 200;
 
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
-
 /**
  * `text` cut where a run of non-space characters reaches MAX_RUN (never inside a
  * surrogate pair); `run` is the length of the run that `text` continues.
@@ -23,7 +19,8 @@ export function splitRuns(text: string, run = 0): { pieces: string[]; run: numbe
       run = 0;
       continue;
     }
-    if (run >= MAX_RUN && !isLowSurrogate(code)) {
+    // Not before a low surrogate: that would split its pair.
+    if (run >= MAX_RUN && !(code >= 0xdc00 && code <= 0xdfff)) {
       pieces.push(text.slice(start, i));
       start = i;
       run = 0;
