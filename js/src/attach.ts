@@ -3,7 +3,7 @@
 //
 // The caps mirror acp_notebook/contracts.py and attachments.py; the hub checks them again.
 
-import type { Attachment, AttachmentSummary } from "./contracts";
+import type { Attachment, AttachmentSummary, ImageBlock } from "./contracts";
 import { clip, el } from "./dom";
 
 export const MAX_ATTACHMENTS = 8;
@@ -16,8 +16,8 @@ const THUMBNAIL_SIDE = 96;
 const MAX_THUMBNAIL = 32_000;
 const MAX_LABEL = 256;
 
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-type ImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+export const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+type ImageType = ImageBlock["mimeType"];
 const THUMBNAIL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
 
 export class AttachError extends Error {}

@@ -3,6 +3,7 @@
 // name and raw JSON. Claude names them `mcp__notebook__<tool>`; other agents may use
 // the bare tool name.
 
+import { IMAGE_TYPES } from "./attach";
 import { clip, el, isRecord, str } from "./dom";
 import type { StringKey, Translate } from "./i18n";
 
@@ -13,7 +14,6 @@ const ACTIONS: Record<string, StringKey> = {
   last_error: "nbLastError",
   run_code: "nbRunCode",
 };
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const MAX_IMAGE = 2 * 1024 * 1024; // base64 characters
 const MAX_CODE = 20_000;
 
