@@ -105,7 +105,7 @@ class _Run:
             code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False
         )
         self.started = False
-        self.finished = False
+        self.finished = False  # only ever set once started (see _take)
         self.outputs: list[dict[str, Any]] = []
         self._streams: dict[str, dict[str, Any]] = {}
 
@@ -145,7 +145,7 @@ class _Run:
         begun = time.monotonic()
         parts = Parts()
         # Queued behind a running cell: say so, and do not count it against the timeout.
-        while not self.started and not self.finished:
+        while not self.started:
             await self._pump(time.monotonic() + PROGRESS_EVERY)
             if not self.started:
                 waited = time.monotonic() - begun
@@ -180,7 +180,7 @@ class _Run:
         """Wait for this request to start, interrupt it, let it end."""
         try:
             give_up = time.monotonic() + 2 * MAX_TIMEOUT
-            while not self.started and not self.finished and time.monotonic() < give_up:
+            while not self.started and time.monotonic() < give_up:
                 await self._pump(time.monotonic() + 1.0)
             if not self.finished:
                 await interrupt()
