@@ -28,7 +28,7 @@ from .chat import Chat, Turn
 
 # What IPython turns a magic into; rewritten into an await at a cell's top level.
 _CALL = re.compile(r"\bget_ipython\(\)\.run_(cell|line)_magic\('agent', ")
-_AWAIT = 'await __import__("acp_notebook.magics").magics.run_{}('
+_AWAIT = r"""await __import__("acp_notebook.magics").magics.run_\1('agent', """
 
 
 _LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent(?:\s(?P<rest>.*))?$", re.DOTALL)
@@ -101,12 +101,7 @@ def line_magic(lines: list[str]) -> list[str]:
 
 def rewrite(lines: list[str]) -> list[str]:
     """A top-level agent magic call as an await (IPython's post-transformer)."""
-    return [
-        _CALL.sub(lambda m: _AWAIT.format(m[1]) + "'agent', ", line)
-        if not line[:1].isspace()
-        else line
-        for line in lines
-    ]
+    return [_CALL.sub(_AWAIT, line) if not line[:1].isspace() else line for line in lines]
 
 
 def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, str, dict[str, Any]]:
