@@ -140,7 +140,7 @@ class LineFramer:
             left = self._budget.total - self._budget.used
             self._skip(Oversized(len(self._buf) + rest, left, False, budget=True), out)
         elif rest:
-            self._charged += rest if self._budget is not None else 0
+            self._charged += rest  # given back by _clear only when there is a budget
             self._buf += data[start:]
         return out
 
