@@ -294,7 +294,7 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
 def inspect_variable(name: str, namespace: Mapping[str, Any] | None = None) -> str:
     """A bounded text summary of one variable (at most ``INSPECT_CHARS``)."""
     namespace = user_namespace() if namespace is None else namespace
-    value = namespace.get(name, _MISSING) if isinstance(name, str) else _MISSING
+    value = namespace.get(name, _MISSING)
     if value is _MISSING:
         known = ", ".join(n for n, _ in user_variables(namespace)[:50])
         return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", INSPECT_CHARS)
