@@ -4,7 +4,7 @@
 
 import { type ConnectSlots, pageSlots } from "./connect_slots";
 import type { Ack, ClientRequest, StreamEvent } from "./contracts";
-import { pageConfig, str } from "./dom";
+import { isRecord, pageConfig, str } from "./dom";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -101,7 +101,6 @@ export class ChatClient {
   private everOpened = false;
   private attempts = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private disposed = false;
   private readonly WS: typeof WebSocket | undefined;
   private readonly commFallback: boolean;
   private readonly slots: ConnectSlots;
@@ -149,7 +148,6 @@ export class ChatClient {
   }
 
   dispose(): void {
-    this.disposed = true;
     this.closeSocket();
     this.model.off("msg:custom", this.onCustom);
     this.model.off("change:transport", this.onTransportChange);
@@ -206,13 +204,12 @@ export class ChatClient {
   }
 
   private handleFrame(frame: unknown): void {
-    if (typeof frame !== "object" || frame === null) return;
-    const record = frame as Record<string, unknown>;
-    if ("ack" in record) {
+    if (!isRecord(frame)) return;
+    if ("ack" in frame) {
       // Acks of other views of the same model arrive here too (comm broadcast): ignored.
-      this.settle(String(record.ack), record as Ack);
-    } else if (record.chatId === this.chatId && Array.isArray(record.events)) {
-      this.handlers.onEvents(record.events as StreamEvent[], false);
+      this.settle(String(frame.ack), frame as Ack);
+    } else if (frame.chatId === this.chatId && Array.isArray(frame.events)) {
+      this.handlers.onEvents(frame.events as StreamEvent[], false);
     }
   }
 
@@ -239,16 +236,15 @@ export class ChatClient {
     const resyncId = this.nextId();
     const socket = new WS(`${url}&resync=${encodeURIComponent(resyncId)}`);
     this.socket = socket;
-    let opened = false;
     if (!this.everOpened) {
+      // The open event clears this timer: it fires only while the socket is not open.
       this.timer = setTimeout(() => {
-        if (!opened && this.socket === socket) this.fallBack();
+        if (this.socket === socket) this.fallBack();
       }, OPEN_TIMEOUT_MS);
     }
     socket.onopen = () => {
       release();
       if (this.socket !== socket) return;
-      opened = true;
       this.everOpened = true;
       this.attempts = 0;
       clearTimeout(this.timer);
@@ -283,8 +279,8 @@ export class ChatClient {
     else this.setMode("closed");
   }
 
+  // Only a socket's close event reconnects: dispose() has detached it before closing.
   private reconnect(url: string): void {
-    if (this.disposed) return;
     this.setMode("connecting");
     const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.attempts);
     this.attempts += 1;
