@@ -67,16 +67,15 @@ function nextFrame(callback: () => void): () => void {
 }
 
 function isSnapshot(value: unknown): value is Snapshot {
-  if (typeof value !== "object" || value === null) return false;
-  const s = value as Record<string, unknown>;
+  if (!isRecord(value)) return false;
   const table = (v: unknown): boolean => typeof v === "object" && v !== null;
   return (
-    Array.isArray(s.items) &&
-    table(s.agent) &&
-    table(s.turn) &&
-    table(s.toolCalls) &&
-    table(s.permissions) &&
-    table(s.elicitations)
+    Array.isArray(value.items) &&
+    table(value.agent) &&
+    table(value.turn) &&
+    table(value.toolCalls) &&
+    table(value.permissions) &&
+    table(value.elicitations)
   );
 }
 
