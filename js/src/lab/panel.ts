@@ -55,12 +55,12 @@ export class AgentPanel extends Widget {
     if (panel === this.notebook) return;
     const old = this.notebook;
     if (old !== null) {
-      old.sessionContext.kernelChanged.disconnect(this.onKernel, this);
+      old.sessionContext.kernelChanged.disconnect(this.refresh, this);
       old.sessionContext.statusChanged.disconnect(this.onKernelStatus, this);
     }
     this.notebook = panel;
     if (panel !== null) {
-      panel.sessionContext.kernelChanged.connect(this.onKernel, this);
+      panel.sessionContext.kernelChanged.connect(this.refresh, this);
       panel.sessionContext.statusChanged.connect(this.onKernelStatus, this);
     }
     void this.refresh();
@@ -118,10 +118,6 @@ export class AgentPanel extends Widget {
     super.dispose();
   }
 
-  private onKernel(): void {
-    void this.refresh();
-  }
-
   // A cell that just finished may have opened a chat (Chat("demo")): list it.
   private onKernelStatus(_: unknown, status: string): void {
     if (status === "idle") void this.refresh();
@@ -147,7 +143,7 @@ export class AgentPanel extends Widget {
     this.kernelId = kernelId;
     if (!this.isVisible) return;
     this.newButton.disabled = kernelId === null || !this.agentsLoaded;
-    if (this.notebook === null || kernelId === null) {
+    if (kernelId === null) {
       this.listChats([]);
       this.unmount();
       this.say(this.t(this.notebook === null ? "panelNoNotebook" : "panelNoKernel"));
