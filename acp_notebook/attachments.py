@@ -170,8 +170,10 @@ def _one_line(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
-def _image(label: str, data: bytes, mime: str) -> Attachment:
+def _image(name: str, data: bytes, mime: str, detail: str) -> Attachment:
+    """An image block labelled ``name · PNG 400x300`` (the format from ``mime``, then ``detail``)."""
     block = {"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")}
+    label = f"{name} · {mime.removeprefix('image/').upper()} {detail}"
     return {"label": label, "block": block, **_thumbnail(data)}
 
 
@@ -196,8 +198,7 @@ def _image_bytes(obj: bytes | bytearray | memoryview, name: str | None) -> Attac
     mime = next((m for magic, m in _MAGIC.items() if data.startswith(magic)), None)
     if mime is None:
         raise AttachmentError("bytes that are neither a PNG nor a JPEG image")
-    kind = "PNG" if mime == "image/png" else "JPEG"
-    return _image(f"{name or 'image'} · {kind} {_kb(size)}", data, mime)
+    return _image(name or "image", data, mime, _kb(size))
 
 
 def _figure(fig: Any, name: str | None) -> Attachment:
@@ -212,7 +213,7 @@ def _figure(fig: Any, name: str | None) -> Attachment:
         data = buffer.getvalue()
         if len(data) <= MAX_IMAGE_BYTES:
             px = f"{round(width * dpi)}x{round(height * dpi)}"
-            return _image(f"{name or 'figure'} · PNG {px}", data, "image/png")
+            return _image(name or "figure", data, "image/png", px)
         dpi *= 0.6
     raise AttachmentError(f"the figure does not fit in {MAX_IMAGE_BYTES:,} bytes as a PNG")
 
@@ -224,15 +225,15 @@ def _pil(image: Any, name: str | None) -> Attachment:
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
-    mime, kind = "image/png", "PNG"
+    mime = "image/png"
     if buffer.tell() > MAX_IMAGE_BYTES:
         buffer = io.BytesIO()
         image.convert("RGB").save(buffer, format="JPEG", quality=85)
-        mime, kind = "image/jpeg", "JPEG"
+        mime = "image/jpeg"
     data = buffer.getvalue()
     if len(data) > MAX_IMAGE_BYTES:
         raise AttachmentError(f"the image does not fit in {MAX_IMAGE_BYTES:,} bytes")
-    return _image(f"{name or 'image'} · {kind} {image.width}x{image.height}", data, mime)
+    return _image(name or "image", data, mime, f"{image.width}x{image.height}")
 
 
 def _thumbnail(data: bytes) -> dict[str, str]:
