@@ -110,8 +110,7 @@ class LineFramer:
     def __init__(self, max_line: int = MAX_LINE, budget: LineBudget | None = None) -> None:
         self._max = max_line
         self._budget = budget
-        self._buf = bytearray()
-        self._charged = 0  # bytes of _buf taken from the budget
+        self._buf = bytearray()  # with a budget, every byte of it was taken from the budget
         self.skipping: Oversized | None = None  # the line being dropped now, size so far
 
     @property
@@ -125,8 +124,7 @@ class LineFramer:
             lines = data.split(b"\n")
             start = len(data) - len(lines.pop())
             if lines and self._buf:
-                self._buf += lines[0]
-                lines[0] = bytes(self._buf)
+                lines[0] = b"".join((self._buf, lines[0]))
                 self._clear()
             out = cast("list[bytes | Oversized]", lines)
         else:
@@ -140,7 +138,6 @@ class LineFramer:
             left = self._budget.total - self._budget.used
             self._skip(Oversized(len(self._buf) + rest, left, False, budget=True), out)
         elif rest:
-            self._charged += rest  # given back by _clear only when there is a budget
             self._buf += data[start:]
         return out
 
@@ -159,8 +156,7 @@ class LineFramer:
                 out.append(Oversized(len(self._buf) + nl - start, self._max))
                 self._clear()
             elif self._buf:
-                self._buf += data[start:nl]
-                out.append(bytes(self._buf))
+                out.append(b"".join((self._buf, data[start:nl])))
                 self._clear()
             else:
                 out.append(data[start:nl])
@@ -179,8 +175,7 @@ class LineFramer:
 
     def _clear(self) -> None:
         if self._budget is not None:
-            self._budget.give(self._charged)
-        self._charged = 0
+            self._budget.give(len(self._buf))
         self._buf.clear()
 
     def discard(self) -> None:
