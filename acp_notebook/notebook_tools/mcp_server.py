@@ -130,8 +130,8 @@ class ToolHost:
         return None
 
     def _of(self, ctx: Context[Any, Any]) -> tuple[Backend, Endpoint]:
-        headers = ctx.headers or {}
-        chat = self.chat_for(headers.get(SECRET_HEADER.lower()) or headers.get(SECRET_HEADER))
+        # Starlette's Headers: case-insensitive, so this one lookup finds any spelling.
+        chat = self.chat_for((ctx.headers or {}).get(SECRET_HEADER.lower()))
         if chat is None:  # the guard let it through, then the chat closed
             raise RuntimeError("this chat has ended")
         return chat
