@@ -247,8 +247,7 @@ def connect(transport: str = "auto") -> Client:
     if transport not in ("auto", "server"):
         return local_client()
     url, secret = os.environ.get(URL_ENV), os.environ.get(SECRET_ENV)
-    identity = kernel_identity() if url and secret else None
-    if url and secret and identity is not None:
+    if url and secret and (identity := kernel_identity()) is not None:
         with _lock:
             if _client is None:
                 client = ServerClient(url, secret, *identity)
