@@ -295,7 +295,6 @@ class Chat(anywidget.AnyWidget):
             pending = folding.pending_requests(self._state)
             # A settled request never comes back: its id would only add up over the chat.
             self._policy_done.intersection_update(p["requestId"] for p in pending)
-            fresh = [p for p in pending if p["requestId"] not in self._policy_done]
             if ended:  # one snapshot for the widget state and the saved transcript
                 snap = folding.snapshot(self._state)
         if self.transport == "comm" or self._comm_used:
@@ -315,7 +314,7 @@ class Chat(anywidget.AnyWidget):
         for listener in list(self._listeners):
             for event in events:
                 listener(event)
-        for request in fresh:
+        for request in pending:  # _apply_policy skips those a policy already answered
             self._apply_policy(request)
         with self._changed:
             self._changed.notify_all()
@@ -508,8 +507,7 @@ class Chat(anywidget.AnyWidget):
 
     def _rerun_policies(self) -> None:
         for request in self.pending:
-            if request["requestId"] not in self._policy_done:
-                self._client.thread.loop.call_soon_threadsafe(self._apply_policy, request)
+            self._client.thread.loop.call_soon_threadsafe(self._apply_policy, request)
 
     def _apply_policy(self, request: dict[str, Any]) -> None:
         """Runs on the client's loop thread; the answer goes out without blocking it."""
