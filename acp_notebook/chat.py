@@ -235,8 +235,9 @@ class Chat(anywidget.AnyWidget):
         return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
 
     def _bundle(self, bundle: Any, snap: dict[str, Any]) -> Any:
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
+        # anywidget's bundle: (data, metadata), or None for a widget without a view.
+        if bundle is not None:
+            data = bundle[0]
             # Both bounded: each turn's end sends them to the frontend again, and
             # JupyterLab parses an HTML output whole (its table of contents sanitizes it):
             # a 1.3 MB answer made tasks of 100 ms and more.
