@@ -25,7 +25,6 @@ from .contracts import AgentStatusEvent, RequestEvent, ResolvedEvent, StreamEven
 
 Json = Any
 Activity = Literal["thinking", "responding", "tool"]
-Phase = Literal["idle", "thinking", "responding", "tool", "waiting"]
 RequestKind = Literal["permission", "elicitation"]
 
 # sessionUpdate kind -> transcript item type.
@@ -180,7 +179,7 @@ def snapshot(state: ChatState) -> dict[str, Json]:
         "agent": dict(state.agent),
         "turn": {
             "active": state.active,
-            "phase": phase(state),
+            "phase": ("waiting" if state.pending else state.activity) if state.active else "idle",
             "stopReason": state.stop_reason,
             "error": state.error,
         },
@@ -198,12 +197,6 @@ def snapshot(state: ChatState) -> dict[str, Json]:
     if state.dropped_items or state.dropped_characters:
         snap["dropped"] = {"items": state.dropped_items, "characters": state.dropped_characters}
     return snap
-
-
-def phase(state: ChatState) -> Phase:
-    if not state.active:
-        return "idle"
-    return "waiting" if state.pending else state.activity
 
 
 def pending_requests(state: ChatState) -> list[dict[str, Json]]:
@@ -337,8 +330,7 @@ def _tool(
             "rawOutput": None,
         }
         state.tool_calls[tool_id] = tool
-        old = state.card_sizes.pop(("tool", tool_id), None)
-        state.weight -= sum(old.values()) if old else 0
+        state.weight -= sum(state.card_sizes.pop(("tool", tool_id), {}).values())
     sizes = state.card_sizes.setdefault(("tool", tool_id), {})
     for key in _TOOL_KEYS:
         if key in update:
@@ -445,7 +437,7 @@ def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     _close_thought(state, ts)
     entry["outcome"] = _str(event.get("outcome"))
     entry["by"] = _str(event.get("by"))  # who answered: a Jupyter user, "kernel", "agent"
-    if event["kind"] == "permission_resolved":
+    if kind == "permission":
         entry["optionId"] = _str(event.get("optionId"))
     if state.pending.pop((kind, request_id), False) is None:
         state.weight += sum(state.card_sizes.get((kind, request_id), {}).values())
@@ -503,8 +495,7 @@ def _forget(state: ChatState, item: Item) -> None:
         state.open_thought = None
     if item.ref is None:
         return
-    sizes = state.card_sizes.pop((item.type, item.ref), None)
-    state.weight -= sum(sizes.values()) if sizes else 0
+    state.weight -= sum(state.card_sizes.pop((item.type, item.ref), {}).values())
     if item.type == "tool":
         state.tool_calls.pop(item.ref, None)
         state.running.discard(item.ref)
