@@ -126,9 +126,7 @@ def map_bounded(
             with lock:
                 index, started = run.index, run.started
             limit = min(started + per_item, deadline)
-            wait = limit - time.monotonic()
-            if wait > 0:
-                run.done.wait(wait)
+            run.done.wait(limit - time.monotonic())  # past the limit: returns at once
             with lock:
                 if run.done.is_set():
                     return results
