@@ -137,7 +137,9 @@ def _choose(ns: dict[str, Any], options: Options) -> Chat:
 _loaded: set[int] = set()
 
 
-async def _run(line: str, cell: str | None) -> Turn:
+async def run_cell(name: str, line: str, cell: str | None) -> Turn:
+    """What ``%%agent`` becomes when the cell can await (see ``rewrite``); ``%agent``
+    too, with no cell."""
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -147,14 +149,9 @@ async def _run(line: str, cell: str | None) -> Turn:
     return await chat.ask(prompt, attach=attach)
 
 
-async def run_cell(name: str, line: str, cell: str) -> Turn:
-    """What ``%%agent`` becomes when the cell can await (see ``rewrite``)."""
-    return await _run(line, cell)
-
-
 async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
     """What ``%agent`` becomes when the cell can await (see ``rewrite``)."""
-    return await _run(line, None)
+    return await run_cell(name, line, None)
 
 
 def load(shell: Any) -> None:
