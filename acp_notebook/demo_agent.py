@@ -347,8 +347,7 @@ class DemoAgent:
         cwd = params.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             raise RpcError(-32602, "session/new needs cwd (an absolute path)")
-        session = Session(Record(f"demo-{uuid.uuid4().hex}", cwd), mcp_servers=_servers(params))
-        self._sessions[session.id] = session
+        session = self._register(Record(f"demo-{uuid.uuid4().hex}", cwd), params)
         demo_store.save(session.record)
         return {"sessionId": session.id, **session_state(session.record.mode)}
 
@@ -360,7 +359,12 @@ class DemoAgent:
         if record is None:
             raise RpcError(-32002, f"no stored session {session_id!r}")
         record.cwd = cwd
-        session = Session(record, mcp_servers=_servers(params))
+        return self._register(record, params)
+
+    def _register(self, record: Record, params: Json) -> Session:
+        servers = params.get("mcpServers")
+        servers = [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
+        session = Session(record, mcp_servers=servers)
         self._sessions[session.id] = session
         return session
 
@@ -865,11 +869,6 @@ async def notebook(turn: Turn, _match: re.Match[str]) -> None:
         f"Your notebook has {count} variables. I inspected {about} and ran `{code}`: "
         f"{output[-1] if output else '(no output)'}"
     )
-
-
-def _servers(params: Json) -> list[Json]:
-    servers = params.get("mcpServers")
-    return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
 
 
 # The default, last: it matches anything, so every prompt finds a behaviour.
