@@ -71,7 +71,7 @@ class AgentConnection:
         cwd: str | None = None,
         on_request: Callable[[Request], None],
         on_notification: Callable[[Notification], None],
-        on_exit: Callable[[int | None, str], None],
+        on_exit: Callable[[int | None], None],
         on_notice: Callable[[str], None] = lambda text: None,
         on_chunk: Callable[[tuple[str, object], dict[str, Any], str], None] | None = None,
         max_line: int = jsonrpc.MAX_LINE,
@@ -392,7 +392,7 @@ class AgentConnection:
             if not fut.done():
                 fut.set_exception(gone)
         self.exited.set()
-        self._on_exit(proc.returncode, self.stderr_tail)
+        self._on_exit(proc.returncode)
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):

@@ -161,7 +161,6 @@ class ChatSession:
         self._run_key: tuple[str, object] | None = None
         self._run_update: dict[str, Any] = {}
         self._run_texts: list[str] = []
-        self._by_rpc_id: dict[jsonrpc.Id, str] = {}
         self._told_open = False  # the person was told of requests refused over the cap
         # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
         # ordered set): the likely source of a question that names no tool call.
@@ -217,7 +216,9 @@ class ChatSession:
         try:
             await self.conn.start()
         except OSError as exc:
-            self._exited(None, f"could not start {self.spec.argv[0]!r}: {exc.strerror or exc}")
+            # No process: the connection will never call _on_exit, so it is called here.
+            self.exit_detail = f"could not start {self.spec.argv[0]!r}: {exc.strerror or exc}"
+            self._on_exit(None)
             return
         try:
             init, new = await asyncio.wait_for(self._handshake(), self.config.start_timeout)
@@ -489,7 +490,6 @@ class ChatSession:
     ) -> None:
         """The one place a pending request ends: one answer, one ``*_resolved``."""
         pending = self.pending.pop(request_id)
-        self._by_rpc_id.pop(pending.rpc_id, None)
         pending.timer.cancel()
         event: ResolvedEvent
         if pending.event["kind"] == "permission_request":
@@ -530,8 +530,12 @@ class ChatSession:
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
 
+    def _request_id(self, rpc_id: object) -> str | None:
+        """The pending request the agent sent as ``rpc_id`` (a scan: at most MAX_OPEN_REQUESTS)."""
+        return next((rid for rid, p in self.pending.items() if p.rpc_id == rpc_id), None)
+
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent) -> None:
-        if rpc_id in self._by_rpc_id:
+        if self._request_id(rpc_id) is not None:
             self.conn.respond_error(rpc_id, jsonrpc.INVALID_REQUEST, "duplicate request id")
             return
         if len(self.pending) >= MAX_OPEN_REQUESTS:
@@ -556,7 +560,6 @@ class ChatSession:
             self.config.answer_timeout, self._settle, request_id, "timeout", None
         )
         self.pending[request_id] = Pending(rpc_id, event, timer)
-        self._by_rpc_id[rpc_id] = request_id
         self._emit(event)
 
     def _permission_request(self, req: Request) -> None:
@@ -618,8 +621,8 @@ class ChatSession:
             self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
-            rpc_id = params.get("requestId")  # a list is no key, true is not id 1: none
-            request_id = self._by_rpc_id.get(rpc_id) if jsonrpc.valid_id(rpc_id) else None
+            rpc_id = params.get("requestId")  # a list is no id, true is not id 1: none
+            request_id = self._request_id(rpc_id) if jsonrpc.valid_id(rpc_id) else None
             if request_id is not None:
                 self._settle(request_id, "cancelled", by="agent", withdrawn=True)
 
@@ -670,29 +673,24 @@ class ChatSession:
         """Something the agent did wrong that the chat survives (a line it skipped)."""
         self._emit({"kind": "agent_error", "message": message})
 
-    def _exited(self, code: int | None, detail: str) -> None:
+    def _on_exit(self, code: int | None) -> None:
+        """Once per chat: the connection calls it once, and only for a process it started."""
+        for request_id in list(self.pending):
+            self._settle(request_id, "cancelled", by=None)
         self.status = "exited"
-        self.exit_detail = detail
+        self.exit_detail = self.exit_detail or (
+            "the agent stopped" if code == 0 else f"the agent exited with code {code}"
+        )
         self._emit(
             {
                 "kind": "agent_status",
                 "status": "exited",
                 "agent": self.spec.name,
-                "detail": detail,
+                "detail": self.exit_detail,
                 "exitCode": code,
                 "stderrTail": self.conn.stderr_tail,
             }
         )
-
-    def _on_exit(self, code: int | None, stderr_tail: str) -> None:
-        for request_id in list(self.pending):
-            self._settle(request_id, "cancelled", by=None)
-        if self.status == "exited":
-            return
-        detail = self.exit_detail or (
-            "the agent stopped" if code == 0 else f"the agent exited with code {code}"
-        )
-        self._exited(code, detail)
 
 
 def _offers_mode(modes: Any, mode_id: str) -> bool:

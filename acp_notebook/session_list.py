@@ -100,7 +100,7 @@ async def list_sessions(
         cwd=cwd if os.path.isdir(cwd) else None,  # a listing may name a folder that is gone
         on_request=lambda req: conn.respond_error(req.id, -32601, "not supported here"),
         on_notification=lambda note: None,
-        on_exit=lambda code, tail: None,
+        on_exit=lambda code: None,
     )
     try:
         await conn.start()

@@ -41,7 +41,7 @@ def _connection(argv: list[str], exited: asyncio.Event | None = None) -> AgentCo
         argv,
         on_request=lambda r: None,
         on_notification=lambda n: None,
-        on_exit=lambda code, tail: exited.set() if exited else None,
+        on_exit=lambda code: exited.set() if exited else None,
     )
 
 

@@ -166,7 +166,7 @@ async def test_an_agents_lines_reach_the_session_as_parsed_whole() -> None:
         on_request=lambda request: None,
         on_notification=on_notification,
         on_chunk=on_chunk,
-        on_exit=lambda code, tail: exited.set(),
+        on_exit=lambda code: exited.set(),
     )
     await conn.start()
     await asyncio.wait_for(exited.wait(), 30)
