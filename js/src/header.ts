@@ -5,12 +5,6 @@ import type { ChatState } from "./fold";
 import { describeError, isolate, type StringKey, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
 
-/** The parts of the chat state the header shows. */
-export type HeaderState = Pick<
-  ChatState,
-  "agent" | "turn" | "usage" | "modes" | "configOptions" | "title"
->;
-
 const PHASES: Record<string, StringKey> = {
   thinking: "phaseThinking",
   responding: "phaseResponding",
@@ -37,7 +31,7 @@ function formatCost(cost: unknown): string | null {
 }
 
 /** The agent's display name: its announced name, else its info's title or name. */
-export function agentName(state: HeaderState, t: Translate): string {
+export function agentName(state: ChatState, t: Translate): string {
   const info = state.agent.info ?? {};
   return state.agent.name ?? str(info.title) ?? str(info.name) ?? t("agent");
 }
@@ -86,7 +80,7 @@ export class Header {
     this.el.append(this.name, this.status, this.usage, this.selectors, this.stop, this.error);
   }
 
-  update(state: HeaderState, connected: boolean): void {
+  update(state: ChatState, connected: boolean): void {
     const { t } = this;
     setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
@@ -112,7 +106,7 @@ export class Header {
     }
   }
 
-  private statusText(state: HeaderState, connected: boolean): string {
+  private statusText(state: ChatState, connected: boolean): string {
     const { t } = this;
     const { agent, turn } = state;
     if (!connected) return t("connecting");
@@ -179,7 +173,7 @@ export class Header {
     return select;
   }
 
-  private renderSelectors(state: HeaderState): void {
+  private renderSelectors(state: ChatState): void {
     const { t } = this;
     const parts: HTMLElement[] = [];
     const modes = state.modes;

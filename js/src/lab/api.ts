@@ -17,8 +17,6 @@ export interface Agents {
   default: string;
 }
 
-export class ApiError extends Error {}
-
 async function call(path: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
   const settings = ServerConnection.makeSettings();
   const url = URLExt.join(settings.baseUrl, "acp-notebook/api", path);
@@ -32,7 +30,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Record<string
   const record = isRecord(body) ? body : {};
   if (!response.ok) {
     const message = typeof record.message === "string" ? record.message : response.statusText;
-    throw new ApiError(`${response.status} ${message}`);
+    throw new Error(`${response.status} ${message}`);
   }
   return record;
 }
@@ -63,6 +61,6 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
 export async function openChat(options: OpenChatBody): Promise<string> {
   const body = await call("chats", { method: "POST", body: JSON.stringify(options) });
   const chatId = str(body.chatId);
-  if (chatId === null) throw new ApiError("the server sent no chatId");
+  if (chatId === null) throw new Error("the server sent no chatId");
   return chatId;
 }
