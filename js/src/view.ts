@@ -235,10 +235,9 @@ export class ChatView {
     this.cancelFrame = null;
     const box = this.transcript;
     const items = this.state.items;
-    let reset = false;
-    if (this.rebuild) {
+    const reset = this.rebuild;
+    if (reset) {
       this.rebuild = false;
-      reset = true;
       this.views = [];
       this.base = whole ? 0 : this.tailStart();
       this.unfinished = new Set();
@@ -435,8 +434,6 @@ export class ChatView {
         break;
       case "elicitation_resolved":
         this.dirtyKeys.add(requestKey("elicitation", event.requestId));
-        break;
-      default:
         break;
     }
   }

@@ -127,7 +127,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
     this.shown = { chatId, how: "live" };
     this.host.append(live.el);
     // Gone from the server (it restarted, the kernel ended): the saved chat, with Continue.
-    held.onGone = () => this.showSaved(this.data ?? data);
+    held.onGone = () => this.showSaved(this.data);
     if (held.gone) held.onGone();
   }
 
