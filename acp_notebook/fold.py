@@ -414,8 +414,6 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
         settled = {"outcome": None, "by": None}
     # Weighed once it settles: a pending card is never dropped.
     size = _size(fields)
-    before = state.card_sizes.get((kind, request_id))
-    state.card_sizes[(kind, request_id)] = {"": size}
     entry = table.get(request_id)
     if entry is None:
         # A repeated request keeps the outcome it may already have.
@@ -424,8 +422,9 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
         _add(state, Item(kind, ref=request_id))
     else:
         entry.update(fields)
-        if (kind, request_id) not in state.pending and before is not None:
-            state.weight += size - before[""]
+        if (kind, request_id) not in state.pending:
+            state.weight += size - state.card_sizes[(kind, request_id)][""]
+    state.card_sizes[(kind, request_id)] = {"": size}
 
 
 def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
