@@ -220,9 +220,8 @@ class Subscription:
             self._wakeup.set()
             self._urgent.set()
             chat = self.hub.chats.get(self.chat_id)
-            if chat is not None:
-                with contextlib.suppress(ValueError):
-                    chat.subscribers.remove(self)
+            if chat is not None:  # hub.subscribe put it there; only this removes it
+                chat.subscribers.remove(self)
 
 
 def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> None:
