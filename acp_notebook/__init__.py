@@ -6,7 +6,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .agent.handshake import VERSION as __version__  # noqa: F401 (the package's version)
+
 __all__ = [
     "CANCEL",
     "DECLINE",
@@ -20,23 +21,23 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .attachments import AttachmentError
-    from .chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
-    from .session_list import SessionInfo, sessions
+    from .agent.session_list import SessionInfo, sessions
+    from .kernel.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
+    from .wire.attachment_blocks import AttachmentError
 
 
-# Where each lazily imported name lives (the rest of __all__: in ``chat``).
+# Where each lazily imported name lives (the rest of __all__: in ``kernel.chat``).
 _MODULES = {
-    "sessions": "session_list",
-    "SessionInfo": "session_list",
-    "AttachmentError": "attachments",
+    "sessions": "agent.session_list",
+    "SessionInfo": "agent.session_list",
+    "AttachmentError": "wire.attachment_blocks",
 }
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: the server extension imports this package and must not load ipywidgets.
     if name in __all__:
-        module = importlib.import_module(f".{_MODULES.get(name, 'chat')}", __name__)
+        module = importlib.import_module(f".{_MODULES.get(name, 'kernel.chat')}", __name__)
         return getattr(module, name)
     raise AttributeError(f"module 'acp_notebook' has no attribute {name!r}")
 
@@ -50,7 +51,7 @@ def _jupyter_server_extension_points() -> list[dict[str, Any]]:
 
 def load_ipython_extension(shell: Any) -> None:
     """``%load_ext acp_notebook``: the ``%%agent`` and ``%agent`` magics."""
-    from . import magics
+    from .kernel import magics
 
     magics.load(shell)
 

@@ -27,12 +27,12 @@ from pathlib import Path
 
 from jupyter_client.blocking.client import BlockingKernelClient
 
-from acp_notebook import connection
-from acp_notebook.connection import AgentConnection
+from acp_notebook.agent import connection
+from acp_notebook.agent.connection import AgentConnection
 from tests.browser.lab import start_server
 from tests.memory import peak_rss, reset_peak_rss
 
-DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo_agent"]
+DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo.agent"]
 MiB = 1024 * 1024
 
 
@@ -185,7 +185,7 @@ def server_status() -> None:
             client.start_channels()
             client.wait_for_ready(timeout=60)
             opened = client.execute_interactive(
-                "from acp_notebook.chat import Chat\n"
+                "from acp_notebook.kernel.chat import Chat\n"
                 f"chat = Chat(command=[{sys.executable!r}, {str(agent)!r}])\n"
                 "assert chat.mode == 'server', chat.mode\n",
                 timeout=60,

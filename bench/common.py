@@ -25,13 +25,13 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from acp_notebook.connection import READ_CHUNK
-from acp_notebook.kernel_auth import SECRET_ENV, auth_headers
+from acp_notebook.agent.connection import READ_CHUNK
+from acp_notebook.wire.kernel_auth import SECRET_ENV, auth_headers
 from tests.browser.lab import TOKEN, JupyterServer, start_server
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_ENV = {"ACP_DEMO_DELAY": "0"}
-DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo_agent"]
+DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo.agent"]
 
 Frame = dict[str, Any]
 Event = dict[str, Any]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from acp_notebook import fold as folding
+from acp_notebook.wire import fold as folding
 
 from .common import REPO, Context, Row, fmt
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from .common import Context, Frame, Row, Server, fmt, percentile, rpc
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acp_notebook.widget_code import STATIC, bundle_text
+from acp_notebook.kernel.widget_code import STATIC, bundle_text
 from tests.browser.lab import run_cell, save
 
 from .browser import OPEN_CHAT, chromium, notebook_page, wait_ready

@@ -24,8 +24,8 @@ from typing import Any, cast
 
 from playwright.sync_api import Browser, expect
 
-from acp_notebook import fold as folding
-from acp_notebook import transcript
+from acp_notebook.kernel import transcript
+from acp_notebook.wire import fold as folding
 from tests.browser.lab import JupyterServer, cell, run_cell, save
 
 from .browser import chromium, open_page, write_cells

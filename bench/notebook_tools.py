@@ -18,7 +18,7 @@ import time
 
 from jupyter_client.manager import KernelManager
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 from tests.mcp_client import text_of
 
 from .common import REPO, Context, Row, fmt, kernel_stdout
@@ -26,8 +26,8 @@ from .common import REPO, Context, Row, fmt, kernel_stdout
 SETUP = """
 import json, time
 import numpy as np, pandas as pd
-from acp_notebook.chat import Chat
-from acp_notebook.client import local_client
+from acp_notebook.kernel.chat import Chat
+from acp_notebook.kernel.local_transport import local_client
 from acp_notebook.notebook_tools.variables import format_listing, inspect_variable, list_variables
 chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'}, transport='local')
 _endpoint = local_client().hub.chats[chat.chat_id].session.notebook
@@ -80,7 +80,7 @@ async def _calls(url: str, secret: str, repeats: int) -> dict[str, tuple[float, 
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from acp_notebook.mcp_servers import SECRET_HEADER
+    from acp_notebook.agent.mcp_servers import SECRET_HEADER
 
     results: dict[str, tuple[float, int]] = {}
     async with (

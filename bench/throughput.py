@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from .common import DEMO_ENV, Context, Row, Server, fmt, reference_rate, stream_text, stream_turn
 

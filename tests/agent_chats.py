@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 
 def installed(path: Path, suite: str, what: str) -> Path:

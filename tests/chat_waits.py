@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from acp_notebook.chat import Chat, Turn
+from acp_notebook.kernel.chat import Chat, Turn
 
 TIMEOUT = 60.0  # generous: other suites may be loading the 2-core CI box
 

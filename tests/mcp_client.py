@@ -10,7 +10,7 @@ import mcp_types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from acp_notebook.mcp_servers import SECRET_HEADER
+from acp_notebook.agent.mcp_servers import SECRET_HEADER
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 

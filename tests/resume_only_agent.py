@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_notebook import demo_agent
+from acp_notebook.demo import agent as demo_agent
 
 
 class ResumeOnly(demo_agent.DemoAgent):

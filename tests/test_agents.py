@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_notebook.agents import UnknownAgent, resolve_agent
+from acp_notebook.agent.catalogue import UnknownAgent, resolve_agent
 
 
 def test_claude_code_prefers_an_installed_adapter(
@@ -41,7 +41,7 @@ def test_overrides_and_commands() -> None:
     assert resolve_agent("opencode").argv == ("opencode", "acp")
     assert resolve_agent().name == "demo" and resolve_agent().argv[1:] == (
         "-m",
-        "acp_notebook.demo_agent",
+        "acp_notebook.demo.agent",
     )
 
 

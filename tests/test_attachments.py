@@ -14,9 +14,10 @@ import pytest
 from PIL import Image
 from pydantic import ValidationError
 
-from acp_notebook import attachments
-from acp_notebook.attachments import AttachmentError, adapt, attach, attach_all, summary
-from acp_notebook.contracts import MAX_ATTACHMENT_TEXT, MAX_ATTACHMENTS, client_request
+from acp_notebook.notebook_tools import attachments
+from acp_notebook.notebook_tools.attachments import attach, attach_all
+from acp_notebook.wire.attachment_blocks import AttachmentError, adapt, summary
+from acp_notebook.wire.contracts import MAX_ATTACHMENT_TEXT, MAX_ATTACHMENTS, client_request
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure

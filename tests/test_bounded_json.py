@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_notebook import bounded_json
-from acp_notebook.bounded_json import Rejected, loads
+from acp_notebook.wire import bounded_json
+from acp_notebook.wire.bounded_json import Rejected, loads
 
 # Lone surrogates are replaced (test_lone_surrogates_become_replacement_characters).
 text = st.text(st.characters(blacklist_categories=["Cs"]))

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.agents import AgentSpec
-from acp_notebook.hub import Hub, HubConfig
-from acp_notebook.jsonrpc import Notification, Request
-from acp_notebook.session import ChatSession, SessionConfig
+from acp_notebook.agent.catalogue import AgentSpec
+from acp_notebook.agent.jsonrpc import Notification, Request
+from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
+from acp_notebook.bridge.hub import Hub, HubConfig
 
 from .conftest import Recorder, answered_json, open_demo
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer
+from acp_notebook.kernel.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from acp_notebook import transcript
-from acp_notebook.attachments import AttachmentError
-from acp_notebook.chat import Chat, ChatError
+from acp_notebook.kernel import transcript
+from acp_notebook.kernel.chat import Chat, ChatError
+from acp_notebook.wire.attachment_blocks import AttachmentError
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure

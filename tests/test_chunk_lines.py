@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.chunk_lines import BACKOFF, MAX_LEARNED, ChunkLines
-from acp_notebook.connection import AgentConnection
-from acp_notebook.jsonrpc import Notification, parse
+from acp_notebook.agent.chunk_lines import BACKOFF, MAX_LEARNED, ChunkLines
+from acp_notebook.agent.connection import AgentConnection
+from acp_notebook.agent.jsonrpc import Notification, parse
 
 
 def line(text: bytes, message_id: str = "m1", extra: bytes = b"") -> bytes:

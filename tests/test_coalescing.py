@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from acp_notebook.agents import AgentSpec
-from acp_notebook.contracts import StreamEvent, UpdateEvent
-from acp_notebook.events import ChunkRun, update_chunk_key
-from acp_notebook.hub import Hub, Subscription
-from acp_notebook.jsonrpc import Notification
-from acp_notebook.session import ChatSession
+from acp_notebook.agent.catalogue import AgentSpec
+from acp_notebook.agent.jsonrpc import Notification
+from acp_notebook.bridge.chat_session import ChatSession
+from acp_notebook.bridge.hub import Hub, Subscription
+from acp_notebook.wire.chunks import ChunkRun, update_chunk_key
+from acp_notebook.wire.contracts import StreamEvent, UpdateEvent
 
 
 def chunk(i: int, message_id: str = "m1", seq: int | None = None) -> UpdateEvent:

@@ -8,7 +8,7 @@ from typing import Any
 from acp import schema
 from pydantic import BaseModel, TypeAdapter
 
-from acp_notebook.hub import Hub
+from acp_notebook.bridge.hub import Hub
 
 from .conftest import open_demo
 
@@ -113,7 +113,7 @@ async def test_outgoing_frames_match_the_acp_schema(hub: Hub) -> None:
 
 
 async def test_handshake_frames_match_the_acp_schema() -> None:
-    from acp_notebook.connection import AgentConnection
+    from acp_notebook.agent.connection import AgentConnection
 
     hub = Hub()
     frames: list[dict[str, Any]] = []

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from acp_notebook.contracts import (
+from acp_notebook.bridge.hub import Hub
+from acp_notebook.wire.contracts import (
     MAX_FIELDS,
     MAX_MESSAGE,
     MAX_TITLE,
@@ -19,7 +20,6 @@ from acp_notebook.contracts import (
     client_request,
     stream_event,
 )
-from acp_notebook.hub import Hub
 
 ACCEPTED: list[dict[str, Any]] = [
     {"type": "chat:prompt", "chatId": "c", "text": "hi", "id": 1},

@@ -28,7 +28,7 @@ class AgentProcess:
         if sessions is not None:
             env["ACP_DEMO_SESSIONS"] = str(sessions)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "acp_notebook.demo_agent"],
+            [sys.executable, "-m", "acp_notebook.demo.agent"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -10,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from acp_notebook.contracts import (
+from acp_notebook.bridge.elicitation import (
+    AnswerError,
+    ElicitationView,
+    take_elicitation_view,
+    validate_answer,
+)
+from acp_notebook.wire.contracts import (
     MAX_DESCRIPTION,
     MAX_FIELDS,
     MAX_MESSAGE,
@@ -24,12 +30,6 @@ from acp_notebook.contracts import (
     ElicitationField,
     ElicitationRespondRequest,
     stream_event,
-)
-from acp_notebook.elicitation import (
-    AnswerError,
-    ElicitationView,
-    take_elicitation_view,
-    validate_answer,
 )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.fold import (
+from acp_notebook.wire.fold import (
     ChatState,
     fold,
     initial_state,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_notebook import fold as folding
-from acp_notebook.history import History
+from acp_notebook.bridge.history import History
+from acp_notebook.wire import fold as folding
 
 
 def _tool(seq: int, n: int) -> dict[str, Any]:

@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_notebook import jsonrpc
-from acp_notebook.jsonrpc import Invalid, LineFramer, Notification, Oversized, Request, Response
+from acp_notebook.agent import jsonrpc
+from acp_notebook.agent.jsonrpc import (
+    Invalid,
+    LineFramer,
+    Notification,
+    Oversized,
+    Request,
+    Response,
+)
 
 
 def test_framer_splits_across_chunks() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_notebook.kernel_auth import TIME_HEADER, Refused, UsedProofs, auth_headers, verify
+from acp_notebook.wire.kernel_auth import TIME_HEADER, Refused, UsedProofs, auth_headers, verify
 
 KEYS = {"k1": b"key-one", "k2": b"key-two", "unsigned": b""}
 NOW = 1_800_000_000.0

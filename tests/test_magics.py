@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_notebook.magics import MagicError, Options, line_magic, parse, rewrite
+from acp_notebook.kernel.magics import MagicError, Options, line_magic, parse, rewrite
 
 
 def test_cell_options_and_body() -> None:
@@ -49,8 +49,8 @@ def test_top_level_calls_become_awaits() -> None:
         "get_ipython().run_line_magic('time', 'x')\n",
     ]
     assert rewrite(lines) == [
-        "await __import__(\"acp_notebook.magics\").magics.run_cell('agent', '', 'hi\\n')\n",
-        "t = await __import__(\"acp_notebook.magics\").magics.run_line('agent', 'hi')\n",
+        "await __import__(\"acp_notebook.kernel.magics\").magics.run_cell('agent', '', 'hi\\n')\n",
+        "t = await __import__(\"acp_notebook.kernel.magics\").magics.run_line('agent', 'hi')\n",
         lines[2],
         lines[3],
     ]

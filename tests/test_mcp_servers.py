@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from acp_notebook.mcp_servers import SECRET_HEADER, normalize, notebook_entry
+from acp_notebook.agent.mcp_servers import SECRET_HEADER, normalize, notebook_entry
 
 
 def test_a_dict_env_becomes_acp_pairs() -> None:

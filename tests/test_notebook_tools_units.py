@@ -102,7 +102,7 @@ async def test_a_kernel_answers_only_its_own_queries() -> None:
 def test_the_tool_host_leaves_the_processs_logging_alone() -> None:
     import logging
 
-    from acp_notebook.notebook_tools.mcp_server import ToolHost
+    from acp_notebook.notebook_tools.mcp_endpoint import ToolHost
 
     root = logging.getLogger()
     before = (list(root.handlers), root.level)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from acp_notebook import SessionInfo, sessions
-from acp_notebook.chat import Chat
-from acp_notebook.hub import Hub
-from acp_notebook.session_list import SessionsUnavailable
-from acp_notebook.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
+from acp_notebook.agent.session_list import SessionsUnavailable
+from acp_notebook.bridge.hub import Hub
+from acp_notebook.kernel.chat import Chat
+from acp_notebook.kernel.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
 
 from .conftest import Recorder, open_demo
 
@@ -183,7 +183,7 @@ async def test_the_saved_output_carries_what_continuing_takes(tmp_path: Path) ->
     finally:
         chat.close()
     command = Chat(
-        command=[sys.executable, "-m", "acp_notebook.demo_agent"], env=DEMO, transport="local"
+        command=[sys.executable, "-m", "acp_notebook.demo.agent"], env=DEMO, transport="local"
     )
     try:
         assert (await command.ask("hi", timeout=30)).ok

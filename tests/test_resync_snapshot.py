@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from acp_notebook import fold as folding
-from acp_notebook.history import snapshot_resync
-from acp_notebook.hub import Hub
+from acp_notebook.bridge.history import snapshot_resync
+from acp_notebook.bridge.hub import Hub
+from acp_notebook.wire import fold as folding
 
 
 def _chunk(seq: int, text: str, message: str) -> dict[str, Any]:

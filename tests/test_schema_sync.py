@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from acp_notebook.contracts import Ack, client_request, stream_event
+from acp_notebook.wire.contracts import Ack, client_request, stream_event
 
 CONTRACTS_TS = Path(__file__).resolve().parent.parent / "js" / "src" / "contracts.ts"
 UNIONS = ("StreamEvent", "ClientRequest")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from typing import Any
 
-from acp_notebook import fold as folding
-from acp_notebook import transcript
+from acp_notebook.kernel import transcript
+from acp_notebook.wire import fold as folding
 
 RLO = "\u202e"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_notebook import fold as folding
-from acp_notebook import transcript
+from acp_notebook.kernel import transcript
+from acp_notebook.wire import fold as folding
 
 
 def state_with(*calls: dict[str, Any]) -> dict[str, Any]:

@@ -11,9 +11,9 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from ..clip import clip
+from ..wire.clip import clip
 from . import bounded
-from .errors import strip_ansi
+from .last_error import strip_ansi
 
 MAX_COUNT = 50
 DEFAULT_COUNT = 20

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from ..mcp_servers import NOTEBOOK, SECRET_ENV, SECRET_HEADER, URL_ENV
+from ..agent.mcp_servers import NOTEBOOK, SECRET_ENV, SECRET_HEADER, URL_ENV
 
 
 async def serve(url: str, secret: str) -> None:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
-from ..clip import clip
+from ..wire.clip import clip
 from . import bounded
 
 MAX_ENTRIES = 200

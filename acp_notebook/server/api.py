@@ -23,11 +23,11 @@ from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from tornado import web
 
-from .. import bounded_json
-from ..agents import UnknownAgent, builtin_agents
-from ..contracts import MAX_ID, PathText, SessionId
-from ..hub import Forbidden, TooManyChats, why_invalid
-from ..session import ChatSession
+from ..agent.catalogue import UnknownAgent, builtin_agents
+from ..bridge.chat_session import ChatSession
+from ..bridge.hub import Forbidden, TooManyChats, why_invalid
+from ..wire import bounded_json
+from ..wire.contracts import MAX_ID, PathText, SessionId
 from .kernels import KernelHubs
 
 # A chat request body is a few short strings; anything larger is not one.

@@ -21,12 +21,12 @@ from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebso
 from tornado.ioloop import PeriodicCallback
 from traitlets import Bool, Dict, Float, Int, List, Unicode, default
 
-from .. import widget_code
-from ..hub import ChatCount, HubConfig
-from ..jsonrpc import LineBudget
-from ..kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
-from ..notebook_tools.server import ServerTools
-from ..session import SessionConfig
+from ..agent.jsonrpc import LineBudget
+from ..bridge.chat_session import SessionConfig
+from ..bridge.hub import ChatCount, HubConfig
+from ..kernel import widget_code
+from ..notebook_tools.server_side import ServerTools
+from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
 from .handlers import BrowserSocket, KernelSocket
 from .kernel_queries import KernelQueries

@@ -30,9 +30,16 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from .. import kernel_auth
-from ..contracts import MAX_REQUEST_BYTES, Frame, error_ack
-from ..hub import BadRequest, Hub, Subscription, read_request, replace_subscription, request_id
+from ..bridge.hub import (
+    BadRequest,
+    Hub,
+    Subscription,
+    read_request,
+    replace_subscription,
+    request_id,
+)
+from ..wire import kernel_auth
+from ..wire.contracts import MAX_REQUEST_BYTES, Frame, error_ack
 from .api import may_execute
 from .kernel_queries import ANSWER, KernelQueries
 from .kernels import KernelHubs

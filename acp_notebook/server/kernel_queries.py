@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..notebook_tools.mcp_server import KernelUnavailable
+from ..notebook_tools.mcp_endpoint import KernelUnavailable
 
 QUERY = "kernel:query"
 ANSWER = "kernel:answer"

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hub import Hub, HubConfig
-from ..notebook_tools.server import ServerTools
+from ..bridge.hub import Hub, HubConfig
+from ..notebook_tools.server_side import ServerTools
 
 
 @dataclass(eq=False)

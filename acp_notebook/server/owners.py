@@ -26,8 +26,8 @@ from jupyter_server.services.kernels.connection.base import (
 )
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
-from .. import bounded_json
-from ..contracts import MAX_ID
+from ..wire import bounded_json
+from ..wire.contracts import MAX_ID
 
 V1 = "v1.kernel.websocket.jupyter.org"
 # Bigger messages (a cell of a megabyte?) are not looked into: their owner is unknown.

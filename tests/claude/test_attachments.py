@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from ..chat_waits import ready
 from .mock_anthropic import MockAnthropic, text

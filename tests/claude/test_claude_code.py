@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from ..chat_waits import EventLog, ask, finish, next_pending, ready
 from .mock_anthropic import (

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.chat import CANCEL, DECLINE, Action, Chat, ChatError
+from acp_notebook.kernel.chat import CANCEL, DECLINE, Action, Chat, ChatError
 
 from ..chat_waits import TIMEOUT, finish, next_pending
 from .mcp_server import MESSAGE

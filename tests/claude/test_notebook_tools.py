@@ -45,7 +45,7 @@ async def kernel(
         "import pandas as pd\n"
         "sales = pd.DataFrame({'region': ['north', 'south', 'east'], "
         "'revenue': [120.5, 98.0, 143.25]})\n"
-        "from acp_notebook.chat import Chat\n"
+        "from acp_notebook.kernel.chat import Chat\n"
         "permissions = []\n"
         "def policy(request):\n"
         "    permissions.append(request)\n"

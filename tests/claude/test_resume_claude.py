@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from acp_notebook import sessions
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from ..chat_waits import ask, ready
 from .mock_anthropic import MockAnthropic, text

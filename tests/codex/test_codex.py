@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_notebook.chat import Chat, Turn
+from acp_notebook.kernel.chat import Chat, Turn
 
 from ..chat_waits import finish, next_pending, ready
 from ..mock_openai import MockOpenAI, function_call, text

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.hub import Hub, HubConfig
-from acp_notebook.session import ChatSession, SessionConfig
+from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
+from acp_notebook.bridge.hub import Hub, HubConfig
 
 from ..conftest import Recorder
 

@@ -15,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from acp_notebook.hub import Hub
+from acp_notebook.bridge.hub import Hub
 
 FAULT_AGENT = Path(__file__).with_name("fault_agent.py")
 

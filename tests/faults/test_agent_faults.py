@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from acp_notebook import fold as folding
+from acp_notebook.wire import fold as folding
 
 from .conftest import PERSON, Event, FaultChat, alive, all_gone, drain
 

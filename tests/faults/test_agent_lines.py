@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from acp_notebook import fold as folding
-from acp_notebook.connection import MAX_UNREAD
-from acp_notebook.jsonrpc import MAX_LINE, LineBudget
+from acp_notebook.agent.connection import MAX_UNREAD
+from acp_notebook.agent.jsonrpc import MAX_LINE, LineBudget
+from acp_notebook.wire import fold as folding
 
 from ..memory import peak_rss, reset_peak_rss
 from .conftest import Event, FaultChat, all_gone, drain

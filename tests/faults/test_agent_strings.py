@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from acp_notebook.contracts import MAX_ID
-from acp_notebook.session import MAX_STOP_REASON
+from acp_notebook.bridge.chat_session import MAX_STOP_REASON
+from acp_notebook.wire.contracts import MAX_ID
 
 from .conftest import FaultChat, all_gone
 from .fault_agent import SESSION_ID

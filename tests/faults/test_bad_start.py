@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.hub import Hub, HubConfig
+from acp_notebook.bridge.hub import Hub, HubConfig
 
 from ..conftest import Recorder
 from .conftest import FAULT_AGENT

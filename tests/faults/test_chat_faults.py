@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from acp_notebook import client as client_module
-from acp_notebook import fold as folding
-from acp_notebook.chat import Chat, ChatError
-from acp_notebook.client import LocalClient
-from acp_notebook.hub import HubConfig
-from acp_notebook.session import SessionConfig
+from acp_notebook.bridge.chat_session import SessionConfig
+from acp_notebook.bridge.hub import HubConfig
+from acp_notebook.kernel import local_transport as client_module
+from acp_notebook.kernel.chat import Chat, ChatError
+from acp_notebook.kernel.local_transport import LocalClient
+from acp_notebook.wire import fold as folding
 
 from .conftest import all_gone, fault_argv
 

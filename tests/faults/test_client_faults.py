@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from acp_notebook import fold as folding
-from acp_notebook import session as session_module
-from acp_notebook.hub import Hub, HubConfig
-from acp_notebook.session import SessionConfig
+from acp_notebook.bridge import chat_session as session_module
+from acp_notebook.bridge.chat_session import SessionConfig
+from acp_notebook.bridge.hub import Hub, HubConfig
+from acp_notebook.wire import fold as folding
 
 from .conftest import PERSON, Event, FaultChat, drain
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from acp_notebook import contracts, transcript
-from acp_notebook import fold as folding
-from acp_notebook.events import MAX_STRING
+from acp_notebook.kernel import transcript
+from acp_notebook.wire import contracts
+from acp_notebook.wire import fold as folding
+from acp_notebook.wire.bounded_json import BOUND_STRING
 
 from .conftest import Event, FaultChat
 from .fault_agent import HOSTILE, HUGE_TITLE
@@ -49,13 +50,13 @@ async def test_hostile_content_is_bounded(fault_chat: OpenChat) -> None:
     events = await hostile_turn(fc)
     for event in events:
         contracts.stream_event.validate_python(event)  # every event fits its contract
-        assert len(json.dumps(event)) < 2 * MAX_STRING, event["kind"]
+        assert len(json.dumps(event)) < 2 * BOUND_STRING, event["kind"]
 
     tool = update(events, "tool_call")
-    assert len(tool["title"]) == MAX_STRING + 1 < HUGE_TITLE  # the 10 MB title is cut
+    assert len(tool["title"]) == BOUND_STRING + 1 < HUGE_TITLE  # the 10 MB title is cut
     assert tool["title"].startswith(HOSTILE) and tool["title"].endswith("…")
     assert tool["content"][0]["newText"] == HOSTILE  # text is carried as text, unchanged
-    assert len(update(events, "session_info_update")["title"]) == MAX_STRING + 1
+    assert len(update(events, "session_info_update")["title"]) == BOUND_STRING + 1
 
     permission = next(e for e in events if e["kind"] == "permission_request")
     assert len(permission["options"]) == 16

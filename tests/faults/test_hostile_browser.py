@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from acp_notebook import fold as folding
-from acp_notebook import transcript
+from acp_notebook.kernel import transcript
+from acp_notebook.wire import fold as folding
 from tests.browser.fixtures import PageLog
 from tests.browser.lab import (
     JupyterServer,

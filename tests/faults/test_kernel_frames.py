@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook import bounded_json
+from acp_notebook.wire import bounded_json
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import Peer
 

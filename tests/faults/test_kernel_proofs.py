@@ -13,7 +13,7 @@ from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
-from acp_notebook.kernel_auth import PROOF_HEADER, auth_headers
+from acp_notebook.wire.kernel_auth import PROOF_HEADER, auth_headers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import DEMO, Peer
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.mcp_servers import SECRET_HEADER
-from acp_notebook.notebook_tools import mcp_server
-from acp_notebook.notebook_tools.mcp_server import ToolHost
+from acp_notebook.agent.mcp_servers import SECRET_HEADER
+from acp_notebook.notebook_tools import mcp_endpoint as mcp_server
+from acp_notebook.notebook_tools.mcp_endpoint import ToolHost
 
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
 

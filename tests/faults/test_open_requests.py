@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.session import MAX_OPEN_REQUESTS, MAX_RUNNING_TOOLS
+from acp_notebook.bridge.chat_session import MAX_OPEN_REQUESTS, MAX_RUNNING_TOOLS
 
 from .conftest import FaultChat
 

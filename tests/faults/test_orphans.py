@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_notebook.hub import ChatCount, Hub, HubConfig
-from acp_notebook.notebook_tools.local import LocalBackend
-from acp_notebook.notebook_tools.mcp_server import Endpoint, ToolHost
+from acp_notebook.bridge.hub import ChatCount, Hub, HubConfig
+from acp_notebook.notebook_tools.local_side import LocalBackend
+from acp_notebook.notebook_tools.mcp_endpoint import Endpoint, ToolHost
 
 from .conftest import alive, all_gone, fault_argv
 

@@ -29,7 +29,7 @@ from tests.server.test_security import TwoUsers
 
 OPEN = """
 import json
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 {name} = Chat("demo", env={{"ACP_DEMO_DELAY": "0"}}{share})
 assert {name}.mode == "server", {name}.mode
 assert await {name}.ready() == "ready"

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from acp_notebook import bounded_json
-from acp_notebook.contracts import MAX_PROMPT, MAX_REQUEST_BYTES
-from acp_notebook.server_client import ServerClient
+from acp_notebook.kernel.server_transport import ServerClient
+from acp_notebook.wire import bounded_json
+from acp_notebook.wire.contracts import MAX_PROMPT, MAX_REQUEST_BYTES
 
 BAD_FRAMES = [
     "not json",

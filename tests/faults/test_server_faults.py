@@ -24,8 +24,8 @@ from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from acp_notebook import fold as folding
 from acp_notebook.server.app import AcpNotebookApp
+from acp_notebook.wire import fold as folding
 from tests.browser.lab import JupyterServer, start_server
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import Peer
@@ -39,7 +39,7 @@ def open_chat_cell(log: Path, then: str = "", fault: str = "none") -> str:
     """A cell that opens a chat with the fault agent through the extension."""
     return (
         "import json, time\n"
-        "from acp_notebook.chat import Chat\n"
+        "from acp_notebook.kernel.chat import Chat\n"
         f"chat = Chat(command={fault_argv(fault, 'stream', log)!r})\n"
         "assert chat.mode == 'server', chat.mode\n"
         "while chat.status == 'starting':\n"

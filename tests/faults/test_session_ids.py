@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from acp_notebook import transcript
+from acp_notebook.kernel import transcript
 from acp_notebook.server.app import AcpNotebookApp
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.conftest import DEMO, Peer

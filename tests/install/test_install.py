@@ -62,7 +62,7 @@ def test_pip_install_enables_both_extensions(tmp_path: Path) -> None:
     assert "acp_notebook 0.1.0 OK" in output, output
     # The wheel carries the widget the package build made (the browser tests render it).
     static = subprocess.run(
-        [str(python), "-c", "import acp_notebook.widget_code as w; print(w.STATIC)"],
+        [str(python), "-c", "import acp_notebook.kernel.widget_code as w; print(w.STATIC)"],
         capture_output=True,
         text=True,
         env=env,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from ..agent_chats import chat_opener, drop_env, installed
 from ..mock_openai import MockOpenAI

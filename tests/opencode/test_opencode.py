@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 
 from ..chat_waits import finish, next_pending, ready
 from ..mock_openai import MockOpenAI, function_call, text

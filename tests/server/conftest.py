@@ -25,8 +25,8 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 from traitlets.config import Config
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from acp_notebook.server.app import AcpNotebookApp
+from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 
 T = TypeVar("T")
 Event = dict[str, Any]
@@ -309,7 +309,7 @@ async def cells(jp_serverapp: ServerApp) -> AsyncIterator[Callable[[str], Any]]:
 # A cell that opens a demo chat through the extension and prints what a test needs.
 OPEN_CHAT = """
 import json, time
-from acp_notebook.chat import Chat
+from acp_notebook.kernel.chat import Chat
 chat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})
 assert chat.mode == "server", chat.mode
 while chat.status == "starting":

@@ -13,7 +13,7 @@ import pytest
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager, start_new_async_kernel
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 
 
 class Frontend:

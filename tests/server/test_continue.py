@@ -51,7 +51,7 @@ async def test_chat_resume_from_a_kernel_in_server_mode(
     kernel = await cells(await start_kernel())
     out = await kernel.run(
         "import json\n"
-        "from acp_notebook.chat import Chat\n"
+        "from acp_notebook.kernel.chat import Chat\n"
         f"chat = Chat('demo', env={DEMO!r}, cwd={str(tmp_path)!r})\n"
         "assert chat.mode == 'server', chat.mode\n"
         "chat.wait(chat.send_prompt('hello there'), timeout=30)\n"

@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.contracts import ErrorCode
 from acp_notebook.server.app import AcpNotebookApp
+from acp_notebook.wire.contracts import ErrorCode
 
 REFUSING = str(Path(__file__).resolve().parent.parent / "refusing_agent.py")
 CODES = set(ErrorCode.__args__)  # type: ignore[attr-defined]
 
 PRELUDE = {
     "local": (
-        "from acp_notebook import client\n"
-        "from acp_notebook.hub import ChatCount, HubConfig\n"
+        "from acp_notebook.kernel import local_transport as client\n"
+        "from acp_notebook.bridge.hub import ChatCount, HubConfig\n"
         "config = HubConfig(allowed_agents=frozenset({'demo'}), chats=ChatCount(3))\n"
         "client._local = client.LocalClient(config)\n"
     ),

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from jupyter_server.serverapp import ServerApp
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.server.handlers import CHAT_GONE
+from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 
 from .conftest import OPEN_CHAT, alive, gone
 

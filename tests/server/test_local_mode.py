@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
-from acp_notebook.kernel_auth import SECRET_ENV, URL_ENV
+from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 
 from .conftest import Cells, local_kernel
 
@@ -34,9 +34,9 @@ async def test_local_mode_without_the_extension(outside_kernel: tuple[str, Cells
     kernel_id, kernel = outside_kernel
     out = await kernel.run(
         "import json, os, time\n"
-        "from acp_notebook.chat import Chat\n"
-        "from acp_notebook.server_client import connect\n"
-        "from acp_notebook import server_client\n"
+        "from acp_notebook.kernel.chat import Chat\n"
+        "from acp_notebook.kernel.server_transport import connect\n"
+        "from acp_notebook.kernel import server_transport as server_client\n"
         "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
         "print(json.dumps({'mode': chat.mode, 'connect': connect().mode, "
         "'identity': server_client.kernel_identity()[0]}))\n"

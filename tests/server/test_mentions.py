@@ -96,7 +96,7 @@ async def test_a_full_size_image_travels_both_sockets(
     await kernel.finished(opened)
     out = await kernel.run(
         "import os\n"
-        "from acp_notebook.attachments import MAX_IMAGE_BYTES\n"
+        "from acp_notebook.notebook_tools.attachments import MAX_IMAGE_BYTES\n"
         "noise = b'\\x89PNG\\r\\n\\x1a\\n' + os.urandom(MAX_IMAGE_BYTES - 8)\n"
         "turn = await chat.ask('the kernel sends', attach={'noise': noise})\n"
         "print('text:' + json.dumps(turn.text))",

@@ -13,7 +13,7 @@ import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from mcp import Client, StdioServerParameters
 
-from acp_notebook.mcp_servers import SECRET_HEADER, notebook_entry
+from acp_notebook.agent.mcp_servers import SECRET_HEADER, notebook_entry
 
 from ..kernel_chat import kernel_turn
 from ..mcp_client import call_tool, images_of, post, text_of
@@ -21,8 +21,8 @@ from .conftest import Cells, local_kernel
 
 OPEN_CHAT = (
     "import json\n"
-    "from acp_notebook.chat import Chat\n"
-    "from acp_notebook.client import local_client\n"
+    "from acp_notebook.kernel.chat import Chat\n"
+    "from acp_notebook.kernel.local_transport import local_client\n"
     "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
     "_endpoint = local_client().hub.chats[chat.chat_id].session.notebook\n"
     "print('ENDPOINT ' + json.dumps([_endpoint.url, _endpoint.secret]))\n"

@@ -11,7 +11,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from acp_notebook.mcp_servers import SECRET_HEADER
+from acp_notebook.agent.mcp_servers import SECRET_HEADER
 from acp_notebook.server.app import AcpNotebookApp
 
 from ..mcp_client import call_tool, images_of, post, text_of

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from acp_notebook import fold as folding
-from acp_notebook.contracts import MAX_ID
+from acp_notebook.wire import fold as folding
+from acp_notebook.wire.contracts import MAX_ID
 
 from .conftest import OPEN_CHAT, until
 
@@ -64,7 +64,7 @@ async def test_kernel_socket_reconnects_and_catches_up(
     # Drop the kernel's socket and hold the reconnection until the test says so.
     await kernel.run(
         "import asyncio\n"
-        "from acp_notebook import server_client\n"
+        "from acp_notebook.kernel import server_transport as server_client\n"
         "client = server_client._client\n"
         "gate = asyncio.Event()\n"
         "connect = client._connect\n"

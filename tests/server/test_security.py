@@ -13,8 +13,14 @@ from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.web import RequestHandler
 from tornado.websocket import websocket_connect
 
-from acp_notebook.contracts import MAX_REQUEST_BYTES
-from acp_notebook.kernel_auth import KERNEL_HEADER, PROOF_HEADER, SECRET_HEADER, TIME_HEADER, proof
+from acp_notebook.wire.contracts import MAX_REQUEST_BYTES
+from acp_notebook.wire.kernel_auth import (
+    KERNEL_HEADER,
+    PROOF_HEADER,
+    SECRET_HEADER,
+    TIME_HEADER,
+    proof,
+)
 
 from .conftest import DEMO, OPEN_CHAT, Peer
 

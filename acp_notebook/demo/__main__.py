@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .chat import Chat
+from ..kernel.chat import Chat
 
 
 async def main() -> None:

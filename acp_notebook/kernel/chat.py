@@ -23,14 +23,15 @@ from typing import Any, Literal, TypeVar, Union
 import anywidget
 import traitlets
 
-from . import attachments, transcript, widget_code
-from . import fold as folding
-from . import mcp_servers as mcp_servers_shape
-from .client import Client
-from .contracts import TRUSTED_TYPES, Frame, StreamEvent, TurnEndedEvent, error_ack
-from .errors import ChatError, InvalidRequest, error_for
-from .notebook_tools.waiting import cell_waits
-from .server_client import connect, execute_id
+from ..agent import mcp_servers as mcp_servers_shape
+from ..notebook_tools import attachments
+from ..notebook_tools.waiting import cell_waits
+from ..wire import fold as folding
+from ..wire.contracts import TRUSTED_TYPES, Frame, StreamEvent, TurnEndedEvent, error_ack
+from ..wire.errors import ChatError, InvalidRequest, error_for
+from . import transcript, widget_code
+from .local_transport import Client
+from .server_transport import connect, execute_id
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -8,9 +8,9 @@ from collections import deque
 from collections.abc import Container
 from typing import Any
 
-from . import fold as folding
-from .contracts import StreamEvent, is_request
-from .events import ChunkRun, append_merged
+from ..wire import fold as folding
+from ..wire.chunks import ChunkRun, append_merged
+from ..wire.contracts import StreamEvent, is_request
 
 # The agent's statuses whose fields later ones keep (name; capabilities, modes, session).
 _KEPT_STATUSES = frozenset({"starting", "ready"})

@@ -15,7 +15,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parents[1] / "static"  # the package's, where the build puts it
 BUNDLE = STATIC / "widget.js"
 # Where the server extension serves STATIC (ExtensionApp.static_url_prefix), under base_url.
 STATIC_PREFIX = "static/acp_notebook/"

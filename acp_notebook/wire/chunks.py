@@ -110,25 +110,3 @@ def append_merged(items: deque[StreamEvent | ChunkRun], event: StreamEvent) -> t
     run = ChunkRun(event, key)
     items.append(run)
     return run.size + 120, True
-
-
-MAX_STRING = 256 * 1024
-MAX_ITEMS = 2000
-MAX_DEPTH = 24
-
-
-def bound(value: Any, depth: int = 0) -> Any:
-    """A copy of untrusted JSON with long strings, long lists and deep nesting cut."""
-    if isinstance(value, str):
-        return value if len(value) <= MAX_STRING else value[:MAX_STRING] + "…"
-    if isinstance(value, (bool, int, float)) or value is None:
-        return value
-    if depth >= MAX_DEPTH:
-        return None
-    if isinstance(value, dict):
-        return {
-            str(k)[:MAX_STRING]: bound(v, depth + 1) for k, v in list(value.items())[:MAX_ITEMS]
-        }
-    if isinstance(value, list):
-        return [bound(v, depth + 1) for v in value[:MAX_ITEMS]]
-    return None

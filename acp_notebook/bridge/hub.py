@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
-from . import bounded_json
-from .agents import resolve_agent
-from .attachments import AttachmentError, adapt
-from .contracts import (
+from ..agent.catalogue import resolve_agent
+from ..agent.jsonrpc import RpcError
+from ..agent.mcp_servers import NOTEBOOK, normalize
+from ..wire import bounded_json
+from ..wire.attachment_blocks import AttachmentError, adapt
+from ..wire.chunks import ChunkRun, append_merged
+from ..wire.contracts import (
     MAX_DETAIL,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
@@ -41,16 +44,13 @@ from .contracts import (
     client_request,
     error_ack,
 )
+from .chat_session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 from .elicitation import AnswerError
-from .events import ChunkRun, append_merged
 from .history import snapshot_resync
-from .jsonrpc import RpcError
-from .mcp_servers import NOTEBOOK, normalize
-from .session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
 
 if TYPE_CHECKING:
-    from .notebook_tools.mcp_server import ToolsFactory
-    from .notebook_tools.server import KernelQuery
+    from ..notebook_tools.mcp_endpoint import ToolsFactory
+    from ..notebook_tools.server_side import KernelQuery
 
 log = logging.getLogger(__name__)
 

@@ -16,20 +16,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from . import __version__, jsonrpc
-from .agents import AgentSpec
-from .attachments import AttachmentError, adapt
-from .attachments import summary as attachment_summary
-from .chunk_lines import session_update
-from .connection import AgentConnection
-from .contracts import (
+from ..agent import jsonrpc
+from ..agent.catalogue import AgentSpec
+from ..agent.chunk_lines import session_update
+from ..agent.connection import AgentConnection
+from ..agent.handshake import INITIALIZE_PARAMS, inherited_env
+from ..agent.jsonrpc import Notification, Request, RpcError
+from ..agent.mcp_servers import notebook_entry
+from ..agent.resume import cannot_continue, continue_method
+from ..wire.attachment_blocks import AttachmentError, adapt
+from ..wire.attachment_blocks import summary as attachment_summary
+from ..wire.bounded_json import bound
+from ..wire.chunks import update_chunk_key
+from ..wire.contracts import (
     MAX_ID,
     MAX_TOOL_CALL_ID,
     ElicitationRequestEvent,
@@ -41,14 +46,10 @@ from .contracts import (
     is_request,
 )
 from .elicitation import AnswerError, take_elicitation_view, validate_answer
-from .events import bound, update_chunk_key
 from .history import History
-from .jsonrpc import Notification, Request, RpcError
-from .mcp_servers import notebook_entry
-from .resume import cannot_continue, continue_method
 
 if TYPE_CHECKING:
-    from .notebook_tools.mcp_server import Endpoint
+    from ..notebook_tools.mcp_endpoint import Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +73,6 @@ MAX_STOP_REASON = 64
 # an ack (Python 30 s, the widget 45 s), so they hear why; an agent that never answered
 # left the request waiting for good.
 SETTING_TIMEOUT = 20.0
-
-# Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal.
-INITIALIZE_PARAMS = {
-    "protocolVersion": 1,
-    "clientCapabilities": {
-        "fs": {"readTextFile": False, "writeTextFile": False},
-        "terminal": False,
-        "elicitation": {"form": {}},
-    },
-    "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": __version__},
-}
 
 
 @dataclass(frozen=True)
@@ -715,11 +705,3 @@ def _show_mode(new: dict[str, Any], mode_id: str) -> None:
             else o
             for o in options
         ]
-
-
-def inherited_env(drop: frozenset[str]) -> dict[str, str]:
-    """This process's environment, less the extension's secret (an agent is not a
-    kernel) and what the agent's spec drops."""
-    return {
-        k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_") and k not in drop
-    }

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeGuard, Union, cast
 
-from .bounded_json import OverLimit, Rejected, loads
-from .clip import clip
+from ..wire.bounded_json import OverLimit, Rejected, loads
+from ..wire.clip import clip
 
 # Parsing costs a few times a line's size (and bounded_json caps its containers), so
 # this bounds a line's memory. The hostile-agent tests send 10 MB titles, and pass.

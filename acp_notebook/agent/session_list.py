@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .agents import resolve_agent
+from .catalogue import resolve_agent
 from .connection import AgentConnection
+from .handshake import INITIALIZE_PARAMS, inherited_env
 from .jsonrpc import RpcError
 from .resume import offers_session
-from .session import INITIALIZE_PARAMS, inherited_env
 
 MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
 MAX_PAGES = 50

@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .bounded_json import LONE_ESCAPE
-from .events import update_chunk_key
+from ..wire.bounded_json import LONE_ESCAPE
+from ..wire.chunks import update_chunk_key
 from .jsonrpc import Notification, parse
 
 # Streamed chunks are short; a longer line is not worth learning (learning scans it).

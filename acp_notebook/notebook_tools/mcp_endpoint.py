@@ -24,8 +24,8 @@ import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from .. import bounded_json
-from ..mcp_servers import SECRET_HEADER
+from ..agent.mcp_servers import SECRET_HEADER
+from ..wire import bounded_json
 from .cells import DEFAULT_COUNT, Part
 from .execute import DEFAULT_TIMEOUT, Progress
 from .waiting import NOT_RUN

@@ -1,6 +1,6 @@
 """The bundled demo ACP agent: a real agent process with scripted, deterministic turns.
 
-Run it with ``python -m acp_notebook.demo_agent``. It speaks JSON-RPC 2.0 as one JSON object
+Run it with ``python -m acp_notebook.demo.agent``. It speaks JSON-RPC 2.0 as one JSON object
 per line on stdin/stdout and logs to stderr. A keyword in the prompt picks the behaviour (see
 ``BEHAVIOURS``); anything else gets a short Markdown greeting. ``ACP_DEMO_DELAY`` (seconds,
 default 0.02) paces the chunked replies so a person can watch them stream. It accepts
@@ -25,9 +25,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import demo_store, jsonrpc
-from .demo_store import Record
-from .jsonrpc import Notification, Request, Response, RpcError
+from ..agent import jsonrpc
+from ..agent.jsonrpc import Notification, Request, Response, RpcError
+from . import store as demo_store
+from .store import Record
 
 Json = dict[str, Any]
 
@@ -837,7 +838,7 @@ async def notebook(turn: Turn, _match: re.Match[str]) -> None:
     if entry is None:
         await turn.say("This chat has no notebook tools (it was opened with notebook_tools=False).")
         return
-    from . import demo_notebook as nb
+    from . import notebook_client as nb
 
     async with nb.connect(entry) as client:
         turn.tool_call_id = f"call-{turn.number}-vars"

@@ -25,12 +25,12 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
-from . import bounded_json
-from .client import Client, Disconnected, local_client
-from .contracts import Frame, error_ack
-from .kernel_auth import SECRET_ENV, URL_ENV, auth_headers
-from .notebook_tools import kernel as kernel_tools
-from .notebook_tools.variables import ipython_shell
+from ..notebook_tools import kernel_side as kernel_tools
+from ..notebook_tools.variables import ipython_shell
+from ..wire import bounded_json
+from ..wire.contracts import Frame, error_ack
+from ..wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
+from .local_transport import Client, Disconnected, local_client
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter
 
-from .clip import clip
-from .contracts import (
+from ..wire.clip import clip
+from ..wire.contracts import (
     MAX_DESCRIPTION,
     MAX_FIELDS,
     MAX_MESSAGE,

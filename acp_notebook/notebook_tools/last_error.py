@@ -15,7 +15,7 @@ import traceback
 from types import TracebackType
 from typing import Any
 
-from ..clip import clip_start
+from ..wire.clip import clip_start
 from . import bounded
 from .variables import ipython_shell
 

@@ -45,7 +45,7 @@ def builtin_agents() -> dict[str, AgentSpec]:
         drop=frozenset({"IS_SANDBOX"}),
     )
     return {
-        "demo": AgentSpec("demo", (sys.executable, "-m", "acp_notebook.demo_agent")),
+        "demo": AgentSpec("demo", (sys.executable, "-m", "acp_notebook.demo.agent")),
         "claude-code": claude,
         "codex": AgentSpec(
             "codex", _installed_or_npx("codex-acp", "@agentclientprotocol/codex-acp")

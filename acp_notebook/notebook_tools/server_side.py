@@ -18,7 +18,7 @@ from jupyter_core.utils import ensure_async
 
 from .cells import Part, notebook_cells
 from .execute import Progress, Runner
-from .mcp_server import Endpoint, ToolHost, ToolsFactory
+from .mcp_endpoint import Endpoint, ToolHost, ToolsFactory
 
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]

@@ -21,9 +21,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from typing import Any, ClassVar, Literal, TypeVar
 
-from .contracts import Frame, error_ack
-from .errors import error_for
-from .hub import Hub, HubConfig, Subscription, replace_subscription
+from ..bridge.hub import Hub, HubConfig, Subscription, replace_subscription
+from ..wire.contracts import Frame, error_ack
+from ..wire.errors import error_for
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +143,8 @@ class LocalClient(Client):
     mode = "local"
 
     def __init__(self, config: HubConfig = HubConfig()) -> None:
-        from .notebook_tools.local import LocalBackend
-        from .notebook_tools.mcp_server import ToolHost
+        from ..notebook_tools.local_side import LocalBackend
+        from ..notebook_tools.mcp_endpoint import ToolHost
 
         super().__init__("acp-notebook-hub", "")  # no kernel id: the hub is in this process
         # The notebook tools of local mode: served from this process, on the hub's loop.

@@ -19,7 +19,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 
 from .cells import Part, history_cells
 from .execute import Progress, Runner
-from .kernel import answer
+from .kernel_side import answer
 from .variables import ipython_shell
 
 

@@ -14,10 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .attachments import describe
-from .clip import clip_start
-from .contracts import valid_session_id
-from .resume import continue_method
+from ..agent.resume import continue_method
+from ..wire.attachment_blocks import describe
+from ..wire.clip import clip_start
+from ..wire.contracts import valid_session_id
 
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import mentions
-from .errors import last_error
+from . import mentions
+from .last_error import last_error
 from .variables import format_listing, inspect_variable, list_variables
 from .waiting import still_waiting
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-from . import attachments
-from .clip import clip
-from .contracts import MAX_LABEL
-from .notebook_tools import bounded
-from .notebook_tools.variables import inspect_variable, type_name, user_namespace, user_variables
+from ..wire.attachment_blocks import text_resource, variable_uri
+from ..wire.clip import clip
+from ..wire.contracts import MAX_LABEL
+from . import attachments, bounded
+from .variables import inspect_variable, type_name, user_namespace, user_variables
 
 MAX_VARIABLES = 200
 MAX_ANSWER = 60_000  # characters of one answer, under the channel's 64 KiB
@@ -51,7 +51,7 @@ def mention(name: str) -> str:
     # Not attachable as such (or an image too large for the answer): the inspection.
     label = f"{name} · {type_name(value)}"[:MAX_LABEL]
     inspected = _fit(inspect_variable(name, ns))
-    return json.dumps(attachments.text_resource(label, attachments.variable_uri(name), inspected))
+    return json.dumps(text_resource(label, variable_uri(name), inspected))
 
 
 def _fit(text: str) -> str:

@@ -28,20 +28,19 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from .clip import clip
-from .contracts import (
+from ..wire.attachment_blocks import Attachment, AttachmentError, text_resource, variable_uri
+from ..wire.clip import clip
+from ..wire.contracts import (
     MAX_ATTACHMENT_TEXT,
     MAX_ATTACHMENTS,
     MAX_IMAGE_DATA,
     MAX_LABEL,
     MAX_THUMBNAIL,
     MAX_URI,
-    AttachmentSummary,
     wire_problem,
 )
-from .notebook_tools.variables import ipython_shell
+from .variables import ipython_shell
 
 MAX_IMAGE_BYTES = MAX_IMAGE_DATA // 4 * 3  # one image file, before base64 (~1 MB)
 MAX_IMAGE_SIDE = 1568  # px; larger images cost the model more and gain little
@@ -52,13 +51,6 @@ MAX_EMBED_FILE = 64_000  # bytes of a file embedded as text; larger ones are lin
 THUMBNAIL_SIDE = 96
 
 _MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
-
-
-class AttachmentError(ValueError):
-    """An object that cannot be attached; nothing was sent."""
-
-
-Attachment = dict[str, Any]
 
 
 def attach_all(
@@ -120,49 +112,6 @@ def _convert(obj: Any, name: str | None) -> Attachment:
     )
 
 
-def summary(attachment: Mapping[str, Any]) -> AttachmentSummary:
-    """What the transcript keeps of an attachment."""
-    block = attachment["block"]
-    kind = block["type"]
-    result: AttachmentSummary = {"type": kind, "label": attachment["label"]}
-    mime = block["resource"].get("mimeType") if kind == "resource" else block.get("mimeType")
-    if mime:
-        result["mimeType"] = mime
-    if attachment.get("thumbnail"):
-        result["thumbnail"] = attachment["thumbnail"]
-    return result
-
-
-def describe(summaries: Iterable[Mapping[str, Any]]) -> str:
-    """Attachments as one line of text, for the static transcript."""
-    icons = {"image": "🖼", "resource": "📎", "resource_link": "🔗", "text": "📝"}
-    return " ".join(f"[{icons.get(str(s.get('type')), '📎')} {s.get('label')}]" for s in summaries)
-
-
-def adapt(
-    blocks: Iterable[dict[str, Any]], capabilities: Any, agent: str = "the agent"
-) -> list[dict[str, Any]]:
-    """The blocks this agent accepts, from its ``agentCapabilities``.
-
-    An embedded resource goes as a text block (its uri, then its text) to an agent
-    without ``embeddedContext``; an image to one without ``image`` is an error.
-    """
-    prompt = capabilities.get("promptCapabilities") if isinstance(capabilities, dict) else None
-    prompt = prompt if isinstance(prompt, dict) else {}
-    result = []
-    for block in blocks:
-        if block["type"] == "image" and prompt.get("image") is not True:
-            raise AttachmentError(
-                f"{agent} does not accept images (promptCapabilities.image is not true); "
-                "nothing was sent"
-            )
-        if block["type"] == "resource" and prompt.get("embeddedContext") is not True:
-            resource = block["resource"]
-            block = {"type": "text", "text": f"{resource['uri']}\n{resource['text']}"}
-        result.append(block)
-    return result
-
-
 # ---------------------------------------------------------------- conversions
 
 
@@ -175,16 +124,6 @@ def _image(name: str, data: bytes, mime: str, detail: str) -> Attachment:
     block = {"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")}
     label = f"{name} · {mime.removeprefix('image/').upper()} {detail}"
     return {"label": label, "block": block, **_thumbnail(data)}
-
-
-def text_resource(label: str, uri: str, text: str, mime: str = "text/plain") -> Attachment:
-    """``text`` embedded as a resource (what an agent without embeddedContext gets as text)."""
-    resource = {"uri": uri, "mimeType": mime, "text": text}
-    return {"label": label, "block": {"type": "resource", "resource": resource}}
-
-
-def variable_uri(name: str) -> str:
-    return f"notebook://variables/{quote(name)}"
 
 
 def _image_bytes(obj: bytes | bytearray | memoryview, name: str | None) -> Attachment:

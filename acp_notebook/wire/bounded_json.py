@@ -169,3 +169,26 @@ def _without_lone_surrogates(value: Any) -> Any:
     if isinstance(value, dict):
         return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
     return value
+
+
+# What bound() keeps of a value already parsed (an agent's update, before it is an event).
+BOUND_STRING = 256 * 1024
+BOUND_ITEMS = 2000
+BOUND_DEPTH = 24
+
+
+def bound(value: Any, depth: int = 0) -> Any:
+    """A copy of untrusted JSON with long strings, long lists and deep nesting cut."""
+    if isinstance(value, str):
+        return value if len(value) <= BOUND_STRING else value[:BOUND_STRING] + "…"
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    if depth >= BOUND_DEPTH:
+        return None
+    if isinstance(value, dict):
+        return {
+            str(k)[:BOUND_STRING]: bound(v, depth + 1) for k, v in list(value.items())[:BOUND_ITEMS]
+        }
+    if isinstance(value, list):
+        return [bound(v, depth + 1) for v in value[:BOUND_ITEMS]]
+    return None

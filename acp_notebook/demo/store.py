@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .clip import clip
+from ..wire.clip import clip
 
 Json = dict[str, Any]
 

@@ -1,0 +1,31 @@
+"""What this client says about itself when it starts an agent, and what the agent inherits.
+
+``session.py`` (a chat) and ``session_list.py`` (listing an agent's sessions) start agents
+the same way: the same ``initialize`` and the same environment.
+"""
+
+from __future__ import annotations
+
+import os
+
+VERSION = "0.1.0"
+
+
+# Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal.
+INITIALIZE_PARAMS = {
+    "protocolVersion": 1,
+    "clientCapabilities": {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+        "elicitation": {"form": {}},
+    },
+    "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": VERSION},
+}
+
+
+def inherited_env(drop: frozenset[str]) -> dict[str, str]:
+    """This process's environment, less the extension's secret (an agent is not a
+    kernel) and what the agent's spec drops."""
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_") and k not in drop
+    }
