@@ -13,10 +13,10 @@ import { LabIcon } from "@jupyterlab/ui-components";
 import { setLabHooks } from "../codeblocks";
 import { resolveLocale, translator } from "../i18n";
 import { SAVED_MIME } from "../saved";
-import { cellError, notebookLanguage, watchErrors } from "./errors";
+import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";
-import { SAVED_RANK, SavedChatRenderer, WIDGET_MIME } from "./saved";
+import { SAVED_RANK, SavedChatRenderer, WIDGET_MIME } from "./saved_renderer";
 
 const COMMAND_OPEN = "acp-notebook:open-panel";
 const COMMAND_ASK = "acp-notebook:ask-selected";
