@@ -29,8 +29,8 @@ from jupyter_client.blocking.client import BlockingKernelClient
 
 from acp_notebook.agent import connection
 from acp_notebook.agent.connection import AgentConnection
-from tests.browser.lab import start_server
-from tests.memory import peak_rss, reset_peak_rss
+from tests.support.lab import start_server
+from tests.support.memory import peak_rss, reset_peak_rss
 
 DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo.agent"]
 MiB = 1024 * 1024

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from tests.browser.fixtures import CHROMIUM, CHROMIUM_ARGS
-from tests.browser.lab import JupyterServer, chat, open_notebook, run_cell
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.support.lab import JupyterServer, chat, open_notebook, run_cell
 
 from .common import DEMO_ENV, Context, Row, Server, StreamCheck, fmt, stream_text
 

@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 
 from acp_notebook.agent.connection import READ_CHUNK
 from acp_notebook.wire.kernel_auth import SECRET_ENV, auth_headers
-from tests.browser.lab import TOKEN, JupyterServer, start_server
+from tests.support.lab import TOKEN, JupyterServer, start_server
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_ENV = {"ACP_DEMO_DELAY": "0"}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_notebook.kernel.widget_code import STATIC, bundle_text
-from tests.browser.lab import run_cell, save
+from tests.support.lab import run_cell, save
 
 from .browser import OPEN_CHAT, chromium, notebook_page, wait_ready
 from .common import Context, Row, fmt, stream_text

@@ -26,7 +26,7 @@ from playwright.sync_api import Browser, expect
 
 from acp_notebook.kernel import transcript
 from acp_notebook.wire import fold as folding
-from tests.browser.lab import JupyterServer, cell, run_cell, save
+from tests.support.lab import JupyterServer, cell, run_cell, save
 
 from .browser import chromium, open_page, write_cells
 from .common import DEMO_ENV, Context, Row, fmt

@@ -19,7 +19,7 @@ import time
 from jupyter_client.manager import KernelManager
 
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
-from tests.mcp_client import text_of
+from tests.support.mcp_client import text_of
 
 from .common import REPO, Context, Row, fmt, kernel_stdout
 

@@ -31,8 +31,8 @@ from typing import TextIO
 from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.lab import JupyterServer, chat, permission_card, question_card, run_cell, save
-from tests.browser.lab import start_server as start_lab
+from tests.support.lab import JupyterServer, chat, permission_card, question_card, run_cell, save
+from tests.support.lab import start_server as start_lab
 
 from .browser import (
     AFTER_CELLS,

@@ -25,7 +25,7 @@ from typing import Any
 from playwright.sync_api import Page
 
 from acp_notebook.wire import fold as folding
-from tests.browser.lab import TOKEN, JupyterServer, run_cell, save
+from tests.support.lab import TOKEN, JupyterServer, run_cell, save
 
 from .browser import (
     OPEN_CHAT,

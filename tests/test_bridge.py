@@ -14,8 +14,7 @@ from acp_notebook.agent.catalogue import AgentSpec
 from acp_notebook.agent.jsonrpc import Notification, Request
 from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
-
-from .conftest import Recorder, answered_json, open_demo
+from tests.support.hub_chats import Recorder, answered_json, open_demo
 
 
 def spy_answers(hub: Hub, chat_id: str) -> list[dict[str, Any]]:

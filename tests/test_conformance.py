@@ -9,8 +9,7 @@ from acp import schema
 from pydantic import BaseModel, TypeAdapter
 
 from acp_notebook.bridge.hub import Hub
-
-from .conftest import open_demo
+from tests.support.hub_chats import open_demo
 
 REQUESTS: dict[str, Any] = {
     "initialize": schema.InitializeRequest,

@@ -14,10 +14,9 @@ from acp_notebook.agent.session_list import SessionsUnavailable
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.kernel.chat import Chat
 from acp_notebook.kernel.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
+from tests.support.agents import FAULT_AGENT, RESUME_ONLY_AGENT
+from tests.support.hub_chats import Recorder, open_demo
 
-from .conftest import Recorder, open_demo
-
-HERE = Path(__file__).parent
 DEMO = {"ACP_DEMO_DELAY": "0"}
 
 
@@ -64,7 +63,7 @@ async def test_resume_when_the_agent_cannot_load(hub: Hub, tmp_path: Path) -> No
     await rec.kind("turn_ended")
     await hub.close_chat(chat_id)
 
-    command = [sys.executable, str(HERE / "resume_only_agent.py")]
+    command = [sys.executable, str(RESUME_ONLY_AGENT)]
     again = await hub.open_chat(
         command=command, env=DEMO, cwd=str(tmp_path), load_session_id=session_id
     )
@@ -80,7 +79,7 @@ async def test_resume_when_the_agent_cannot_load(hub: Hub, tmp_path: Path) -> No
 
 async def test_an_agent_that_cannot_continue_says_so(hub: Hub, tmp_path: Path) -> None:
     # The fault agent advertises no capabilities at all.
-    command = [sys.executable, str(HERE / "faults" / "fault_agent.py"), "none", "initialize"]
+    command = [sys.executable, str(FAULT_AGENT), "none", "initialize"]
     chat_id = await hub.open_chat(
         command=[*command, str(tmp_path / "log")], cwd=str(tmp_path), load_session_id="s-1"
     )
@@ -156,7 +155,7 @@ async def test_the_saved_output_of_a_long_answer_is_bounded(tmp_path: Path) -> N
 
 
 def test_sessions_of_an_agent_that_does_not_list(tmp_path: Path) -> None:
-    command = [sys.executable, str(HERE / "faults" / "fault_agent.py"), "none", "initialize"]
+    command = [sys.executable, str(FAULT_AGENT), "none", "initialize"]
     with pytest.raises(SessionsUnavailable, match="does not list its sessions"):
         sessions(command=[*command, str(tmp_path / "log")], cwd=str(tmp_path))
 

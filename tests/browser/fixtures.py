@@ -13,27 +13,13 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from .lab import REPO, JupyterServer, start_server
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = REPO / "test-artifacts"
+from tests.support.chromium import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PageLog
+from tests.support.lab import JupyterServer, start_server
 
 expect.set_options(timeout=30_000)
 
@@ -64,14 +50,6 @@ def browser() -> Iterator[Browser]:
         )
         yield chromium
         chromium.close()
-
-
-@dataclass
-class PageLog:
-    """What a page did besides rendering: dialogs it opened, errors it logged."""
-
-    dialogs: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
 
 
 @pytest.fixture

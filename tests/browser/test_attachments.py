@@ -15,9 +15,8 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 
 from acp_notebook.kernel.transcript import SAVED_MIME
-
-from .fixtures import PageLog
-from .lab import (
+from tests.support.chromium import PageLog
+from tests.support.lab import (
     JupyterServer,
     agent_text,
     cell,

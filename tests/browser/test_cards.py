@@ -15,9 +15,9 @@ import nbformat
 import pytest
 from playwright.sync_api import Page, expect
 
-from . import hostile_agent as hostile
-from .fixtures import ARTIFACTS, PageLog
-from .lab import (
+from tests.support.agents import hostile_agent as hostile
+from tests.support.chromium import ARTIFACTS, PageLog
+from tests.support.lab import (
     REPO,
     JupyterServer,
     agent_text,

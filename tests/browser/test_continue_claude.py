@@ -15,10 +15,18 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.claude.harness import require_wrapper, wrapper_env
-from tests.claude.mock_anthropic import MockAnthropic, text
-
-from .lab import agent_text, chat, open_notebook, run_cell, save, send, start_server, write_notebook
+from tests.support.claude_wrapper import require_wrapper, wrapper_env
+from tests.support.lab import (
+    agent_text,
+    chat,
+    open_notebook,
+    run_cell,
+    save,
+    send,
+    start_server,
+    write_notebook,
+)
+from tests.support.mock_anthropic import MockAnthropic, text
 
 NUMBER = "Remember the number 4817"
 

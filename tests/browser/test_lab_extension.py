@@ -13,7 +13,7 @@ import uuid
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .lab import JupyterServer, cell, open_notebook, run_cell, save, write_notebook
+from tests.support.lab import JupyterServer, cell, open_notebook, run_cell, save, write_notebook
 
 APPS = ["lab", "notebook"]
 

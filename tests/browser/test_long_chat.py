@@ -15,9 +15,9 @@ import uuid
 import pytest
 from playwright.sync_api import Page, expect
 
-from .fixtures import PageLog
-from .lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
-from .longtasks import LongTasks, Measurement
+from tests.support.chromium import PageLog
+from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
+from tests.support.longtasks import LongTasks, Measurement
 
 TURNS = 200
 MEASURED = 10  # the last turns, each measured on its own

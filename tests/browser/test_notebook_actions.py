@@ -8,7 +8,7 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from .lab import (
+from tests.support.lab import (
     JupyterServer,
     agent_text,
     chat,

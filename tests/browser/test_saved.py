@@ -11,8 +11,7 @@ import nbformat
 from playwright.sync_api import Page, WebSocket, expect
 
 from acp_notebook.kernel.transcript import SAVED_MIME
-
-from .lab import (
+from tests.support.lab import (
     JupyterServer,
     agent_text,
     chat,

@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import Page, Request, Route, expect
 
-from .lab import JupyterServer, chat, open_notebook, run_cell, write_notebook
+from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, write_notebook
 
 CELLS = [
     "from acp_notebook import Chat\n"

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from acp_notebook.kernel.chat import Chat
-
-from ..agent_chats import chat_opener, drop_env
-from .harness import require_wrapper, wrapper_env
-from .mock_anthropic import MockAnthropic
+from tests.support.agent_chats import chat_opener, drop_env
+from tests.support.claude_wrapper import require_wrapper, wrapper_env
+from tests.support.mock_anthropic import MockAnthropic
 
 
 @pytest.fixture

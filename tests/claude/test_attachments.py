@@ -14,9 +14,8 @@ import pytest
 from PIL import Image
 
 from acp_notebook.kernel.chat import Chat
-
-from ..chat_waits import ready
-from .mock_anthropic import MockAnthropic, text
+from tests.support.chat_waits import ready
+from tests.support.mock_anthropic import MockAnthropic, text
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure

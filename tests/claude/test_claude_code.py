@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from acp_notebook.kernel.chat import Chat
-
-from ..chat_waits import EventLog, ask, finish, next_pending, ready
-from .mock_anthropic import (
+from tests.support.chat_waits import EventLog, ask, finish, next_pending, ready
+from tests.support.mock_anthropic import (
     ApiError,
     MessagesRequest,
     MockAnthropic,

@@ -1,6 +1,6 @@
 """An MCP server's question, through claude's wrapper, our bridge and the Python API.
 
-``Chat(..., mcp_servers=[...])`` mounts tests/claude/mcp_server.py in ``session/new``;
+``Chat(..., mcp_servers=[...])`` mounts tests/support/elicitation_mcp_server.py in ``session/new``;
 the model (mocked) calls its tool, the tool asks through MCP elicitation, the wrapper
 forwards that as ``elicitation/create`` and our answer must reach the tool: the tool
 writes what it got to a file, and returns it to the model.
@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 
 from acp_notebook.kernel.chat import CANCEL, DECLINE, Action, Chat, ChatError
-
-from ..chat_waits import TIMEOUT, finish, next_pending
-from .mcp_server import MESSAGE
-from .mock_anthropic import MockAnthropic, text, tool_search, tool_use
+from tests.support import elicitation_mcp_server
+from tests.support.chat_waits import TIMEOUT, finish, next_pending
+from tests.support.elicitation_mcp_server import MESSAGE
+from tests.support.mock_anthropic import MockAnthropic, text, tool_search, tool_use
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 
 OpenChat = Callable[..., Chat]
 
-SERVER = Path(__file__).with_name("mcp_server.py")
+SERVER = Path(elicitation_mcp_server.__file__)
 TOOL = "mcp__picker__pick_color"  # how Claude Code names tool pick_color of server picker
 PROMPT = "Use the picker"
 

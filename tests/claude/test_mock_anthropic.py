@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .mock_anthropic import (
+from tests.support.mock_anthropic import (
     SUGGESTION_MARK,
     ApiError,
     MockAnthropic,

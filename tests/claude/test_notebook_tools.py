@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
-from ..kernel_chat import kernel_turn
-from ..server.conftest import Cells, local_kernel
-from .mock_anthropic import MockAnthropic, text, tool_use
+from tests.support.frontend import Cells, local_kernel
+from tests.support.kernel_chat import kernel_turn
+from tests.support.mock_anthropic import MockAnthropic, text, tool_use
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 

@@ -11,9 +11,8 @@ import pytest
 
 from acp_notebook import sessions
 from acp_notebook.kernel.chat import Chat
-
-from ..chat_waits import ask, ready
-from .mock_anthropic import MockAnthropic, text
+from tests.support.chat_waits import ask, ready
+from tests.support.mock_anthropic import MockAnthropic, text
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 

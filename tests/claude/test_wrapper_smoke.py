@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from .harness import AcpStdioClient
-from .mock_anthropic import MockAnthropic, Question, ask_user_question, text
+from tests.support.claude_wrapper import AcpStdioClient
+from tests.support.mock_anthropic import MockAnthropic, Question, ask_user_question, text
 
 pytestmark = pytest.mark.usefixtures("wrapper_bin")
 

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from acp_notebook.kernel.chat import Chat
-
-from ..agent_chats import chat_opener, drop_env, installed
-from ..mock_openai import MockOpenAI
+from tests.support.agent_chats import chat_opener, drop_env, installed
+from tests.support.mock_openai import MockOpenAI
 
 HERE = Path(__file__).resolve().parent
 CODEX_ACP_BIN = HERE / "node_modules" / ".bin" / "codex-acp"

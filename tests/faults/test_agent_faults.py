@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from acp_notebook.wire import fold as folding
-
-from .conftest import PERSON, Event, FaultChat, alive, all_gone, drain
+from tests.support.fault_chats import PERSON, Event, FaultChat, drain
+from tests.support.processes import alive, all_gone
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 

@@ -16,9 +16,9 @@ import pytest
 from acp_notebook.agent.connection import MAX_UNREAD
 from acp_notebook.agent.jsonrpc import MAX_LINE, LineBudget
 from acp_notebook.wire import fold as folding
-
-from ..memory import peak_rss, reset_peak_rss
-from .conftest import Event, FaultChat, all_gone, drain
+from tests.support.fault_chats import Event, FaultChat, drain
+from tests.support.memory import peak_rss, reset_peak_rss
+from tests.support.processes import all_gone
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 MiB = 1024 * 1024

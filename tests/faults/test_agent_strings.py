@@ -16,9 +16,9 @@ import pytest
 
 from acp_notebook.bridge.chat_session import MAX_STOP_REASON
 from acp_notebook.wire.contracts import MAX_ID
-
-from .conftest import FaultChat, all_gone
-from .fault_agent import SESSION_ID
+from tests.support.agents.fault_agent import SESSION_ID
+from tests.support.fault_chats import FaultChat
+from tests.support.processes import all_gone
 
 
 @pytest.mark.fault("the agent answers session/new with a 1 MB session id")

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import FaultChat
-from .fault_agent import SESSION_ID, chunk_line, permission
+from tests.support.agents.fault_agent import SESSION_ID, chunk_line, permission
+from tests.support.fault_chats import FaultChat
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 

@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 from acp_notebook.bridge.hub import Hub, HubConfig
-
-from ..conftest import Recorder
-from .conftest import FAULT_AGENT
+from tests.support.agents import FAULT_AGENT
+from tests.support.hub_chats import Recorder
 
 AGENT = [sys.executable, str(FAULT_AGENT), "none", "stream", os.devnull]
 

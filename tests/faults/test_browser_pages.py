@@ -14,7 +14,7 @@ import pytest
 
 from acp_notebook.server import handlers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import DEMO, Peer
+from tests.support.server_peers import DEMO, Peer
 
 
 @pytest.mark.fault("pages past the cap open sockets to one chat")

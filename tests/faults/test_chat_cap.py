@@ -17,9 +17,8 @@ from tornado.httpclient import HTTPClientError
 
 from acp_notebook.server.app import AcpNotebookApp
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import DEMO, Peer
-
-from .conftest import all_gone
+from tests.support.processes import all_gone
+from tests.support.server_peers import DEMO, Peer
 
 
 async def post_chat(jp_fetch: Any, kernel_id: str) -> tuple[int, dict[str, Any]]:

@@ -16,8 +16,8 @@ from acp_notebook.kernel import local_transport as client_module
 from acp_notebook.kernel.chat import Chat, ChatError
 from acp_notebook.kernel.local_transport import LocalClient
 from acp_notebook.wire import fold as folding
-
-from .conftest import all_gone, fault_argv
+from tests.support.fault_chats import fault_argv
+from tests.support.processes import all_gone
 
 
 @pytest.fixture

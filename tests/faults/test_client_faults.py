@@ -15,8 +15,7 @@ from acp_notebook.bridge import chat_session as session_module
 from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
 from acp_notebook.wire import fold as folding
-
-from .conftest import PERSON, Event, FaultChat, drain
+from tests.support.fault_chats import PERSON, Event, FaultChat, drain
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 ACCEPT = {"action": "accept", "values": {"color": "red"}}

@@ -18,9 +18,8 @@ from acp_notebook.kernel import transcript
 from acp_notebook.wire import contracts
 from acp_notebook.wire import fold as folding
 from acp_notebook.wire.bounded_json import BOUND_STRING
-
-from .conftest import Event, FaultChat
-from .fault_agent import HOSTILE, HUGE_TITLE
+from tests.support.agents.fault_agent import HOSTILE, HUGE_TITLE
+from tests.support.fault_chats import Event, FaultChat
 
 OpenChat = Callable[..., Awaitable[FaultChat]]
 

@@ -18,8 +18,10 @@ from playwright.sync_api import Page, expect
 
 from acp_notebook.kernel import transcript
 from acp_notebook.wire import fold as folding
-from tests.browser.fixtures import PageLog
-from tests.browser.lab import (
+from tests.support.agents import FAULT_AGENT
+from tests.support.agents.fault_agent import HOSTILE
+from tests.support.chromium import PageLog
+from tests.support.lab import (
     JupyterServer,
     chat,
     open_notebook,
@@ -29,9 +31,6 @@ from tests.browser.lab import (
     send,
     write_notebook,
 )
-
-from .conftest import FAULT_AGENT
-from .fault_agent import HOSTILE
 
 # Script that ran, elements that could run script or load something, and text that a
 # right-to-left override reorders outside the element holding it.

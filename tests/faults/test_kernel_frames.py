@@ -14,7 +14,7 @@ import pytest
 
 from acp_notebook.wire import bounded_json
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import Peer
+from tests.support.server_peers import Peer
 
 MARK = "read-me-once"
 

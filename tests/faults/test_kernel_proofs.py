@@ -15,7 +15,7 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.wire.kernel_auth import PROOF_HEADER, auth_headers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import DEMO, Peer
+from tests.support.server_peers import DEMO, Peer
 
 
 async def status(url: str, headers: dict[str, str]) -> int:

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.fixtures import PageLog
-from tests.browser.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
-from tests.browser.longtasks import LongTasks, Measurement, wait_for_done
-
-LONG_TEXT_AGENT = Path(__file__).with_name("long_text_agent.py")
+from tests.support.agents import LONG_TEXT_AGENT
+from tests.support.chromium import PageLog
+from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
+from tests.support.longtasks import LongTasks, Measurement, wait_for_done
 
 # The target is 50 ms (bench/run.py browser shows it); a 2-core CI box shared with other
 # jobs adds stalls of its own (60-470 ms seen here), so the bounds catch a freeze, not a

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from acp_notebook.bridge.chat_session import MAX_OPEN_REQUESTS, MAX_RUNNING_TOOLS
-
-from .conftest import FaultChat
+from tests.support.fault_chats import FaultChat
 
 ASKED = 5000
 

@@ -2,7 +2,7 @@
 
 The fault agent ignores the end of its input and SIGTERM, and leaves a child in its
 process group, one in a session of its own and a daemon (whose parent exited). The
-host is a real process running a Hub (tests/faults/host.py).
+host is a real process running a Hub (tests/support/fault_host.py).
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import pytest
 from acp_notebook.bridge.hub import ChatCount, Hub, HubConfig
 from acp_notebook.notebook_tools.local_side import LocalBackend
 from acp_notebook.notebook_tools.mcp_endpoint import Endpoint, ToolHost
+from tests.support import fault_host
+from tests.support.fault_chats import fault_argv
+from tests.support.processes import alive, all_gone
 
-from .conftest import alive, all_gone, fault_argv
-
-HOST = Path(__file__).with_name("host.py")
+HOST = Path(fault_host.__file__)
 
 
 def child_pids(log: Path) -> list[int]:

@@ -23,9 +23,9 @@ from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from acp_notebook.server.owners import Executions, _execute_header
-from tests.memory import peak_rss, reset_peak_rss
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.server.test_security import TwoUsers
+from tests.support.memory import peak_rss, reset_peak_rss
 
 OPEN = """
 import json

@@ -26,11 +26,11 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire import fold as folding
-from tests.browser.lab import JupyterServer, start_server
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import Peer
-
-from .conftest import alive, all_gone, fault_argv, process_group
+from tests.support.fault_chats import fault_argv
+from tests.support.lab import JupyterServer, start_server
+from tests.support.processes import alive, all_gone, process_group
+from tests.support.server_peers import Peer
 
 FLOOD = 60_000
 

@@ -18,7 +18,7 @@ from tornado.httpclient import HTTPClientError
 from acp_notebook.kernel import transcript
 from acp_notebook.server.app import AcpNotebookApp
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import DEMO, Peer
+from tests.support.server_peers import DEMO, Peer
 
 BAD = ["", "a b", "s-1\n", "s-1\x00", "\u202es-1", "é", "x" * 257, 42, ["s-1"]]
 

@@ -15,9 +15,9 @@ import pytest
 from jupyter_server.serverapp import ServerApp
 
 from acp_notebook.server.handlers import MAX_UNREAD
-from tests.memory import peak_rss, reset_peak_rss
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.conftest import Peer
+from tests.support.memory import peak_rss, reset_peak_rss
+from tests.support.server_peers import Peer
 
 from .test_server_faults import fault_chat
 

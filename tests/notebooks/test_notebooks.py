@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude.harness import require_wrapper, wrapper_env
-from tests.claude.mock_anthropic import MockAnthropic, Question, ask_user_question, text, tool_use
-from tests.user_env import user_env
+from tests.support.claude_wrapper import require_wrapper, wrapper_env
+from tests.support.mock_anthropic import MockAnthropic, Question, ask_user_question, text, tool_use
+from tests.support.user_env import user_env
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"

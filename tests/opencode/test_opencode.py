@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from acp_notebook.kernel.chat import Chat
-
-from ..chat_waits import finish, next_pending, ready
-from ..mock_openai import MockOpenAI, function_call, text
+from tests.support.chat_waits import finish, next_pending, ready
+from tests.support.mock_openai import MockOpenAI, function_call, text
 
 pytestmark = pytest.mark.usefixtures("opencode_bin")
 

@@ -11,7 +11,7 @@ from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPClientError
 
-from .conftest import DEMO, OPEN_CHAT
+from tests.support.server_peers import DEMO, OPEN_CHAT
 
 
 @pytest.fixture(autouse=True)

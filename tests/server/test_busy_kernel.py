@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from .conftest import OPEN_CHAT
+from tests.support.server_peers import OPEN_CHAT
 
 ANSWER = {"question_0": "blue", "confirm": True, "count": 4}
 

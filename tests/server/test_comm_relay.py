@@ -15,8 +15,8 @@ from typing import Any
 
 from jupyter_server.serverapp import ServerApp
 
-from .conftest import OPEN_CHAT
-from .frontend import Frontend
+from tests.support.frontend import Frontend
+from tests.support.server_peers import OPEN_CHAT
 
 
 def comm_acks(frontend: Frontend) -> dict[Any, dict[str, Any]]:

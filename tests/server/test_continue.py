@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .conftest import DEMO
+from tests.support.server_peers import DEMO
 
 
 async def test_kernel_opens_a_chat_on_an_earlier_session(

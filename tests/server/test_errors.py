@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire.contracts import ErrorCode
+from tests.support.agents import REFUSING_AGENT
 
-REFUSING = str(Path(__file__).resolve().parent.parent / "refusing_agent.py")
+REFUSING = str(REFUSING_AGENT)
 CODES = set(ErrorCode.__args__)  # type: ignore[attr-defined]
 
 PRELUDE = {

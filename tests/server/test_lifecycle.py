@@ -14,8 +14,8 @@ from jupyter_server.serverapp import ServerApp
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.server.handlers import CHAT_GONE
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
-
-from .conftest import OPEN_CHAT, alive, gone
+from tests.support.processes import exists, gone
+from tests.support.server_peers import OPEN_CHAT
 
 
 async def open_chat(cells: Any, kernel_id: str, then: str = "") -> str:
@@ -28,7 +28,7 @@ def agent_pid(extension: AcpNotebookApp, kernel_id: str, chat_id: str) -> int:
     hub = extension.hubs.get(kernel_id)
     assert hub is not None
     pid = hub.chats[chat_id].session.conn.pid
-    assert pid is not None and alive(pid)
+    assert pid is not None and exists(pid)
     return pid
 
 

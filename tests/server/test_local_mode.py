@@ -10,8 +10,7 @@ import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
-
-from .conftest import Cells, local_kernel
+from tests.support.frontend import Cells, local_kernel
 
 
 @pytest.fixture

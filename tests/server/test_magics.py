@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from .conftest import OPEN_CHAT
-from .frontend import Frontend, local_kernel  # noqa: F401  (the fixture)
+from tests.support.frontend import Frontend
+from tests.support.server_peers import OPEN_CHAT
 
 ANSWER = {"question_0": "blue", "confirm": True, "count": 4}
 
 
 async def test_a_magic_cell_answers_a_card_over_the_comm_while_it_awaits(
-    local_kernel: Frontend,  # noqa: F811
+    local_frontend: Frontend,
 ) -> None:
-    kernel = local_kernel
+    kernel = local_frontend
     setup = kernel.client.execute("import acp_notebook")  # loads the magics
     await kernel.finished(setup)
 
@@ -44,8 +44,8 @@ async def test_a_magic_cell_answers_a_card_over_the_comm_while_it_awaits(
 
 
 @pytest.mark.parametrize("awaited", [True, False])
-async def test_magic_forms(local_kernel: Frontend, awaited: bool) -> None:  # noqa: F811
-    kernel = local_kernel
+async def test_magic_forms(local_frontend: Frontend, awaited: bool) -> None:
+    kernel = local_frontend
     code = (
         "import json, pandas as pd\n"
         "import acp_notebook\n"

@@ -8,8 +8,8 @@ import json
 import os
 from typing import Any
 
-from .conftest import OPEN_CHAT
-from .frontend import Frontend, local_kernel  # noqa: F401  (the fixture)
+from tests.support.frontend import Frontend
+from tests.support.server_peers import OPEN_CHAT
 
 FRAME = "import pandas as pd\ndf = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp_c': [3, 19]})\n"
 
@@ -55,8 +55,8 @@ async def test_mentions_in_server_mode_while_a_cell_blocks(
     assert "- resource notebook://variables/df" in tab.text(ids["chat"])
 
 
-async def test_mentions_in_local_mode_over_the_comm(local_kernel: Frontend) -> None:  # noqa: F811
-    kernel = local_kernel
+async def test_mentions_in_local_mode_over_the_comm(local_frontend: Frontend) -> None:
+    kernel = local_frontend
     cell = kernel.client.execute(FRAME + "from acp_notebook import Chat\nchat = Chat('demo')\nchat")
     await kernel.finished(cell)
     comm = next(

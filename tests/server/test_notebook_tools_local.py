@@ -14,10 +14,9 @@ from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from mcp import Client, StdioServerParameters
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER, notebook_entry
-
-from ..kernel_chat import kernel_turn
-from ..mcp_client import call_tool, images_of, post, text_of
-from .conftest import Cells, local_kernel
+from tests.support.frontend import Cells, local_kernel
+from tests.support.kernel_chat import kernel_turn
+from tests.support.mcp_client import call_tool, images_of, post, text_of
 
 OPEN_CHAT = (
     "import json\n"

@@ -13,9 +13,8 @@ import pytest
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER
 from acp_notebook.server.app import AcpNotebookApp
-
-from ..mcp_client import call_tool, images_of, post, text_of
-from .conftest import OPEN_CHAT
+from tests.support.mcp_client import call_tool, images_of, post, text_of
+from tests.support.server_peers import OPEN_CHAT
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()

@@ -7,8 +7,7 @@ from typing import Any
 
 from acp_notebook.wire import fold as folding
 from acp_notebook.wire.contracts import MAX_ID
-
-from .conftest import OPEN_CHAT, until
+from tests.support.server_peers import OPEN_CHAT, until
 
 
 async def test_reattach_and_second_tab_see_the_pending_card(

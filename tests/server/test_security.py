@@ -21,8 +21,7 @@ from acp_notebook.wire.kernel_auth import (
     TIME_HEADER,
     proof,
 )
-
-from .conftest import DEMO, OPEN_CHAT, Peer
+from tests.support.server_peers import DEMO, OPEN_CHAT, Peer
 
 
 async def refused(url: str, headers: dict[str, str]) -> int:

@@ -1,6 +1,6 @@
 """A small server: one Hub, one chat with the fault agent, until it is signalled.
 
-    python host.py FAULT POINT LOG
+    python fault_host.py FAULT POINT LOG
 
 Prints ``{"reaper": pid, "agent": pid}`` once the chat is ready. SIGTERM is a
 graceful shutdown (the Hub closes its chats, as the Jupyter server's does);
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from acp_notebook.bridge.hub import Hub
 
-FAULT_AGENT = Path(__file__).with_name("fault_agent.py")
+FAULT_AGENT = Path(__file__).with_name("agents") / "fault_agent.py"
 
 
 async def main() -> None:

@@ -12,7 +12,7 @@ Usage::
         mock.on_tool_result("AskUserQuestion", text("Thanks"))
         mock.on_user("fail", ApiError(400, "prompt is too long"))
         mock.on(lambda r: "x" in r.prompt_text, lambda r: text(r.prompt_text.upper()))
-        ...  # run the wrapper with harness.wrapper_env(home, mock.url)
+        ...  # run the wrapper with claude_wrapper.wrapper_env(home, mock.url)
         [result] = mock.tool_results("AskUserQuestion")
         assert '="Red"' in result.text and mock.unmatched == []
 
@@ -35,7 +35,7 @@ Observed here with claude-agent-acp 0.101.0 (Claude Code CLI 2.1.318, model
     second turn); no tools, ``output_config.format`` ``json_schema`` ``{title}``. Its
     answer surfaces as ``session_info_update {title}``.
   * ``suggestion``: after every turn but the first, a next-prompt prediction whose last
-    user message starts with ``[SUGGESTION MODE:``. ``harness.wrapper_env`` turns it off
+    user message starts with ``[SUGGESTION MODE:``. ``claude_wrapper.wrapper_env`` turns it off
     (``CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false``).
 - Deferred tools (Task* with ``CLAUDE_CODE_ENABLE_TODO_TOOLS=1``, Web*, NotebookEdit, MCP
   tools ``mcp__<server>__<tool>``) are named in that system message only; calling one
@@ -68,7 +68,7 @@ import tornado.iostream
 import tornado.netutil
 import tornado.web
 
-from ..mock_model import Script
+from .mock_model import Script
 
 # ---------------------------------------------------------------- reply building blocks
 

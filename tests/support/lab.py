@@ -28,7 +28,7 @@ from typing import Any
 import nbformat
 from playwright.sync_api import Locator, Page, expect
 
-from tests.user_env import user_env
+from .user_env import user_env
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "acp-e2e-token"

@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..agent_chats import installed
+from .agent_chats import installed
 
-HERE = Path(__file__).resolve().parent
-WRAPPER_BIN = HERE / "node_modules" / ".bin" / "claude-agent-acp"
+# npm ci installs it in tests/claude.
+WRAPPER_BIN = (
+    Path(__file__).resolve().parents[1] / "claude" / "node_modules" / ".bin" / "claude-agent-acp"
+)
 TIMEOUT = 60.0
 
 Json = dict[str, Any]

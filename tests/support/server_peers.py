@@ -1,0 +1,124 @@
+"""Clients of the server extension's sockets, and the cell that opens a demo chat."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tornado.websocket import WebSocketClientConnection
+
+T = TypeVar("T")
+Event = dict[str, Any]
+DEMO = {"ACP_DEMO_DELAY": "0"}
+
+# A cell that opens a demo chat through the extension and prints what a test needs.
+OPEN_CHAT = """
+import json, time
+from acp_notebook.kernel.chat import Chat
+chat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})
+assert chat.mode == "server", chat.mode
+while chat.status == "starting":
+    time.sleep(0.02)
+print("chat:" + json.dumps({"chat": chat.chat_id, "kernel": chat.kernel_id}), flush=True)
+"""
+
+
+async def until(check: Callable[[], T | None], changed: asyncio.Event, timeout: float) -> T:
+    """Wait for ``check()`` to give something, re-checking whenever ``changed`` is set."""
+    async with asyncio.timeout(timeout):
+        while True:
+            changed.clear()
+            found = check()
+            if found:
+                return found
+            await changed.wait()
+
+
+class Peer:
+    """A client of one of the extension's sockets: acks by id, each chat's events in order."""
+
+    def __init__(self, ws: WebSocketClientConnection) -> None:
+        self.ws = ws
+        self.acks: dict[int, Event] = {}
+        self.named: dict[str, Event] = {}  # acks of requests with a string id
+        self.refusals: list[Event] = []  # acks of requests without a usable id
+        self.events: dict[str, list[Event]] = {}
+        self.resets = 0
+        self.closed: tuple[int | None, str | None] | None = None
+        self._changed = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        while (raw := await self.ws.read_message()) is not None:
+            frame = json.loads(raw)
+            if "ack" in frame:
+                if isinstance(frame["ack"], int):
+                    self.acks[frame["ack"]] = frame
+                elif isinstance(frame["ack"], str):
+                    self.named[frame["ack"]] = frame
+                else:
+                    self.refusals.append(frame)
+            else:
+                if frame.get("reset"):
+                    self.resets += 1
+                    self.events[frame["chatId"]] = []
+                self.events.setdefault(frame["chatId"], []).extend(frame["events"])
+            self._changed.set()
+        self.closed = (self.ws.close_code, self.ws.close_reason)
+        self._changed.set()
+
+    def send_raw(self, data: str) -> None:
+        self.ws.write_message(data)
+
+    async def request(self, message: dict[str, Any], timeout: float = 15) -> Event:
+        number = next(self._ids)
+        self.ws.write_message(json.dumps({**message, "id": number}))
+        return await until(lambda: self.acks.get(number), self._changed, timeout)
+
+    async def resync(self, chat_id: str) -> Event:
+        """``chat:resync``; what this peer has seen after it joins it, by seq as the widget
+        does (a live run of chunks can start inside one of the history's runs, so an exact
+        seq match would keep its text twice)."""
+        ack = await self.request({"type": "chat:resync", "chatId": chat_id})
+        assert ack.get("accepted") and ack["reset"], ack
+        last = max((e["seq"] for e in ack["events"]), default=-1)
+        later = [e for e in self.events.get(chat_id, []) if e["seq"] > last]
+        self.events[chat_id] = ack["events"] + later
+        return ack
+
+    async def refusal(self, timeout: float = 15) -> Event:
+        """The next ack of a request that had no id (it could not be read)."""
+        return await until(
+            lambda: self.refusals.pop(0) if self.refusals else None, self._changed, timeout
+        )
+
+    async def card(self, chat_id: str, kind: str = "elicitation_request") -> Event:
+        """Catch up on the chat (as a page that just opened) and wait for a pending card."""
+        await self.resync(chat_id)
+        return await self.event(chat_id, kind)
+
+    async def event(self, chat_id: str, kind: str, timeout: float = 15, **match: Any) -> Event:
+        def find() -> Event | None:
+            for event in self.events.get(chat_id, []):
+                if event["kind"] == kind and all(event.get(k) == v for k, v in match.items()):
+                    return event
+            return None
+
+        return await until(find, self._changed, timeout)
+
+    async def wait_closed(self, timeout: float = 15) -> tuple[int | None, str | None]:
+        return await until(lambda: self.closed, self._changed, timeout)
+
+    def text(self, chat_id: str) -> str:
+        return "".join(
+            e["update"]["content"].get("text", "")
+            for e in self.events.get(chat_id, [])
+            if e["kind"] == "update" and e["update"].get("sessionUpdate") == "agent_message_chunk"
+        )
+
+    def close(self) -> None:
+        self.ws.close()
