@@ -14,6 +14,7 @@ from acp_notebook.agent.catalogue import AgentSpec
 from acp_notebook.agent.jsonrpc import Notification, Request
 from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
+from tests.support.agents import DEMO_FAULTS
 from tests.support.hub_chats import Recorder, answered_json, open_demo
 
 
@@ -208,7 +209,7 @@ async def test_cancel_turn_while_question_pending(hub: Hub) -> None:
 
 
 async def test_agent_crash_settles_everything(hub: Hub) -> None:
-    chat_id, rec = await open_demo(hub)
+    chat_id, rec = await open_demo(hub, command=DEMO_FAULTS)
     await prompt(hub, chat_id, "crash")
     exited = await rec.kind("agent_status", status="exited")
     assert exited["exitCode"] == 3 and "crashing on purpose" in exited["stderrTail"]
@@ -364,7 +365,7 @@ async def test_modes(hub: Hub) -> None:
 
 
 async def test_garbage_and_unknown_requests(hub: Hub) -> None:
-    chat_id, rec = await open_demo(hub)
+    chat_id, rec = await open_demo(hub, command=DEMO_FAULTS)
     await prompt(hub, chat_id, "garbage")
     assert (await rec.kind("turn_ended"))["stopReason"] == "end_turn"
     await prompt(hub, chat_id, "fs")
@@ -377,7 +378,7 @@ async def test_garbage_and_unknown_requests(hub: Hub) -> None:
 
 
 async def test_turn_error(hub: Hub) -> None:
-    chat_id, rec = await open_demo(hub)
+    chat_id, rec = await open_demo(hub, command=DEMO_FAULTS)
     await prompt(hub, chat_id, "error")
     ended = await rec.kind("turn_ended")
     assert "API Error: 400" in ended["error"]

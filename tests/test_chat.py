@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 
 from acp_notebook.kernel.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer
+from tests.support.agents import DEMO_FAULTS
 
 
 @pytest.fixture
-def chat() -> Any:
-    c = Chat("demo", env={"ACP_DEMO_DELAY": "0"}, transport="local")
+def chat(request: pytest.FixtureRequest) -> Any:
+    """A demo chat; ``indirect`` parametrization gives the agent another command line."""
+    command = getattr(request, "param", None)
+    c = Chat("demo", command=command, env={"ACP_DEMO_DELAY": "0"}, transport="local")
     yield c
     c.close()
 
@@ -138,6 +141,8 @@ async def test_events_stream(chat: Chat) -> None:
     assert kinds[0] == "turn_started" and kinds[-1] == "turn_ended" and "update" in kinds
 
 
+# The demo agent that adds the test-only behaviours (crash).
+@pytest.mark.parametrize("chat", [DEMO_FAULTS], indirect=True)
 async def test_crash_ends_the_turn_with_an_error(chat: Chat) -> None:
     turn = await chat.ask("crash")
     assert turn.error and not turn.ok

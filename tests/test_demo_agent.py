@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.agents import DEMO_FAULTS
+
 ROOT = Path(__file__).resolve().parents[1]
+DEMO_AGENT = [sys.executable, "-m", "acp_notebook.demo.agent"]
 Json = dict[str, Any]
 Answer = Callable[[Json], "Json | None"]
 
@@ -23,12 +26,12 @@ Answer = Callable[[Json], "Json | None"]
 class AgentProcess:
     """A tiny line-level client: enough to script conversations in tests."""
 
-    def __init__(self, sessions: Path | None = None) -> None:
+    def __init__(self, sessions: Path | None = None, command: list[str] = DEMO_AGENT) -> None:
         env = {**os.environ, "ACP_DEMO_DELAY": "0", "PYTHONPATH": str(ROOT)}
         if sessions is not None:
             env["ACP_DEMO_SESSIONS"] = str(sessions)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "acp_notebook.demo.agent"],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -118,9 +121,14 @@ class AgentProcess:
         return self.proc.stderr.read().decode()
 
 
+# The behaviours only tests use run on the demo agent that adds them.
+with_test_behaviours = pytest.mark.parametrize("agent", [DEMO_FAULTS], indirect=True)
+
+
 @pytest.fixture
-def agent() -> Iterator[AgentProcess]:
-    process = AgentProcess()
+def agent(request: pytest.FixtureRequest) -> Iterator[AgentProcess]:
+    """The demo agent; ``indirect`` parametrization gives another command line."""
+    process = AgentProcess(command=getattr(request, "param", DEMO_AGENT))
     yield process
     if process.proc.poll() is None:
         process.proc.kill()
@@ -294,6 +302,7 @@ def test_ask_withdraw_sends_cancel_request(agent: AgentProcess) -> None:
     assert response["result"] == {"stopReason": "end_turn"}
 
 
+@with_test_behaviours
 def test_crash_exits_with_code_3(agent: AgentProcess) -> None:
     sid = agent.session()
     agent.start_request(
@@ -306,6 +315,7 @@ def test_crash_exits_with_code_3(agent: AgentProcess) -> None:
     assert "demo agent: crashing on purpose" in agent.stderr()
 
 
+@with_test_behaviours
 def test_garbage_lines_then_the_turn_ends(agent: AgentProcess) -> None:
     sid = agent.session()
     request_id = agent.start_request(
@@ -327,6 +337,7 @@ def test_stream_delivers_chunks_in_order(agent: AgentProcess) -> None:
     assert response["result"] == {"stopReason": "end_turn"}
 
 
+@with_test_behaviours
 def test_error_turn(agent: AgentProcess) -> None:
     sid = agent.session()
     response, seen = agent.prompt(sid, "error")

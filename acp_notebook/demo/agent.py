@@ -473,7 +473,8 @@ class Turn:
             await self.say(self.received)
         # Keywords come from what the person typed (the last text block), never from an
         # attachment sent as text (a DataFrame's notebook:// URI would say "notebook").
-        behaviour, match = next((b, m) for p, b in BEHAVIOURS if (m := p.search(self.typed)))
+        tried = (*BEHAVIOURS, DEFAULT)
+        behaviour, match = next((b, m) for p, b in tried if (m := p.search(self.typed)))
         await behaviour(self, match)
         return "end_turn"
 
@@ -585,26 +586,6 @@ def behaviour(pattern: str = "") -> Callable[[Behaviour], Behaviour]:
         return function
 
     return add
-
-
-@behaviour()
-async def crash(turn: Turn, _match: re.Match[str]) -> None:
-    await turn.chunks(["Crashing ", "now…"])
-    log("crashing on purpose")
-    os._exit(3)
-
-
-@behaviour()
-async def garbage(turn: Turn, _match: re.Match[str]) -> None:
-    turn.agent.write(b"this is not json\n{broken\n[1,2\n")
-    await turn.say("garbage sent")
-
-
-@behaviour()
-async def error(turn: Turn, _match: re.Match[str]) -> None:
-    message = "API Error: 400 demo failure"
-    await turn.chunks([message])
-    raise RpcError(-32603, message)
 
 
 @behaviour(rf"stream{COUNT}")
@@ -872,8 +853,9 @@ async def notebook(turn: Turn, _match: re.Match[str]) -> None:
     )
 
 
-# The default, last: it matches anything, so every prompt finds a behaviour.
-BEHAVIOURS.append((re.compile(""), default_reply))
+# The default, tried after every behaviour (also those added by importers, as tests do):
+# it matches anything, so every prompt finds a behaviour.
+DEFAULT: tuple[re.Pattern[str], Behaviour] = (re.compile(""), default_reply)
 
 
 def _pump_stdin(loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[bytes | None]) -> None:

@@ -21,6 +21,7 @@ from acp_notebook.wire.kernel_auth import (
     TIME_HEADER,
     proof,
 )
+from tests.support.agents import DEMO_FAULTS
 from tests.support.server_peers import DEMO, OPEN_CHAT, Peer
 
 
@@ -197,7 +198,7 @@ async def test_expected_failures_log_no_traceback(
 ) -> None:
     kernel = await kernel_socket(await start_kernel())
     missing = await open_demo(kernel, command=["/nonexistent/acp-agent"])
-    crashing = await open_demo(kernel)
+    crashing = await open_demo(kernel, command=DEMO_FAULTS)
     for chat_id in (missing, crashing):
         assert (await kernel.request({"type": "chat:subscribe", "chatId": chat_id}))["accepted"]
     exited = await kernel.event(missing, "agent_status", status="exited")
