@@ -56,7 +56,7 @@ async def answer_question(
     return request, await finish(task)
 
 
-async def test_ask_user_question_accepted(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
+async def test_session_starts_in_default_mode(claude_chat: OpenChat) -> None:
     chat = claude_chat()
     await ready(chat)
     agent = chat.state["agent"]
@@ -64,28 +64,6 @@ async def test_ask_user_question_accepted(claude_chat: OpenChat, mock_api: MockA
     assert agent["info"]["version"] == "0.101.0"
     # agents.py sets `default` for claude-code: the wrapper would start in `auto`.
     assert chat.state["modes"]["currentModeId"] == "default"
-
-    request, turn = await answer_question(
-        chat,
-        mock_api,
-        "Pick a color",
-        ask_user_question(COLOR),
-        lambda rid: chat.answer(rid, {"question_0": "Red"}),
-    )
-
-    assert request["message"] == "Which color do you prefer?"
-    assert field_names(request) == ["question_0", "question_0_custom"]
-    assert [o["value"] for o in request["fields"][0]["options"]] == ["Red", "Blue"]
-    assert request["fields"][1]["customOf"] == "question_0"
-    # The card belongs to the AskUserQuestion tool call announced just before it.
-    tool = chat.state["toolCalls"][request["toolCallId"]]
-    assert tool["title"] == "Which color do you prefer?"
-    assert turn.ok and turn.text == "Noted"
-    assert chat.state["elicitations"][request["requestId"]]["outcome"] == "accepted"
-    [result] = mock_api.tool_results("AskUserQuestion")
-    assert result.tool_use_id == request["toolCallId"]
-    assert '"Which color do you prefer?"="Red"' in result.text and not result.is_error
-    assert mock_api.unmatched == []
 
 
 @pytest.mark.parametrize(
@@ -174,50 +152,6 @@ async def test_other_free_text_answer(claude_chat: OpenChat, mock_api: MockAnthr
     assert '"Which color do you prefer?"="Teal, please"' in result.text
 
 
-async def test_cancel_while_the_form_is_open(
-    claude_chat: OpenChat, mock_api: MockAnthropic
-) -> None:
-    chat = claude_chat()
-    mock_api.on_user("Pick a color", ask_user_question(COLOR))
-    # The next prompt may arrive with the interrupted tool use's result in front of it,
-    # so it is matched among `prompt_texts` (`prompt_text` is empty next to tool results).
-    mock_api.on(lambda r: "Hello again" in r.prompt_texts, text("Still here"))
-    # session/cancel and our cancel answer race inside the CLI: sometimes it reports the
-    # aborted tool use to the model before the interrupt lands.
-    mock_api.on_tool_result("AskUserQuestion", text("Stopping"))
-    log = await EventLog(chat).start()
-    try:
-        task = asyncio.create_task(chat.ask("Pick a color"))
-        request = await next_pending(chat, "elicitation")
-        chat.cancel()
-        turn = await finish(task)
-
-        assert turn.stop_reason == "cancelled"
-        assert chat.pending == []
-        # The card closed exactly once, although the wrapper also withdraws the question
-        # ($/cancel_request) after session/cancel.
-        resolved = log.of("elicitation_resolved")
-        assert [(e["requestId"], e["outcome"]) for e in resolved] == [
-            (request["requestId"], "cancelled")
-        ]
-        assert chat.state["toolCalls"][request["toolCallId"]]["status"] == "failed"
-
-        again = await ask(chat, "Hello again")
-
-        assert again.ok and again.text == "Still here"
-        assert len(log.of("elicitation_resolved")) == 1
-        # The model learns the question ended without an answer (when the race above
-        # went the other way, the same result is sent again with the next prompt).
-        results = mock_api.tool_results("AskUserQuestion")
-        assert results and {r.tool_use_id for r in results} == {request["toolCallId"]}
-        for result in results:
-            assert result.is_error, result
-            assert "doesn't want to proceed" in result.text or "Tool use aborted" in result.text
-        assert mock_api.unmatched == []
-    finally:
-        await log.stop()
-
-
 def plan_step(req: MessagesRequest) -> Reply:
     """The model's plan work, one tool call per request, chosen from what it already did."""
     steps = [
@@ -268,42 +202,6 @@ async def test_plan_after_tasks_are_created_and_completed(
     # Task tools show up only as plan updates, never as tool calls.
     assert [t["title"] for t in turn.tool_calls] == ["ToolSearch"]
     assert mock_api.unmatched == []
-
-
-@pytest.mark.parametrize("decision", ["allow", "reject"])
-async def test_permission_in_default_mode(
-    claude_chat: OpenChat, mock_api: MockAnthropic, workdir: Path, decision: str
-) -> None:
-    chat = claude_chat()
-    target = workdir / "hello.txt"
-    mock_api.on_user(
-        "Write the file", tool_use("Write", {"file_path": str(target), "content": "hello\n"})
-    )
-    mock_api.on_tool_result("Write", text("Done writing"))
-    task = asyncio.create_task(chat.ask("Write the file"))
-    request = await next_pending(chat, "permission")
-
-    assert request["toolCall"]["kind"] == "edit"
-    kinds = {o["optionId"]: o["kind"] for o in request["options"]}
-    assert kinds == {
-        "allow-once": "allow_once",
-        "allow-with-updates": "allow_always",
-        "reject": "reject_once",
-    }
-    assert not target.exists()
-    (chat.allow if decision == "allow" else chat.reject)(request["requestId"])
-    turn = await finish(task)
-
-    assert turn.ok and turn.text == "Done writing"
-    [result] = mock_api.tool_results("Write")
-    if decision == "allow":
-        assert target.read_text() == "hello\n"
-        assert not result.is_error
-        assert chat.state["permissions"][request["requestId"]]["optionId"] == "allow-once"
-    else:
-        assert not target.exists()
-        assert result.is_error
-        assert chat.state["permissions"][request["requestId"]]["optionId"] == "reject"
 
 
 async def test_mode_selector_switches_modes(
