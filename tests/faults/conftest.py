@@ -20,7 +20,7 @@ import pytest
 
 from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
-from tests.support.fault_chats import PERSON, FaultChat, fault_argv, spy_writes
+from tests.support.fault_chats import PERSON, FaultChat, fault_argv, open_in_kernel, spy_writes
 from tests.support.hub_chats import Recorder
 
 # ---------------------------------------------------------------- the closing table
@@ -141,3 +141,19 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
         await hub.close()
     loop.set_exception_handler(None)
     assert not loop_errors, loop_errors
+
+
+OpenKernelChat = Callable[..., Awaitable[tuple[str, str, Path]]]
+
+
+@pytest.fixture
+def open_kernel_chat(start_kernel: Any, cells: Any, tmp_path: Path) -> OpenKernelChat:
+    """Opens a chat with the fault agent from a new kernel, through the server extension
+    (tests/server's fixtures); the cell runs ``then`` after it. Kernel id, chat id, log."""
+
+    async def open_chat(then: str = "") -> tuple[str, str, Path]:
+        log = tmp_path / "agent.jsonl"
+        kernel_id = await start_kernel()
+        return kernel_id, await open_in_kernel(await cells(kernel_id), log, then), log
+
+    return open_chat

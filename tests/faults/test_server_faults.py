@@ -24,39 +24,16 @@ from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire import fold as folding
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.support.fault_chats import fault_argv
+from tests.support.fault_chats import answers, kernel_chat_cell
 from tests.support.lab import JupyterServer, start_server
 from tests.support.processes import alive, all_gone, process_group
-from tests.support.server_peers import Peer
+from tests.support.server_peers import Peer, ServerKernels
+
+from .conftest import OpenKernelChat
 
 FLOOD = 60_000
-
-
-def open_chat_cell(log: Path, then: str = "", fault: str = "none") -> str:
-    """A cell that opens a chat with the fault agent through the extension."""
-    return (
-        "import json, time\n"
-        "from acp_notebook.kernel.chat import Chat\n"
-        f"chat = Chat(command={fault_argv(fault, 'stream', log)!r})\n"
-        "assert chat.mode == 'server', chat.mode\n"
-        "while chat.status == 'starting':\n"
-        "    time.sleep(0.02)\n"
-        "print('chat:' + json.dumps({'chat': chat.chat_id, 'kernel': chat.kernel_id}), flush=True)\n"
-        + then
-    )
-
-
-def answers(log: Path) -> list[Any]:
-    """The answers that reached the agent (to its own, numbered requests)."""
-    lines = log.read_text().splitlines() if log.exists() else []
-    return [
-        e["recv"].get("result")
-        for e in map(json.loads, lines)
-        if "recv" in e and "method" not in e["recv"] and isinstance(e["recv"].get("id"), int)
-    ]
 
 
 class _Records(logging.Handler):
@@ -76,12 +53,6 @@ def server_errors(jp_serverapp: ServerApp) -> Iterator[None]:
     yield
     jp_serverapp.log.removeHandler(handler)
     assert not handler.records, [r.getMessage() for r in handler.records]
-
-
-async def fault_chat(cells: Any, kernel_id: str, log: Path, then: str = "") -> str:
-    kernel = await cells(kernel_id)
-    out = await kernel.run(open_chat_cell(log, then))
-    return str(json.loads(out.split("chat:", 1)[1].splitlines()[0])["chat"])
 
 
 async def tab_with_card(browser: Any, kernel_id: str, chat_id: str, kind: str) -> tuple[Peer, Any]:
@@ -114,11 +85,9 @@ def resolved_once(tab: Peer, chat_id: str, request_id: str) -> list[Any]:
 @pytest.mark.fault("the socket drops mid-answer ({how})")
 @pytest.mark.parametrize("how", ["after the whole frame", "halfway through the frame"])
 async def test_socket_drops_mid_answer(
-    start_kernel: Any, cells: Any, browser: Any, server_errors: None, tmp_path: Path, how: str
+    open_kernel_chat: OpenKernelChat, browser: Any, server_errors: None, how: str
 ) -> None:
-    log = tmp_path / "agent.jsonl"
-    kernel_id = await start_kernel()
-    chat_id = await fault_chat(cells, kernel_id, log, 'chat.send_prompt("ask")\n')
+    kernel_id, chat_id, log = await open_kernel_chat('chat.send_prompt("ask")\n')
     tab, card = await tab_with_card(browser, kernel_id, chat_id, "elicitation_request")
     answer = json.dumps(
         {
@@ -155,16 +124,13 @@ async def test_socket_drops_mid_answer(
 
 @pytest.mark.fault("the browser reloads during a stream")
 async def test_reload_during_a_stream(
-    start_kernel: Any,
-    cells: Any,
+    open_kernel_chat: OpenKernelChat,
     browser: Any,
     ws_url: Any,
     jp_serverapp: ServerApp,
     server_errors: None,
-    tmp_path: Path,
 ) -> None:
-    kernel_id = await start_kernel()
-    chat_id = await fault_chat(cells, kernel_id, tmp_path / "agent.jsonl")
+    kernel_id, chat_id, _log = await open_kernel_chat()
     first: Peer = await browser(kernel_id, chat_id)
     await first.resync(chat_id)
     prompt = {"type": "chat:prompt", "chatId": chat_id, "text": f"flood {FLOOD}"}
@@ -195,19 +161,11 @@ async def test_reload_during_a_stream(
 
 @pytest.mark.fault("kernel restart with a question pending")
 async def test_restart_with_a_question_pending(
-    start_kernel: Any,
-    cells: Any,
-    browser: Any,
-    jp_fetch: Any,
-    extension: AcpNotebookApp,
-    server_errors: None,
-    tmp_path: Path,
+    open_kernel_chat: OpenKernelChat, browser: Any, kernels: ServerKernels, server_errors: None
 ) -> None:
-    log = tmp_path / "agent.jsonl"
-    kernel_id = await start_kernel()
-    chat_id = await fault_chat(cells, kernel_id, log, 'chat.send_prompt("permission")\n')
+    kernel_id, chat_id, log = await open_kernel_chat('chat.send_prompt("permission")\n')
     tab, card = await tab_with_card(browser, kernel_id, chat_id, "permission_request")
-    await jp_fetch("api", "kernels", kernel_id, "restart", method="POST", body="")
+    await kernels.restart(kernel_id)
     # The chat outlives the kernel process: the card is still pending, and answerable.
     again: Peer = await browser(kernel_id, chat_id)
     ack = await again.resync(chat_id)
@@ -215,41 +173,27 @@ async def test_restart_with_a_question_pending(
         card["requestId"]
     ]
     assert not resolved_once(again, chat_id, card["requestId"])
-    respond = {
-        "type": "chat:permission.respond",
-        "chatId": chat_id,
-        "requestId": card["requestId"],
-        "optionId": "reject",
-    }
-    assert (await again.request(respond))["accepted"]
+    assert (await again.respond(chat_id, card, optionId="reject"))["accepted"]
     for peer in (tab, again):
         await peer.event(chat_id, "turn_ended", turn=1)
         assert len(resolved_once(peer, chat_id, card["requestId"])) == 1
     assert answers(log) == [{"outcome": {"outcome": "selected", "optionId": "reject"}}]
-    assert extension.hubs.get(kernel_id) is not None
+    assert kernels.hub(kernel_id) is not None
 
 
 @pytest.mark.fault("kernel shutdown with a question pending (two tabs)")
 async def test_shutdown_with_a_question_pending(
-    start_kernel: Any,
-    cells: Any,
-    browser: Any,
-    jp_fetch: Any,
-    extension: AcpNotebookApp,
-    server_errors: None,
-    tmp_path: Path,
+    open_kernel_chat: OpenKernelChat, browser: Any, kernels: ServerKernels, server_errors: None
 ) -> None:
-    log = tmp_path / "agent.jsonl"
-    kernel_id = await start_kernel()
-    chat_id = await fault_chat(cells, kernel_id, log, 'chat.send_prompt("ask")\n')
+    kernel_id, chat_id, log = await open_kernel_chat('chat.send_prompt("ask")\n')
     tabs = [(await tab_with_card(browser, kernel_id, chat_id, "elicitation_request")) for _ in "ab"]
     card = tabs[0][1]
-    hub = extension.hubs.get(kernel_id)
+    hub = kernels.hub(kernel_id)
     assert hub is not None
     pid = hub.chats[chat_id].session.conn.pid
     assert pid is not None
 
-    await jp_fetch("api", "kernels", kernel_id, method="DELETE")
+    await kernels.shut_down(kernel_id)
     for tab, _ in tabs:
         await tab.wait_closed()
         resolved = resolved_once(tab, chat_id, card["requestId"])
@@ -298,7 +242,7 @@ async def test_server_stopped_with_chats_open(tmp_path: Path) -> None:
         logs = [tmp_path / f"agent-{i}.jsonl" for i in range(2)]
         pending = 'chat.send_prompt("ask")\nwhile not chat.pending:\n    time.sleep(0.02)\n'
         for log in logs:
-            await run_in_new_kernel(lab, tmp_path / "lab", open_chat_cell(log, pending))
+            await run_in_new_kernel(lab, tmp_path / "lab", kernel_chat_cell(log, pending))
         before = descendants(lab.proc.pid)
         commands = {p: Path(f"/proc/{p}/cmdline").read_text() for p in before}
         # Each agent runs under a reaper, whose command line names the agent's too.
@@ -325,7 +269,7 @@ async def test_server_killed_takes_its_agents_along(tmp_path: Path) -> None:
     try:
         # The first turn's stream is where the fault agent leaves its children.
         turn = 'chat.send_prompt("go")\n'
-        await run_in_new_kernel(lab, tmp_path / "lab", open_chat_cell(log, turn, fault="spawn"))
+        await run_in_new_kernel(lab, tmp_path / "lab", kernel_chat_cell(log, turn, fault="spawn"))
         deadline = time.monotonic() + 30
         while len(children := child_pids(log)) < 3 and time.monotonic() < deadline:
             await asyncio.sleep(0.05)

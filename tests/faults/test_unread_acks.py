@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,17 +18,16 @@ from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/s
 from tests.support.memory import peak_rss, reset_peak_rss
 from tests.support.server_peers import Peer
 
-from .test_server_faults import fault_chat
+from .conftest import OpenKernelChat
 
 MiB = 1024 * 1024
 
 
 @pytest.mark.fault("a browser sends 100 resyncs of a 6 MB chat and reads none of the acks")
 async def test_a_socket_that_does_not_read_its_acks(
-    jp_serverapp: ServerApp, start_kernel: Any, cells: Any, browser: Any, tmp_path: Path
+    jp_serverapp: ServerApp, open_kernel_chat: OpenKernelChat, browser: Any
 ) -> None:
-    kernel_id = await start_kernel()
-    chat_id = await fault_chat(cells, kernel_id, tmp_path / "agent.jsonl")
+    kernel_id, chat_id, _log = await open_kernel_chat()
     chat = jp_serverapp.web_app.settings["acp_notebook"].hubs.get(kernel_id).chats[chat_id]
     reader: Peer = await browser(kernel_id, chat_id)
     await reader.request({"type": "chat:prompt", "chatId": chat_id, "text": f"big {6 * MiB}"})

@@ -25,7 +25,7 @@ from traitlets.config import Config
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from tests.support.frontend import Cells, Frontend, local_env
-from tests.support.server_peers import Peer
+from tests.support.server_peers import Peer, ServerKernels
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -58,6 +58,11 @@ def extension(jp_serverapp: ServerApp) -> AcpNotebookApp:
     app = jp_serverapp.web_app.settings["acp_notebook"]
     assert isinstance(app, AcpNotebookApp)
     return app
+
+
+@pytest.fixture
+def kernels(jp_fetch: Any, extension: AcpNotebookApp) -> ServerKernels:
+    return ServerKernels(jp_fetch, extension)
 
 
 @pytest.fixture

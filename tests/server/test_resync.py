@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from acp_notebook.wire import fold as folding
 from acp_notebook.wire.contracts import MAX_ID
 from tests.support.server_peers import OPEN_CHAT, until
@@ -36,19 +38,13 @@ async def test_reattach_and_second_tab_see_the_pending_card(
     second = await browser(kernel_id, chat_id)
     assert (await second.card(chat_id))["requestId"] == card["requestId"]
 
-    answer = {
-        "type": "chat:elicitation.respond",
-        "chatId": chat_id,
-        "requestId": card["requestId"],
-        "action": "decline",
-    }
-    assert (await second.request(answer))["accepted"]
+    assert (await second.respond(chat_id, card, action="decline"))["accepted"]
     for tab in (again, second):
         resolved = await tab.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
         assert resolved["outcome"] == "declined"
         await tab.event(chat_id, "turn_ended", turn=1)
     # Settled once: the other tab's late answer finds nothing to answer.
-    late = await again.request({**answer, "action": "cancel"})
+    late = await again.respond(chat_id, card, action="cancel")
     assert late["error"] == "ELICITATION_NOT_FOUND"
     echoed = again.text(chat_id).split("elicitation answered: ", 1)[1]
     assert json.loads(echoed) == {"action": "decline"}
@@ -91,18 +87,20 @@ async def test_kernel_socket_reconnects_and_catches_up(
     assert caught_up["text"].startswith("Hello from the **demo agent**. You said: hello")
 
 
-async def _history_chat(kernel: Any) -> str:
-    """A chat whose ended turn holds tool calls and messages (``history 25``)."""
+@pytest.fixture
+async def history_chat(start_kernel: Any, cells: Any) -> tuple[str, str]:
+    """A kernel and its chat whose ended turn holds tool calls and messages (``history 25``)."""
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
     out = await kernel.run(OPEN_CHAT + 'chat.wait(chat.send_prompt("history 25"), timeout=30)')
-    return str(json.loads(out.split("chat:", 1)[1])["chat"])
+    return kernel_id, str(json.loads(out.split("chat:", 1)[1])["chat"])
 
 
 async def test_snapshot_resync_folds_the_ended_turns(
-    start_kernel: Any, cells: Any, browser: Any
+    history_chat: tuple[str, str], browser: Any
 ) -> None:
     """What a reloaded widget asks for: the ended turns as one snapshot, the same chat."""
-    kernel_id = await start_kernel()
-    chat_id = await _history_chat(await cells(kernel_id))
+    kernel_id, chat_id = history_chat
     tab = await browser(kernel_id, chat_id)
     full = await tab.resync(chat_id)
     ack = await tab.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
@@ -116,11 +114,10 @@ async def test_snapshot_resync_folds_the_ended_turns(
 
 
 async def test_a_resync_asked_in_the_url_is_answered_as_the_socket_opens(
-    start_kernel: Any, cells: Any, browser: Any
+    history_chat: tuple[str, str], browser: Any
 ) -> None:
     """A reloaded widget asks in its socket's URL: the snapshot resync comes unasked."""
-    kernel_id = await start_kernel()
-    chat_id = await _history_chat(await cells(kernel_id))
+    kernel_id, chat_id = history_chat
     plain = await browser(kernel_id, chat_id)
     asked = await plain.request({"type": "chat:resync", "chatId": chat_id, "snapshot": True})
     tab = await browser(kernel_id, chat_id, resync="r-1")

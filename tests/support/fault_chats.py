@@ -1,4 +1,5 @@
-"""Chats with the fault agent through a real Hub, and what the agent logged of them."""
+"""Chats with the fault agent (through a real Hub, or from a kernel through the server
+extension), and what the agent logged of them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from acp_notebook.bridge.chat_session import ChatSession
 from acp_notebook.bridge.hub import Hub
 
 from .agents import FAULT_AGENT
+from .frontend import Cells
 from .hub_chats import Recorder
 
 Event = dict[str, Any]
@@ -21,6 +23,22 @@ PERSON = "alice"
 def _is_answer(message: dict[str, Any]) -> bool:
     # The fault agent numbers its own requests; its garbage request has a string id.
     return "method" not in message and isinstance(message.get("id"), int)
+
+
+def agent_log(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line]
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    """Every JSON-RPC message that reached the agent, in order."""
+    return [e["recv"] for e in agent_log(log) if "recv" in e]
+
+
+def answers_received(log: Path) -> list[dict[str, Any]]:
+    """Answers that reached the agent (to its permission / question requests)."""
+    return [m for m in received(log) if _is_answer(m)]
 
 
 def drain(rec: Recorder) -> None:
@@ -47,17 +65,13 @@ class FaultChat:
         return self.recs[0]
 
     def agent_log(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+        return agent_log(self.log)
 
     def received(self) -> list[dict[str, Any]]:
-        """Every JSON-RPC message that reached the agent, in order."""
-        return [e["recv"] for e in self.agent_log() if "recv" in e]
+        return received(self.log)
 
     def answers_received(self) -> list[dict[str, Any]]:
-        """Answers that reached the agent (to its permission / question requests)."""
-        return [m for m in self.received() if _is_answer(m)]
+        return answers_received(self.log)
 
     def answers_written(self) -> list[dict[str, Any]]:
         """Answers our side wrote to the agent's stdin (a spy on the connection)."""
@@ -100,3 +114,28 @@ def spy_writes(fc: FaultChat) -> None:
 
 def fault_argv(fault: str, point: str, log: Path) -> list[str]:
     return [sys.executable, str(FAULT_AGENT), fault, point, str(log)]
+
+
+def kernel_chat_cell(log: Path, then: str = "", fault: str = "none") -> str:
+    """A cell that opens a chat with the fault agent through the extension."""
+    return (
+        "import json, time\n"
+        "from acp_notebook.kernel.chat import Chat\n"
+        f"chat = Chat(command={fault_argv(fault, 'stream', log)!r})\n"
+        "assert chat.mode == 'server', chat.mode\n"
+        "while chat.status == 'starting':\n"
+        "    time.sleep(0.02)\n"
+        "print('chat:' + json.dumps({'chat': chat.chat_id, 'kernel': chat.kernel_id}), flush=True)\n"
+        + then
+    )
+
+
+def answers(log: Path) -> list[Any]:
+    """The results of the answers that reached the agent (to its own, numbered requests)."""
+    return [m.get("result") for m in answers_received(log)]
+
+
+async def open_in_kernel(kernel: Cells, log: Path, then: str = "") -> str:
+    """Opens a chat with the fault agent from ``kernel``, which then runs ``then``; its id."""
+    out = await kernel.run(kernel_chat_cell(log, then))
+    return str(json.loads(out.split("chat:", 1)[1].splitlines()[0])["chat"])

@@ -6,9 +6,13 @@ import asyncio
 import itertools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from tornado.websocket import WebSocketClientConnection
+
+from acp_notebook.bridge.hub import Hub
+from acp_notebook.server.app import AcpNotebookApp
 
 T = TypeVar("T")
 Event = dict[str, Any]
@@ -79,6 +83,16 @@ class Peer:
         self.ws.write_message(json.dumps({**message, "id": number}))
         return await until(lambda: self.acks.get(number), self._changed, timeout)
 
+    async def respond(self, chat_id: str, card: Event, **answer: Any) -> Event:
+        """Answers a pending card (``optionId=``/``cancel=``, or ``action=``/``values=``)."""
+        kind = "permission" if card["kind"] == "permission_request" else "elicitation"
+        respond = {
+            "type": f"chat:{kind}.respond",
+            "chatId": chat_id,
+            "requestId": card["requestId"],
+        }
+        return await self.request({**respond, **answer})
+
     async def resync(self, chat_id: str) -> Event:
         """``chat:resync``; what this peer has seen after it joins it, by seq as the widget
         does (a live run of chunks can start inside one of the history's runs, so an exact
@@ -122,3 +136,20 @@ class Peer:
 
     def close(self) -> None:
         self.ws.close()
+
+
+@dataclass
+class ServerKernels:
+    """The server's kernels as a notebook page drives them (its REST API), and their hubs."""
+
+    fetch: Any  # pytest-jupyter's jp_fetch
+    extension: AcpNotebookApp
+
+    async def restart(self, kernel_id: str) -> None:
+        await self.fetch("api", "kernels", kernel_id, "restart", method="POST", body="")
+
+    async def shut_down(self, kernel_id: str) -> None:
+        await self.fetch("api", "kernels", kernel_id, method="DELETE")
+
+    def hub(self, kernel_id: str) -> Hub | None:
+        return self.extension.hubs.get(kernel_id)
