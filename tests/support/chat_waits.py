@@ -1,4 +1,5 @@
-"""Time-bound waits on a ``Chat`` driving a real agent (tests/claude, tests/codex)."""
+"""Time-bound waits on a ``Chat`` driving a real agent, and what a chat whose agent is gone
+says."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import asyncio
 import contextlib
 from typing import Any
 
-from acp_notebook.kernel.chat import Chat, Turn
+import pytest
+
+from acp_notebook.kernel.chat import Chat, ChatError, Turn
 
 TIMEOUT = 60.0  # generous: other suites may be loading the 2-core CI box
 
@@ -26,6 +29,13 @@ async def finish(task: asyncio.Task[Turn]) -> Turn:
 async def ask(chat: Chat, text: str) -> Turn:
     async with asyncio.timeout(TIMEOUT):
         return await chat.ask(text)
+
+
+async def refuses_prompts(chat: Chat) -> None:
+    """The chat's agent is gone: a prompt is refused with AGENT_EXITED."""
+    with pytest.raises(ChatError) as err:
+        await chat.ask("hello")
+    assert err.value.code == "AGENT_EXITED"
 
 
 async def next_pending(chat: Chat, kind: str) -> dict[str, Any]:
