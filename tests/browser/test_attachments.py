@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import uuid
 
 import nbformat
 import pytest
@@ -25,6 +24,7 @@ from tests.support.lab import (
     run_cell,
     save,
     send,
+    unique,
     write_notebook,
 )
 
@@ -71,9 +71,7 @@ def png(width: int, height: int) -> str:
 def test_a_pasted_image_reaches_the_agent(
     page: Page, server: JupyterServer, page_log: PageLog, transport: str
 ) -> None:
-    filename = write_notebook(
-        server, f"paste-{uuid.uuid4().hex[:6]}", [OPEN.format(transport=transport)]
-    )
+    filename = write_notebook(server, unique("paste"), [OPEN.format(transport=transport)])
     open_notebook(page, server, filename)
     run_cell(page, 0)
     widget = chat(page)
@@ -126,7 +124,7 @@ def test_at_df_completes_and_attaches_the_frame(
         "df = pd.DataFrame({'city': ['Oslo', 'Lima'], 'temp_c': [3, 19]})\n"
         "dfx = 1\n" + OPEN.format(transport="auto")
     )
-    filename = write_notebook(server, f"mention-{uuid.uuid4().hex[:6]}", [setup])
+    filename = write_notebook(server, unique("mention"), [setup])
     open_notebook(page, server, filename)
     run_cell(page, 0)
     widget = chat(page)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import sys
-import uuid
 from pathlib import Path
 
 import nbformat
@@ -23,21 +22,20 @@ from tests.support.lab import (
     agent_text,
     cell,
     chat,
+    command_chat,
+    open_chat_notebook,
     open_notebook,
     permission_card,
     question_card,
     run_cell,
     save,
     send,
+    unique,
     write_notebook,
 )
 
 QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
 HOSTILE_AGENT = Path(hostile.__file__)
-
-
-def unique(name: str) -> str:
-    return f"{name}-{uuid.uuid4().hex[:6]}"
 
 
 def code_cells(path: Path) -> list[int]:
@@ -281,13 +279,7 @@ def test_hostile_markdown_and_titles_stay_inert(
     fetched: list[str] = []
     page.on("request", lambda request: fetched.append(request.url))
     agent = [sys.executable, str(HOSTILE_AGENT)]
-    filename = write_notebook(
-        server,
-        unique("hostile"),
-        [f"from acp_notebook import Chat\nchat = Chat(command={agent!r})\nchat"],
-    )
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
+    open_chat_notebook(page, server, "hostile", command_chat(agent))
     send(page, "hello")
 
     permission = permission_card(page)

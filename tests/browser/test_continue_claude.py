@@ -10,7 +10,6 @@ server like a user's home does.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -24,6 +23,7 @@ from tests.support.lab import (
     save,
     send,
     start_server,
+    unique,
     write_notebook,
 )
 from tests.support.mock_anthropic import MockAnthropic, text
@@ -44,7 +44,7 @@ def test_reopen_and_continue_a_claude_conversation(page: Page, tmp_path: Path) -
         try:
             filename = write_notebook(
                 lab,
-                f"claude-{uuid.uuid4().hex[:6]}",
+                unique("claude"),
                 [
                     'from acp_notebook import Chat\nchat = Chat("claude-code")\nawait chat.ready()\nchat'
                 ],

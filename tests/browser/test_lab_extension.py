@@ -8,18 +8,21 @@ The extension is enabled by installing the package (its labextension is shared d
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.support.lab import JupyterServer, cell, open_notebook, run_cell, save, write_notebook
+from tests.support.lab import (
+    JupyterServer,
+    cell,
+    open_notebook,
+    run_cell,
+    save,
+    unique,
+    write_notebook,
+)
 
 APPS = ["lab", "notebook"]
-
-
-def unique(name: str) -> str:
-    return f"{name}-{uuid.uuid4().hex[:6]}"
 
 
 def agent_panel(page: Page) -> Locator:

@@ -10,13 +10,16 @@ in the transcript, is taken from the page (``PerformanceObserver`` ``longtask``)
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.chromium import PageLog
-from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
+from tests.support.lab import (
+    JupyterServer,
+    chat,
+    open_chat_notebook,
+    send,
+)
 from tests.support.longtasks import LongTasks, Measurement
 
 TURNS = 200
@@ -45,13 +48,9 @@ def turn(page: Page, number: int) -> None:
 def test_each_new_turn_of_a_long_chat_stays_cheap(
     page: Page, server: JupyterServer, page_log: PageLog
 ) -> None:
-    filename = write_notebook(
-        server,
-        f"long-chat-{uuid.uuid4().hex[:6]}",
-        ['from acp_notebook import Chat\nchat = Chat("demo")\nchat'],
+    open_chat_notebook(
+        page, server, "long-chat", 'from acp_notebook import Chat\nchat = Chat("demo")\nchat'
     )
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
     expect(chat(page).locator(".acpnb-status")).to_have_attribute(
         "data-status", "ready", timeout=60_000
     )

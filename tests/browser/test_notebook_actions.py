@@ -4,8 +4,6 @@ line only after the person allows it in the card, which shows the code as Python
 
 from __future__ import annotations
 
-import uuid
-
 from playwright.sync_api import Page, expect
 
 from tests.support.lab import (
@@ -16,6 +14,7 @@ from tests.support.lab import (
     permission_card,
     run_cell,
     send,
+    unique,
     write_notebook,
 )
 
@@ -25,7 +24,7 @@ def test_the_demo_reads_variables_and_runs_code_after_allow(
 ) -> None:
     filename = write_notebook(
         server,
-        f"notebook-actions-{uuid.uuid4().hex[:6]}",
+        unique("notebook-actions"),
         [
             "import pandas as pd\n"
             "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})",

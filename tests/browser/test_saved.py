@@ -4,7 +4,6 @@ re-rendering the live chat (no new socket, no resent history)."""
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import nbformat
@@ -21,6 +20,7 @@ from tests.support.lab import (
     save,
     send,
     start_server,
+    unique,
     write_notebook,
 )
 
@@ -46,7 +46,7 @@ def test_turn_ends_refresh_the_saved_output_without_reconnecting(
         ws.on("framereceived", on_frame)
 
     page.on("websocket", on_socket)
-    name = f"churn-{uuid.uuid4().hex[:6]}"
+    name = unique("churn")
     filename = write_notebook(
         server,
         name,
@@ -82,7 +82,7 @@ def test_an_adopted_view_keeps_talking_over_the_comm(page: Page, server: Jupyter
     # the widget's comm after the render it came from is gone.
     filename = write_notebook(
         server,
-        f"comm-{uuid.uuid4().hex[:6]}",
+        unique("comm"),
         [
             'from acp_notebook import Chat\nchat = Chat("demo", transport="local")\nawait chat.ready()\nchat'
         ],

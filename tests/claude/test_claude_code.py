@@ -56,6 +56,20 @@ async def answer_question(
     return request, await finish(task)
 
 
+async def answered(
+    claude_chat: OpenChat, mock: MockAnthropic, prompt: str, *questions: Question, values: Any
+) -> tuple[dict[str, Any], str]:
+    """A turn in which the model asks ``questions``, answered with ``values``: the request,
+    and the tool result the model got back."""
+    chat = claude_chat()
+    request, turn = await answer_question(
+        chat, mock, prompt, ask_user_question(*questions), lambda rid: chat.answer(rid, values)
+    )
+    assert turn.ok
+    [result] = mock.tool_results("AskUserQuestion")
+    return request, result.text
+
+
 async def test_session_starts_in_default_mode(claude_chat: OpenChat) -> None:
     chat = claude_chat()
     await ready(chat)
@@ -95,31 +109,21 @@ async def test_ask_user_question_declined_or_cancelled(
 
 
 async def test_multi_select_question(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
-    chat = claude_chat()
-    request, turn = await answer_question(
-        chat,
-        mock_api,
-        "Choose toppings",
-        ask_user_question(TOPPINGS),
-        lambda rid: chat.answer(rid, {"question_0": ["Cheese", "Olives"]}),
+    values = {"question_0": ["Cheese", "Olives"]}
+    request, result = await answered(
+        claude_chat, mock_api, "Choose toppings", TOPPINGS, values=values
     )
 
     question = request["fields"][0]
     assert question["type"] == "multi"
     assert [o["value"] for o in question["options"]] == ["Cheese", "Ham", "Olives"]
-    assert turn.ok
-    [result] = mock_api.tool_results("AskUserQuestion")
-    assert '"Which toppings?"="Cheese, Olives"' in result.text
+    assert '"Which toppings?"="Cheese, Olives"' in result
 
 
 async def test_two_questions_in_one_form(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
-    chat = claude_chat()
-    request, turn = await answer_question(
-        chat,
-        mock_api,
-        "Pick color and size",
-        ask_user_question(COLOR, SIZE),
-        lambda rid: chat.answer(rid, {"question_0": "Blue", "question_1": "Large"}),
+    values = {"question_0": "Blue", "question_1": "Large"}
+    request, result = await answered(
+        claude_chat, mock_api, "Pick color and size", COLOR, SIZE, values=values
     )
 
     assert request["message"] == "Please answer the following questions."
@@ -131,25 +135,15 @@ async def test_two_questions_in_one_form(claude_chat: OpenChat, mock_api: MockAn
     ]
     # With several questions each field's description holds its question.
     assert request["fields"][2]["description"] == "Which size?"
-    assert turn.ok
-    [result] = mock_api.tool_results("AskUserQuestion")
-    assert '"Which color do you prefer?"="Blue"' in result.text
-    assert '"Which size?"="Large"' in result.text
+    assert '"Which color do you prefer?"="Blue"' in result
+    assert '"Which size?"="Large"' in result
 
 
 async def test_other_free_text_answer(claude_chat: OpenChat, mock_api: MockAnthropic) -> None:
-    chat = claude_chat()
-    _, turn = await answer_question(
-        chat,
-        mock_api,
-        "Pick a color",
-        ask_user_question(COLOR),
-        lambda rid: chat.answer(rid, {"question_0_custom": "Teal, please"}),
-    )
+    values = {"question_0_custom": "Teal, please"}
+    _, result = await answered(claude_chat, mock_api, "Pick a color", COLOR, values=values)
 
-    assert turn.ok
-    [result] = mock_api.tool_results("AskUserQuestion")
-    assert '"Which color do you prefer?"="Teal, please"' in result.text
+    assert '"Which color do you prefer?"="Teal, please"' in result
 
 
 def plan_step(req: MessagesRequest) -> Reply:

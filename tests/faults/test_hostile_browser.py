@@ -9,7 +9,6 @@ overrides, and the static HTML transcript a notebook keeps for viewers without a
 from __future__ import annotations
 
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,11 @@ from tests.support.chromium import PageLog
 from tests.support.lab import (
     JupyterServer,
     chat,
-    open_notebook,
+    command_chat,
+    open_chat_notebook,
     permission_card,
     question_card,
-    run_cell,
     send,
-    write_notebook,
 )
 
 # Script that ran, elements that could run script or load something, and text that a
@@ -100,13 +98,7 @@ def test_hostile_content_in_the_widget(
     fetched: list[str] = []
     page.on("request", lambda request: fetched.append(request.url))
     agent = [sys.executable, str(FAULT_AGENT), "none", "stream", str(tmp_path / "agent.jsonl")]
-    filename = write_notebook(
-        server,
-        f"hostile-{uuid.uuid4().hex[:6]}",
-        [f"from acp_notebook import Chat\nchat = Chat(command={agent!r})\nchat"],
-    )
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
+    open_chat_notebook(page, server, "hostile", command_chat(agent))
     send(page, "hostile")
 
     root = chat(page)

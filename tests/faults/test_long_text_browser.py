@@ -11,14 +11,19 @@ into a real chat in a real JupyterLab page and takes the longest task the page s
 from __future__ import annotations
 
 import sys
-import uuid
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.agents import LONG_TEXT_AGENT
 from tests.support.chromium import PageLog
-from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, send, write_notebook
+from tests.support.lab import (
+    JupyterServer,
+    chat,
+    command_chat,
+    open_chat_notebook,
+    send,
+)
 from tests.support.longtasks import LongTasks, Measurement, wait_for_done
 
 # The target is 50 ms (bench/run.py browser shows it); a 2-core CI box shared with other
@@ -51,16 +56,7 @@ CASES = [
 def test_long_text_keeps_the_page_responsive(
     page: Page, server: JupyterServer, page_log: PageLog
 ) -> None:
-    filename = write_notebook(
-        server,
-        f"long-{uuid.uuid4().hex[:6]}",
-        [
-            "from acp_notebook import Chat\n"
-            f"chat = Chat(command=[{sys.executable!r}, {str(LONG_TEXT_AGENT)!r}])\nchat"
-        ],
-    )
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
+    open_chat_notebook(page, server, "long", command_chat([sys.executable, str(LONG_TEXT_AGENT)]))
     expect(chat(page).locator(".acpnb-status")).to_have_text("idle", timeout=60_000)
     tasks = LongTasks(page)
     figures: dict[str, Measurement] = {}

@@ -20,6 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,6 +179,11 @@ def start_server(
 # ---------------------------------------------------------------- notebooks
 
 
+def unique(name: str) -> str:
+    """``name`` made unique, for a notebook no other test writes."""
+    return f"{name}-{uuid.uuid4().hex[:6]}"
+
+
 def write_notebook(server: JupyterServer, name: str, cells: Sequence[str]) -> str:
     """A notebook of code cells in the server's root; returns its file name."""
     nb = nbformat.v4.new_notebook(
@@ -220,6 +226,19 @@ def wait_for_kernel(page: Page, server: JupyterServer, filename: str) -> None:
         time.sleep(0.1)
     indicator = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
     expect(indicator.first).to_be_attached(timeout=60_000)
+
+
+def command_chat(command: Sequence[str]) -> str:
+    """A cell that shows a chat with the agent ``command`` starts."""
+    return f"from acp_notebook import Chat\nchat = Chat(command={list(command)!r})\nchat"
+
+
+def open_chat_notebook(page: Page, server: JupyterServer, name: str, code: str) -> str:
+    """Writes a notebook whose one cell is ``code``, opens it and runs the cell."""
+    filename = write_notebook(server, unique(name), [code])
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    return filename
 
 
 def cell(page: Page, index: int) -> Locator:
