@@ -79,6 +79,10 @@ def test_quickstart_question_answered_in_the_card(
     assert page_log.dialogs == []
 
 
+# A cell that sends ``ask-user`` after the chat is ready.
+ASK = 'turn_number = chat.send_prompt("ask-user")'
+
+
 def demo_notebook(server: JupyterServer, name: str, *extra: str, chat_args: str = "") -> str:
     """A notebook whose first cell displays a ready demo chat; ``extra`` cells follow."""
     first = (
@@ -107,12 +111,7 @@ def test_question_round_trip_through_the_comm(page: Page, server: JupyterServer)
 
 
 def test_answer_while_another_cell_blocks_the_kernel(page: Page, server: JupyterServer) -> None:
-    filename = demo_notebook(
-        server,
-        "blocked",
-        'turn_number = chat.send_prompt("ask-user")',
-        "import time\ntime.sleep(30)",
-    )
+    filename = demo_notebook(server, "blocked", ASK, "import time\ntime.sleep(30)")
     open_notebook(page, server, filename)
     expect(run_cell(page, 0).locator(".jp-OutputArea-output").first).to_have_text("server")
     run_cell(page, 1)
@@ -132,10 +131,7 @@ def test_answer_while_another_cell_blocks_the_kernel(page: Page, server: Jupyter
 
 def test_reload_while_a_question_is_pending(page: Page, server: JupyterServer) -> None:
     filename = demo_notebook(
-        server,
-        "reload",
-        'turn_number = chat.send_prompt("ask-user")',
-        "print(chat.wait(turn_number, timeout=60).text)",
+        server, "reload", ASK, "print(chat.wait(turn_number, timeout=60).text)"
     )
     open_notebook(page, server, filename)
     run_cell(page, 0)
@@ -252,7 +248,7 @@ def readable_card(page: Page) -> str:
 
 
 def test_dark_theme(page: Page, server: JupyterServer) -> None:
-    filename = demo_notebook(server, "dark", 'turn_number = chat.send_prompt("ask-user")')
+    filename = demo_notebook(server, "dark", ASK)
     open_notebook(page, server, filename)
     run_cell(page, 0)
     run_cell(page, 1)
@@ -307,7 +303,7 @@ def test_hostile_markdown_and_titles_stay_inert(
 
 
 def test_notebook7_question_round_trip(page: Page, server: JupyterServer) -> None:
-    filename = demo_notebook(server, "nb7", 'turn_number = chat.send_prompt("ask-user")')
+    filename = demo_notebook(server, "nb7", ASK)
     open_notebook(page, server, filename, app="notebook")
     expect(run_cell(page, 0).locator(".jp-OutputArea-output").first).to_have_text("server")
     run_cell(page, 1)

@@ -18,13 +18,11 @@ from tests.support.claude_wrapper import require_wrapper, wrapper_env
 from tests.support.lab import (
     agent_text,
     chat,
+    open_chat_notebook,
     open_notebook,
-    run_cell,
     save,
     send,
     start_server,
-    unique,
-    write_notebook,
 )
 from tests.support.mock_anthropic import MockAnthropic, text
 
@@ -42,15 +40,12 @@ def test_reopen_and_continue_a_claude_conversation(page: Page, tmp_path: Path) -
 
         lab = start_server(base, extra_env=env)
         try:
-            filename = write_notebook(
+            filename = open_chat_notebook(
+                page,
                 lab,
-                unique("claude"),
-                [
-                    'from acp_notebook import Chat\nchat = Chat("claude-code")\nawait chat.ready()\nchat'
-                ],
+                "claude",
+                'from acp_notebook import Chat\nchat = Chat("claude-code")\nawait chat.ready()\nchat',
             )
-            open_notebook(page, lab, filename)
-            run_cell(page, 0)
             send(page, NUMBER)
             expect(agent_text(page)).to_contain_text("Noted: 4817.", timeout=60_000)
             expect(chat(page).locator(".acpnb-status")).to_have_text("idle")

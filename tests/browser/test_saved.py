@@ -14,6 +14,7 @@ from tests.support.lab import (
     JupyterServer,
     agent_text,
     chat,
+    open_chat_notebook,
     open_notebook,
     question_card,
     run_cell,
@@ -80,15 +81,12 @@ def test_turn_ends_refresh_the_saved_output_without_reconnecting(
 def test_an_adopted_view_keeps_talking_over_the_comm(page: Page, server: JupyterServer) -> None:
     # Local mode: the live view adopted across re-renders still sends and receives on
     # the widget's comm after the render it came from is gone.
-    filename = write_notebook(
+    open_chat_notebook(
+        page,
         server,
-        unique("comm"),
-        [
-            'from acp_notebook import Chat\nchat = Chat("demo", transport="local")\nawait chat.ready()\nchat'
-        ],
+        "comm",
+        'from acp_notebook import Chat\nchat = Chat("demo", transport="local")\nawait chat.ready()\nchat',
     )
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
     for n in range(1, 4):
         send(page, f"turn {n}")
         expect(agent_text(page)).to_contain_text(f"You said: turn {n}")

@@ -48,6 +48,18 @@ def script_model(mock: MockAnthropic) -> None:
     mock.on_tool_result(TOOL, text("Thanks"))
 
 
+@pytest.fixture
+def picker_chat(
+    claude_chat: OpenChat, mock_api: MockAnthropic, tmp_path: Path
+) -> tuple[Chat, Path]:
+    """A chat with the picker MCP server mounted, the model scripted to call it; the log
+    of what the picker received."""
+    log = tmp_path / "picker.jsonl"
+    chat = claude_chat(mcp_servers=[picker(log)])
+    script_model(mock_api)
+    return chat, log
+
+
 def returned(mock: MockAnthropic) -> str:
     """What the MCP tool returned to the model (the CLI wraps it as ``{"result": ...}``)."""
     [result] = mock.tool_results(TOOL)
@@ -62,11 +74,9 @@ def received(log: Path) -> list[dict[str, Any]]:
 
 
 async def test_mcp_question_accepted(
-    claude_chat: OpenChat, mock_api: MockAnthropic, tmp_path: Path
+    picker_chat: tuple[Chat, Path], mock_api: MockAnthropic
 ) -> None:
-    log = tmp_path / "picker.jsonl"
-    chat = claude_chat(mcp_servers=[picker(log)])
-    script_model(mock_api)
+    chat, log = picker_chat
     permissions: list[dict[str, Any]] = []
 
     def allow(request: dict[str, Any]) -> str:
@@ -106,11 +116,9 @@ async def test_mcp_question_accepted(
 
 @pytest.mark.parametrize(("answer", "action"), [(DECLINE, "decline"), (CANCEL, "cancel")])
 async def test_mcp_question_declined_or_cancelled(
-    claude_chat: OpenChat, mock_api: MockAnthropic, tmp_path: Path, answer: Action, action: str
+    picker_chat: tuple[Chat, Path], mock_api: MockAnthropic, answer: Action, action: str
 ) -> None:
-    log = tmp_path / "picker.jsonl"
-    chat = claude_chat(mcp_servers=[picker(log)])
-    script_model(mock_api)
+    chat, log = picker_chat
     chat.on_permission(lambda request: "allow-once")
     chat.on_elicitation(lambda request: answer)
 
@@ -126,11 +134,9 @@ async def test_mcp_question_declined_or_cancelled(
 
 
 async def test_rejected_mcp_tool_never_asks(
-    claude_chat: OpenChat, mock_api: MockAnthropic, tmp_path: Path
+    picker_chat: tuple[Chat, Path], mock_api: MockAnthropic
 ) -> None:
-    log = tmp_path / "picker.jsonl"
-    chat = claude_chat(mcp_servers=[picker(log)])
-    script_model(mock_api)
+    chat, log = picker_chat
     chat.on_permission(lambda request: "reject")
 
     async with asyncio.timeout(TIMEOUT):

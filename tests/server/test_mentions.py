@@ -42,14 +42,7 @@ async def test_mentions_in_server_mode_while_a_cell_blocks(
     assert kernel.busy(blocking), "answered while the cell still runs"
 
     # The mention goes with a prompt as it came.
-    ack = await tab.request(
-        {
-            "type": "chat:prompt",
-            "chatId": ids["chat"],
-            "text": "which is warmer?",
-            "attachments": [attachment],
-        }
-    )
+    ack = await tab.prompt(ids["chat"], "which is warmer?", attachments=[attachment])
     assert ack["accepted"], ack
     await tab.event(ids["chat"], "turn_ended", turn=1)
     assert "- resource notebook://variables/df" in tab.text(ids["chat"])
@@ -108,21 +101,12 @@ async def test_a_full_size_image_travels_both_sockets(
     tab = await browser(kernel_id, ids["chat"])
     data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(1_050_000 - 8)).decode()
     image = {"label": "shot", "block": {"type": "image", "mimeType": "image/png", "data": data}}
-    ack = await tab.request(
-        {
-            "type": "chat:prompt",
-            "chatId": ids["chat"],
-            "text": "the page sends",
-            "attachments": [image],
-        }
-    )
+    ack = await tab.prompt(ids["chat"], "the page sends", attachments=[image])
     assert ack["accepted"], ack
     await tab.event(ids["chat"], "turn_ended", turn=2)
     await tab.resync(ids["chat"])  # both turns
     assert tab.text(ids["chat"]).count("- image image/png: 1,050,000 bytes") == 2
 
     over = {**image, "block": {**image["block"], "data": data + "AAAA" * 200}}
-    refused = await tab.request(
-        {"type": "chat:prompt", "chatId": ids["chat"], "text": "too big", "attachments": [over]}
-    )
+    refused = await tab.prompt(ids["chat"], "too big", attachments=[over])
     assert refused["error"] == "INVALID" and "1400000" in refused["detail"].replace(",", "")

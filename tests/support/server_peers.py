@@ -83,6 +83,10 @@ class Peer:
         self.ws.write_message(json.dumps({**message, "id": number}))
         return await until(lambda: self.acks.get(number), self._changed, timeout)
 
+    async def prompt(self, chat_id: str, text: str, **extra: Any) -> Event:
+        """``chat:prompt`` (``attachments=`` ride along); the ack."""
+        return await self.request({"type": "chat:prompt", "chatId": chat_id, "text": text, **extra})
+
     async def respond(self, chat_id: str, card: Event, **answer: Any) -> Event:
         """Answers a pending card (``optionId=``/``cancel=``, or ``action=``/``values=``)."""
         kind = "permission" if card["kind"] == "permission_request" else "elicitation"
