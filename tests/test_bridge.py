@@ -42,6 +42,14 @@ async def prompt(hub: Hub, chat_id: str, text: str, user: str | None = None) -> 
     return ack
 
 
+async def permission_respond(
+    hub: Hub, chat_id: str, request_id: str, **answer: Any
+) -> dict[str, Any]:
+    """``chat:permission.respond`` (``optionId=`` or ``cancel=``); the ack."""
+    respond = {"type": "chat:permission.respond", "chatId": chat_id, "requestId": request_id}
+    return await hub.handle({**respond, **answer})
+
+
 async def respond(
     hub: Hub,
     chat_id: str,
@@ -166,14 +174,7 @@ async def test_one_deadline_per_pending_request() -> None:
         await prompt(hub, chat_id, "permission")
         req = await rec.kind("permission_request")
         timer = session.pending[req["requestId"]].timer
-        ack = await hub.handle(
-            {
-                "type": "chat:permission.respond",
-                "chatId": chat_id,
-                "requestId": req["requestId"],
-                "cancel": True,
-            }
-        )
+        ack = await permission_respond(hub, chat_id, req["requestId"], cancel=True)
         assert ack["accepted"] and timer is not None and timer.cancelled()
     finally:
         await hub.close()
@@ -244,23 +245,9 @@ async def test_permission_selected(hub: Hub, option: str, expect: str) -> None:
     await prompt(hub, chat_id, "permission")
     req = await rec.kind("permission_request")
     assert [o["optionId"] for o in req["options"]] == ["allow-once", "allow-always", "reject"]
-    bad = await hub.handle(
-        {
-            "type": "chat:permission.respond",
-            "chatId": chat_id,
-            "requestId": req["requestId"],
-            "optionId": "bogus",
-        }
-    )
+    bad = await permission_respond(hub, chat_id, req["requestId"], optionId="bogus")
     assert bad["error"] == "INVALID"
-    ack = await hub.handle(
-        {
-            "type": "chat:permission.respond",
-            "chatId": chat_id,
-            "requestId": req["requestId"],
-            "optionId": option,
-        }
-    )
+    ack = await permission_respond(hub, chat_id, req["requestId"], optionId=option)
     assert ack["accepted"]
     resolved = await rec.kind("permission_resolved")
     assert resolved["outcome"] == "selected" and resolved["optionId"] == option
@@ -272,26 +259,12 @@ async def test_permission_cancelled(hub: Hub) -> None:
     chat_id, rec = await open_demo(hub)
     await prompt(hub, chat_id, "permission")
     req = await rec.kind("permission_request")
-    ack = await hub.handle(
-        {
-            "type": "chat:permission.respond",
-            "chatId": chat_id,
-            "requestId": req["requestId"],
-            "cancel": True,
-        }
-    )
+    ack = await permission_respond(hub, chat_id, req["requestId"], cancel=True)
     assert ack["accepted"]
     assert (await rec.kind("permission_resolved"))["outcome"] == "cancelled"
     await rec.kind("turn_ended")
     assert "permission: cancelled" in rec.text()
-    again = await hub.handle(
-        {
-            "type": "chat:permission.respond",
-            "chatId": chat_id,
-            "requestId": req["requestId"],
-            "cancel": True,
-        }
-    )
+    again = await permission_respond(hub, chat_id, req["requestId"], cancel=True)
     assert again["error"] == "PERMISSION_NOT_FOUND"
 
 

@@ -27,6 +27,22 @@ from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/s
 from tests.server.test_security import TwoUsers
 from tests.support.memory import peak_rss, reset_peak_rss
 
+# Alice is the server's token; bob is the other identity TwoUsers knows.
+pytestmark = pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
+
+
+@pytest.fixture(autouse=True)
+def not_a_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a JupyterHub: the server's own identities own chats."""
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+
+
+@pytest.fixture
+def alice_token(jp_serverapp: ServerApp) -> str:
+    token: str = jp_serverapp.identity_provider.token
+    return token
+
+
 OPEN = """
 import json
 from acp_notebook.kernel.chat import Chat
@@ -91,17 +107,13 @@ def chat_of(out: str) -> str:
 
 
 @pytest.mark.fault("another user answers, prompts and cancels someone else's chat")
-@pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
 async def test_the_user_whose_cell_opened_a_chat_owns_it(
     start_kernel: Any,
     browser: Any,
     ws_url: Any,
     jp_fetch: Any,
-    jp_serverapp: ServerApp,
-    monkeypatch: pytest.MonkeyPatch,
+    alice_token: str,
 ) -> None:
-    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)  # not a JupyterHub
-    alice_token = jp_serverapp.identity_provider.token
     kernel_id = await start_kernel()
 
     opened = await run_as(
@@ -176,19 +188,15 @@ async def test_the_user_whose_cell_opened_a_chat_owns_it(
 
 
 @pytest.mark.fault("another user re-sends the msg_id of the cell that opens a chat")
-@pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
 async def test_a_copied_execute_id_does_not_change_the_owner(
     start_kernel: Any,
     browser: Any,
     ws_url: Any,
-    jp_serverapp: ServerApp,
-    monkeypatch: pytest.MonkeyPatch,
+    alice_token: str,
 ) -> None:
     # Every client of a kernel sees the msg_id of the cell that runs (in its iopub
     # messages' parent header): bob sends an execute_request of his own under the id of
     # alice's cell while it runs, before it opens its chat.
-    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
-    alice_token = jp_serverapp.identity_provider.token
     kernel_id = await start_kernel()
     msg_id = uuid.uuid4().hex
     code = "import time\ntime.sleep(1)\n" + OPEN.format(name="mine", share="", prompt="ask-user")
@@ -222,8 +230,7 @@ def test_a_huge_header_costs_the_server_nothing() -> None:
 
 
 @pytest.mark.fault("another user sends 20,000 executions while a cell of alice's opens a chat")
-def test_a_flood_of_executions_evicts_only_the_flooders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+def test_a_flood_of_executions_evicts_only_the_flooders() -> None:
     # Evicting the oldest ids of all users, bob's flood would drop alice's running cell,
     # and the chat it opens would have no owner (anyone may drive it).
     executions = Executions(limit=10_000)
@@ -238,8 +245,7 @@ def test_a_flood_of_executions_evicts_only_the_flooders(monkeypatch: pytest.Monk
 @pytest.mark.fault(
     "execute_requests whose msg_id is 60 KB, or not a string, noted by the owner gate"
 )
-def test_an_execution_id_no_chat_can_name_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+def test_an_execution_id_no_chat_can_name_is_not_kept() -> None:
     # 10,000 such ids (a v1 header holds 64 KB) would have kept 600 MB in the server, for
     # ids that no chat:open can name (its executeId is at most 256 characters).
     executions = Executions(limit=10_000)

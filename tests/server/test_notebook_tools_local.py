@@ -8,6 +8,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
@@ -216,15 +217,22 @@ async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
     assert "through_the_proxy: list, len 3" in listing
 
 
+async def notebook_turn(kernel: Kernel, setup: str) -> dict[str, Any]:
+    """Runs ``setup`` in the kernel, then a ``notebook`` turn of its chat: the ended turn."""
+    await kernel.cells.run(setup)
+    ended = await kernel_turn(kernel.cells, "notebook")
+    assert ended["ok"], ended
+    return ended
+
+
 async def test_the_demo_agent_reads_the_notebook_and_runs_a_line(kernel: Kernel) -> None:
-    await kernel.cells.run(
+    ended = await notebook_turn(
+        kernel,
         "import pandas as pd\n"
         "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})\n"
         "asked = []\n"
-        "chat.on_permission(lambda request: asked.append(request) or 'allow-once')\n"
+        "chat.on_permission(lambda request: asked.append(request) or 'allow-once')\n",
     )
-    ended = await kernel_turn(kernel.cells, "notebook")
-    assert ended["ok"], ended
     assert "I inspected `sales` (pandas.DataFrame) and ran `sales.shape`: (2, 2)" in ended["text"]
     calls = json.loads(
         await kernel.cells.run(
@@ -243,14 +251,15 @@ async def test_the_demo_agent_reads_the_notebook_and_runs_a_line(kernel: Kernel)
 
 async def test_an_agent_without_http_mcp_gets_the_stdio_proxy(kernel: Kernel) -> None:
     await kernel.cells.run(
-        "import pandas as pd\n"
-        "frame = pd.DataFrame({'a': [1]})\n"
         "chat.close()\n"
         "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0', 'ACP_DEMO_STDIO_MCP': '1'})\n"
-        "chat.on_permission(lambda request: 'allow-once')\n"
     )
-    ended = await kernel_turn(kernel.cells, "notebook")
-    assert ended["ok"], ended
+    ended = await notebook_turn(
+        kernel,
+        "import pandas as pd\n"
+        "frame = pd.DataFrame({'a': [1]})\n"
+        "chat.on_permission(lambda request: 'allow-once')\n",
+    )
     assert "I inspected `frame` (pandas.DataFrame) and ran `frame.shape`: (1, 1)" in ended["text"]
 
 
@@ -280,6 +289,6 @@ async def test_the_secret_stays_out_of_widget_state_and_the_agents_command_line(
         "str(chat._repr_mimebundle_()), _argv]))\n"
     )
     state, snapshot, bundle, argv = json.loads(out)
-    assert "demo_agent" in argv
+    assert "acp_notebook.demo.agent" in argv
     for shown in (state, snapshot, bundle, argv):
         assert kernel.secret not in shown
