@@ -267,25 +267,24 @@ def test_mcp_elicitation_reference_12_shape() -> None:
             "required": ["color", "confirm"],
         },
     }
+    color = {
+        "name": "color",
+        "type": "enum",
+        "title": "Color",
+        "description": "Which color?",
+        "required": True,
+        "options": [{"value": "Red"}, {"value": "Blue"}],
+    }
+    confirm = {
+        "name": "confirm",
+        "type": "boolean",
+        "title": "Confirm",
+        "description": "Confirm the choice",
+        "required": True,
+    }
     assert take_elicitation_view(params) == ElicitationView(
         message="Pick a color for the picker tool.",
-        fields=[
-            {
-                "name": "color",
-                "type": "enum",
-                "title": "Color",
-                "description": "Which color?",
-                "required": True,
-                "options": [{"value": "Red"}, {"value": "Blue"}],
-            },
-            {
-                "name": "confirm",
-                "type": "boolean",
-                "title": "Confirm",
-                "description": "Confirm the choice",
-                "required": True,
-            },
-        ],
+        fields=[color, confirm],
         tool_call_id=None,
         title="Picker",
     )

@@ -24,6 +24,7 @@ class Driver:
     fixture: ClassVar[str]  # the fixture that opens the agent's chats
     mock: ClassVar[str | None] = None  # the fixture of its mock model API
     permission_kind: ClassVar[str]  # the kind of the tool call a permission is asked for
+    options: ClassVar[dict[str, str] | None]  # the options it offers, id: kind (None: varies)
 
     def __init__(self, open_chat: OpenChat, mock: Any, workdir: Path) -> None:
         self.open_chat = open_chat
@@ -42,7 +43,8 @@ class Driver:
         raise NotImplementedError
 
     def check_permission(self, request: Json) -> None:
-        raise NotImplementedError
+        if self.options is not None:
+            assert {o["optionId"]: o["kind"] for o in request["options"]} == self.options
 
     def allowed(self, chat: Chat, request: Json, turn: Turn) -> None:
         raise NotImplementedError
@@ -87,6 +89,11 @@ class ClaudeCode(Driver):
     fixture = "claude_chat"
     mock = "mock_api"
     permission_kind = "edit"
+    options = {
+        "allow-once": "allow_once",
+        "allow-with-updates": "allow_always",
+        "reject": "reject_once",
+    }
     api: MockAnthropic
 
     def script_permission(self) -> str:
@@ -94,14 +101,6 @@ class ClaudeCode(Driver):
         self.api.on_user("Write the file", write)
         self.api.on_tool_result("Write", text("Done writing"))
         return "Write the file"
-
-    def check_permission(self, request: Json) -> None:
-        kinds = {o["optionId"]: o["kind"] for o in request["options"]}
-        assert kinds == {
-            "allow-once": "allow_once",
-            "allow-with-updates": "allow_always",
-            "reject": "reject_once",
-        }
 
     def allowed(self, chat: Chat, request: Json, turn: Turn) -> None:
         assert turn.ok and turn.text == "Done writing"
@@ -198,6 +197,7 @@ class OpenAIAgent(Driver):
         return "Write the file"
 
     def check_permission(self, request: Json) -> None:
+        super().check_permission(request)
         assert "echo hi" in request["toolCall"]["title"]
 
     def allowed(self, chat: Chat, request: Json, turn: Turn) -> None:
@@ -227,6 +227,7 @@ CODEX_QUESTION = {
 
 class Codex(OpenAIAgent):
     fixture = "codex_chat"
+    options = None  # checked below: codex offers more than these
 
     def command(self) -> tuple[str, Json]:
         return "exec_command", {
@@ -292,14 +293,10 @@ class Codex(OpenAIAgent):
 
 class OpenCode(OpenAIAgent):
     fixture = "opencode_chat"
+    options = {"once": "allow_once", "always": "allow_always", "reject": "reject_once"}
 
     def command(self) -> tuple[str, Json]:
         return "bash", {"command": f"echo hi > {self.target}", "description": "Write out.txt"}
-
-    def check_permission(self, request: Json) -> None:
-        super().check_permission(request)
-        options = {o["optionId"]: o["kind"] for o in request["options"]}
-        assert options == {"once": "allow_once", "always": "allow_always", "reject": "reject_once"}
 
     def allowed(self, chat: Chat, request: Json, turn: Turn) -> None:
         assert turn.ok and turn.text == "Done"
@@ -327,17 +324,10 @@ class Demo(Driver):
 
     fixture = "demo_chat"
     permission_kind = "execute"
+    options = {"allow-once": "allow_once", "allow-always": "allow_always", "reject": "reject_once"}
 
     def script_permission(self) -> str:
         return "permission"
-
-    def check_permission(self, request: Json) -> None:
-        kinds = {o["optionId"]: o["kind"] for o in request["options"]}
-        assert kinds == {
-            "allow-once": "allow_once",
-            "allow-always": "allow_always",
-            "reject": "reject_once",
-        }
 
     def allowed(self, chat: Chat, request: Json, turn: Turn) -> None:
         assert "permission: allow-once" in turn.text

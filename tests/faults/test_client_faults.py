@@ -21,11 +21,13 @@ OpenChat = Callable[..., Awaitable[FaultChat]]
 ACCEPT = {"action": "accept", "values": {"color": "red"}}
 
 
-async def pending_card(fc: FaultChat, what: str) -> Event:
-    """Start a turn in which the agent asks a question or a permission."""
+async def pending_card(fault_chat: OpenChat, what: str, **session: Any) -> tuple[FaultChat, Event]:
+    """A chat with the fault agent, in a turn in which it asks a question or a permission:
+    the chat, and the card as its first subscriber saw it."""
+    fc = await fault_chat(**session)
     assert (await fc.prompt("ask" if what == "question" else "permission"))["accepted"]
     kind = "elicitation_request" if what == "question" else "permission_request"
-    return (await fc.everyone(kind))[0]
+    return fc, (await fc.everyone(kind))[0]
 
 
 def still_pending(fc: FaultChat, req: Event) -> None:
@@ -47,11 +49,20 @@ async def resolved_once_everywhere(fc: FaultChat, req: Event) -> Event:
     return seen[0][0]
 
 
+async def answered_once(fc: FaultChat, req: Event, **answer: Any) -> Event:
+    """The card, still pending, takes ``answer``: resolved once, as everyone sees it, and
+    one answer reaches the agent."""
+    still_pending(fc, req)
+    assert (await fc.answer(req, **answer))["accepted"]
+    resolved = await resolved_once_everywhere(fc, req)
+    assert len(fc.answers_received()) == 1
+    return resolved
+
+
 @pytest.mark.fault("the same answer sent twice at once ({what})")
 @pytest.mark.parametrize("what", ["question", "permission"])
 async def test_same_answer_twice(fault_chat: OpenChat, what: str) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, what)
+    fc, req = await pending_card(fault_chat, what)
     answer = ACCEPT if what == "question" else {"optionId": "allow"}
     acks = await asyncio.gather(fc.answer(req, **answer), fc.answer(req, **answer))
     codes = sorted(a.get("error", "ok") for a in acks)
@@ -68,8 +79,7 @@ async def test_same_answer_twice(fault_chat: OpenChat, what: str) -> None:
 @pytest.mark.fault("an answer after the request timed out ({what})")
 @pytest.mark.parametrize("what", ["question", "permission"])
 async def test_answer_after_timeout(fault_chat: OpenChat, what: str) -> None:
-    fc = await fault_chat(answer_timeout=0.3)
-    req = await pending_card(fc, what)
+    fc, req = await pending_card(fault_chat, what, answer_timeout=0.3)
     resolved = await resolved_once_everywhere(fc, req)
     assert resolved["outcome"] == "timeout"
     answer = ACCEPT if what == "question" else {"optionId": "allow"}
@@ -84,17 +94,13 @@ async def test_answer_after_timeout(fault_chat: OpenChat, what: str) -> None:
 @pytest.mark.fault("an answer from another user ({what})")
 @pytest.mark.parametrize("what", ["question", "permission"])
 async def test_answer_from_another_user(fault_chat: OpenChat, what: str) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, what)
+    fc, req = await pending_card(fault_chat, what)
     answer = ACCEPT if what == "question" else {"optionId": "allow"}
     for stranger in ("mallory", None):
         ack = await fc.answer(req, user=stranger, **answer)
         assert ack["error"] == "FORBIDDEN", ack
     assert (await fc.request({"type": "chat:cancel"}, user="mallory"))["error"] == "FORBIDDEN"
-    still_pending(fc, req)
-    assert (await fc.answer(req, **answer))["accepted"]
-    assert (await resolved_once_everywhere(fc, req))["by"] == PERSON
-    assert len(fc.answers_received()) == 1
+    assert (await answered_once(fc, req, **answer))["by"] == PERSON
 
 
 BAD_VALUES: dict[str, Any] = {
@@ -119,13 +125,10 @@ BAD_VALUES: dict[str, Any] = {
 @pytest.mark.fault("bad answer values: {case}")
 @pytest.mark.parametrize("case", list(BAD_VALUES))
 async def test_bad_values_keep_the_card_pending(fault_chat: OpenChat, case: str) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, "question")
+    fc, req = await pending_card(fault_chat, "question")
     ack = await fc.answer(req, action="accept", values=BAD_VALUES[case])
     assert ack["error"] == "INVALID" and ack["detail"], ack
-    still_pending(fc, req)
-    assert (await fc.answer(req, **ACCEPT))["accepted"]
-    await resolved_once_everywhere(fc, req)
+    await answered_once(fc, req, **ACCEPT)
     assert [a["result"] for a in fc.answers_received()] == [
         {"action": "accept", "content": {"color": "red"}}
     ]
@@ -142,8 +145,7 @@ RAW_REQUESTS: dict[str, str] = {
 @pytest.mark.fault("malformed answer frames: {case}")
 @pytest.mark.parametrize("case", list(RAW_REQUESTS))
 async def test_malformed_frames(fault_chat: OpenChat, case: str) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, "question")
+    fc, req = await pending_card(fault_chat, "question")
     raw = RAW_REQUESTS[case]
     if raw.startswith('{"color"'):
         # An answer whose values are the raw text: only the hub's parser sees them.
@@ -163,15 +165,12 @@ async def test_malformed_frames(fault_chat: OpenChat, case: str) -> None:
         {"type": "chat:permission.respond", "requestId": req["requestId"], "optionId": "allow"}
     )
     assert bad_option["error"] == "PERMISSION_NOT_FOUND"  # not a permission: no answer sent
-    assert (await fc.answer(req, **ACCEPT))["accepted"]
-    await resolved_once_everywhere(fc, req)
-    assert len(fc.answers_received()) == 1
+    await answered_once(fc, req, **ACCEPT)
 
 
 @pytest.mark.fault("permission answers that do not fit")
 async def test_bad_permission_answers(fault_chat: OpenChat) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, "permission")
+    fc, req = await pending_card(fault_chat, "permission")
     for bad in (
         {"optionId": "allow-always"},  # not offered
         {"optionId": "allow", "cancel": True},
@@ -183,9 +182,7 @@ async def test_bad_permission_answers(fault_chat: OpenChat) -> None:
     ):
         ack = await fc.answer(req, **bad)
         assert ack["error"] == "INVALID", (bad, ack)
-    still_pending(fc, req)
-    assert (await fc.answer(req, optionId="reject"))["accepted"]
-    resolved = await resolved_once_everywhere(fc, req)
+    resolved = await answered_once(fc, req, optionId="reject")
     assert resolved["optionId"] == "reject"
     assert [a["result"] for a in fc.answers_received()] == [
         {"outcome": {"outcome": "selected", "optionId": "reject"}}
@@ -214,8 +211,7 @@ async def test_wrong_types_in_requests(fault_chat: OpenChat) -> None:
 
 @pytest.mark.fault("10,000 requests in a burst while a question waits")
 async def test_burst_of_requests(fault_chat: OpenChat) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, "question")
+    fc, req = await pending_card(fault_chat, "question")
     before = len(fc.received())
     bad = {"type": "chat:elicitation.respond", "requestId": req["requestId"], "action": "accept"}
     kinds: list[dict[str, Any]] = [
@@ -236,16 +232,12 @@ async def test_burst_of_requests(fault_chat: OpenChat) -> None:
     assert codes == {"ok", "INVALID", "ELICITATION_NOT_FOUND", "BUSY"}
     # The agent heard nothing of it, and the hub still answers at once.
     assert len(fc.received()) == before
-    still_pending(fc, req)
-    assert (await fc.answer(req, **ACCEPT))["accepted"]
-    await resolved_once_everywhere(fc, req)
-    assert len(fc.answers_received()) == 1
+    await answered_once(fc, req, **ACCEPT)
 
 
 @pytest.mark.fault("10,000 cancels in a burst during a turn")
 async def test_burst_of_cancels(fault_chat: OpenChat) -> None:
-    fc = await fault_chat()
-    req = await pending_card(fc, "question")
+    fc, req = await pending_card(fault_chat, "question")
     acks = await asyncio.gather(*(fc.cancel() for _ in range(10_000)))
     assert all(a.get("accepted") for a in acks)
     resolved = await resolved_once_everywhere(fc, req)
