@@ -15,7 +15,8 @@ from acp_notebook.agent.jsonrpc import Notification, Request
 from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
 from tests.support.agents import DEMO_FAULTS
-from tests.support.hub_chats import Recorder, answered_json, open_demo
+from tests.support.demo_answers import demo_answer
+from tests.support.hub_chats import Recorder, open_demo
 
 
 def spy_answers(hub: Hub, chat_id: str) -> list[dict[str, Any]]:
@@ -89,7 +90,7 @@ async def test_ask_user_accept_round_trip(hub: Hub) -> None:
     assert resolved["outcome"] == "accepted"
     ended = await rec.kind("turn_ended")
     assert ended["stopReason"] == "end_turn"
-    assert answered_json(rec.text()) == {
+    assert demo_answer(rec.text()) == {
         "action": "accept",
         "content": {"question_0": "blue", "confirm": True, "count": 4},
     }
@@ -107,7 +108,7 @@ async def test_ask_user_decline_and_cancel(hub: Hub, action: str, outcome: str) 
     assert (await respond(hub, chat_id, req["requestId"], action))["accepted"]
     assert (await rec.kind("elicitation_resolved"))["outcome"] == outcome
     await rec.kind("turn_ended")
-    assert answered_json(rec.text()) == {"action": action}
+    assert demo_answer(rec.text()) == {"action": action}
 
 
 async def test_invalid_answer_keeps_the_card_pending(hub: Hub) -> None:
@@ -144,7 +145,7 @@ async def test_answer_timeout_cancels_to_the_agent() -> None:
         resolved = await rec.kind("elicitation_resolved", timeout=5)
         assert resolved["outcome"] == "timeout"
         await rec.kind("turn_ended")
-        assert answered_json(rec.text()) == {"action": "cancel"}
+        assert demo_answer(rec.text()) == {"action": "cancel"}
         await prompt(hub, chat_id, "permission")
         await rec.kind("permission_request")
         assert (await rec.kind("permission_resolved", timeout=5))["outcome"] == "timeout"
@@ -291,7 +292,7 @@ async def test_resync_after_reattach_shows_pending_cards(hub: Hub) -> None:
         "accepted"
     ]
     await again.kind("turn_ended")
-    assert answered_json(again.text())["content"] == {"question_0": "green"}
+    assert demo_answer(again.text())["content"] == {"question_0": "green"}
 
 
 async def test_owner_gate(hub: Hub) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from acp_notebook.kernel.chat import CANCEL, DECLINE, Chat, NeedsAnswer
 from tests.support.agents import DEMO_FAULTS
 from tests.support.chat_waits import refuses_prompts
+from tests.support.demo_answers import demo_answer
 
 
 @pytest.fixture
@@ -20,10 +20,6 @@ def chat(request: pytest.FixtureRequest) -> Any:
     c = Chat("demo", command=command, env={"ACP_DEMO_DELAY": "0"}, transport="local")
     yield c
     c.close()
-
-
-def answered(text: str) -> Any:
-    return json.loads(text.split("elicitation answered: ", 1)[1])
 
 
 async def wait_pending(chat: Chat, timeout: float = 10) -> dict[str, Any]:
@@ -61,14 +57,14 @@ async def test_policies_answer_questions_and_permissions(chat: Chat) -> None:
     chat.on_elicitation(policy)
     chat.on_permission(lambda request: "allow-always")
     turn = await chat.ask("ask-user")
-    assert answered(turn.text)["content"] == {"question_0": "red", "count": 5}
+    assert demo_answer(turn.text)["content"] == {"question_0": "red", "count": 5}
     assert len(seen) == 1
     turn = await chat.ask("permission")
     assert "permission: allow-always" in turn.text
     chat.on_elicitation(lambda request: DECLINE)
-    assert answered((await chat.ask("ask-user")).text) == {"action": "decline"}
+    assert demo_answer((await chat.ask("ask-user")).text) == {"action": "decline"}
     chat.on_elicitation(lambda request: CANCEL)
-    assert answered((await chat.ask("ask-user")).text) == {"action": "cancel"}
+    assert demo_answer((await chat.ask("ask-user")).text) == {"action": "cancel"}
     chat.on_permission(lambda request: CANCEL)
     assert "permission: cancelled" in (await chat.ask("permission")).text
 
@@ -95,7 +91,7 @@ async def test_blocking_wait_raises_instead_of_hanging(chat: Chat) -> None:
         await asyncio.to_thread(chat.wait, number, 10)
     chat.dismiss(chat.pending[0]["requestId"])
     turn = await asyncio.to_thread(chat.wait, number, 10)
-    assert answered(turn.text) == {"action": "cancel"}
+    assert demo_answer(turn.text) == {"action": "cancel"}
 
 
 async def test_events_stream(chat: Chat) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from acp_notebook.kernel.chat import Chat, ChatError, Turn
 from tests.support.chat_waits import ready
+from tests.support.demo_answers import demo_answer
 from tests.support.mock_anthropic import MockAnthropic, Question, ask_user_question, text, tool_use
 from tests.support.mock_openai import MockOpenAI, function_call
 from tests.support.mock_openai import text as openai_text
@@ -312,11 +313,6 @@ class OpenCode(OpenAIAgent):
 
 
 # ---------------------------------------------------------------- demo
-
-
-def demo_answer(text: str) -> Any:
-    """What the demo agent says it got back for its question."""
-    return json.loads(text.split("elicitation answered: ", 1)[1])
 
 
 class Demo(Driver):

@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+from tests.support.demo_answers import demo_answer
 from tests.support.server_peers import OPEN_CHAT
 
 ANSWER = {"question_0": "blue", "confirm": True, "count": 4}
@@ -45,7 +46,7 @@ async def test_answer_reaches_agent_while_a_cell_blocks(
     ended = await tab.event(chat_id, "turn_ended", turn=1)
     took = time.monotonic() - answered_at
     assert ended["stopReason"] == "end_turn"
-    echoed = json.loads(tab.text(chat_id).split("elicitation answered: ", 1)[1])
+    echoed = demo_answer(tab.text(chat_id))
     assert echoed == {"action": "accept", "content": ANSWER}
     # The turn finished long before the cell could have, and the cell is still running.
     assert took < 10, took

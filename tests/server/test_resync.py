@@ -9,6 +9,7 @@ import pytest
 
 from acp_notebook.wire import fold as folding
 from acp_notebook.wire.contracts import MAX_ID
+from tests.support.demo_answers import demo_answer
 from tests.support.server_peers import OPEN_CHAT, until
 
 
@@ -46,8 +47,7 @@ async def test_reattach_and_second_tab_see_the_pending_card(
     # Settled once: the other tab's late answer finds nothing to answer.
     late = await again.respond(chat_id, card, action="cancel")
     assert late["error"] == "ELICITATION_NOT_FOUND"
-    echoed = again.text(chat_id).split("elicitation answered: ", 1)[1]
-    assert json.loads(echoed) == {"action": "decline"}
+    assert demo_answer(again.text(chat_id)) == {"action": "decline"}
 
 
 async def test_kernel_socket_reconnects_and_catches_up(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -50,10 +49,6 @@ class Recorder:
 
     def of(self, kind: str) -> list[Event]:
         return [e for e in self.events if e["kind"] == kind]
-
-
-def answered_json(text: str) -> Any:
-    return json.loads(text.split("elicitation answered: ", 1)[1])
 
 
 async def open_demo(hub: Hub, owner: str | None = None, **kw: Any) -> tuple[str, Recorder]:
