@@ -20,7 +20,14 @@ import pytest
 
 from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
-from tests.support.fault_chats import PERSON, FaultChat, fault_argv, open_in_kernel, spy_writes
+from tests.support.fault_chats import (
+    PERSON,
+    FaultChat,
+    OpenKernelChat,
+    fault_argv,
+    open_in_kernel,
+    spy_writes,
+)
 from tests.support.hub_chats import Recorder
 
 # ---------------------------------------------------------------- the closing table
@@ -141,9 +148,6 @@ async def fault_chat(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Fa
         await hub.close()
     loop.set_exception_handler(None)
     assert not loop_errors, loop_errors
-
-
-OpenKernelChat = Callable[..., Awaitable[tuple[str, str, Path]]]
 
 
 @pytest.fixture

@@ -24,8 +24,8 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.server.owners import Executions, _execute_header
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.server.test_security import TwoUsers
 from tests.support.memory import peak_rss, reset_peak_rss
+from tests.support.server_peers import TwoUsers
 
 # Alice is the server's token; bob is the other identity TwoUsers knows.
 pytestmark = pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})

@@ -26,12 +26,10 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.wire import fold as folding
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
-from tests.support.fault_chats import answers, kernel_chat_cell
+from tests.support.fault_chats import OpenKernelChat, answers, kernel_chat_cell
 from tests.support.lab import JupyterServer, start_server
 from tests.support.processes import alive, all_gone, process_group
 from tests.support.server_peers import Peer, ServerKernels
-
-from .conftest import OpenKernelChat
 
 FLOOD = 60_000
 

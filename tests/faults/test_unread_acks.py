@@ -15,10 +15,9 @@ from jupyter_server.serverapp import ServerApp
 
 from acp_notebook.server.handlers import MAX_UNREAD
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
+from tests.support.fault_chats import OpenKernelChat
 from tests.support.memory import peak_rss, reset_peak_rss
 from tests.support.server_peers import Peer
-
-from .conftest import OpenKernelChat
 
 MiB = 1024 * 1024
 

@@ -7,10 +7,8 @@ import time
 from typing import Any
 
 import pytest
-from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPClientError, HTTPRequest
-from tornado.web import RequestHandler
 from tornado.websocket import websocket_connect
 
 from acp_notebook.wire.contracts import MAX_REQUEST_BYTES
@@ -22,7 +20,7 @@ from acp_notebook.wire.kernel_auth import (
     proof,
 )
 from tests.support.agents import DEMO_FAULTS
-from tests.support.server_peers import DEMO, OPEN_CHAT, Peer
+from tests.support.server_peers import DEMO, OPEN_CHAT, Peer, TwoUsers
 
 
 async def refused(url: str, headers: dict[str, str]) -> int:
@@ -143,17 +141,6 @@ async def test_the_admin_allow_list(start_kernel: Any, kernel_socket: Any) -> No
     unknown = await kernel.request({"type": "chat:open", "agent": "nonesuch"})
     assert unknown["error"] == "FORBIDDEN"
     await open_demo(kernel)
-
-
-class TwoUsers(IdentityProvider):
-    """The server's token is alice; ``token bob`` is bob."""
-
-    def get_user(self, handler: RequestHandler) -> User | None:
-        given = handler.request.headers.get("Authorization", "").removeprefix("token ")
-        return {self.token: User("alice"), "bob": User("bob")}.get(given)
-
-    def is_token_authenticated(self, handler: RequestHandler) -> bool:
-        return self.get_user(handler) is not None  # no cookies, so no XSRF to check
 
 
 @pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,10 @@ def kernel_chat_cell(log: Path, then: str = "", fault: str = "none") -> str:
 def answers(log: Path) -> list[Any]:
     """The results of the answers that reached the agent (to its own, numbered requests)."""
     return [m.get("result") for m in answers_received(log)]
+
+
+# The ``open_kernel_chat`` fixture: kernel id, chat id, log.
+OpenKernelChat = Callable[..., Awaitable[tuple[str, str, Path]]]
 
 
 async def open_in_kernel(kernel: Cells, log: Path, then: str = "") -> str:

@@ -1,4 +1,5 @@
-"""Clients of the server extension's sockets, and the cell that opens a demo chat."""
+"""Clients of the server extension: its sockets (Peer), its kernels (ServerKernels), a
+second login (TwoUsers), and the cell that opens a demo chat."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from jupyter_server.auth.identity import IdentityProvider, User
+from tornado.web import RequestHandler
 from tornado.websocket import WebSocketClientConnection
 
 from acp_notebook.bridge.hub import Hub
@@ -157,3 +160,14 @@ class ServerKernels:
 
     def hub(self, kernel_id: str) -> Hub | None:
         return self.extension.hubs.get(kernel_id)
+
+
+class TwoUsers(IdentityProvider):
+    """The server's token is alice; ``token bob`` is bob."""
+
+    def get_user(self, handler: RequestHandler) -> User | None:
+        given = handler.request.headers.get("Authorization", "").removeprefix("token ")
+        return {self.token: User("alice"), "bob": User("bob")}.get(given)
+
+    def is_token_authenticated(self, handler: RequestHandler) -> bool:
+        return self.get_user(handler) is not None  # no cookies, so no XSRF to check
