@@ -217,22 +217,19 @@ async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
     assert "through_the_proxy: list, len 3" in listing
 
 
-async def notebook_turn(kernel: Kernel, setup: str) -> dict[str, Any]:
-    """Runs ``setup`` in the kernel, then a ``notebook`` turn of its chat: the ended turn."""
-    await kernel.cells.run(setup)
+async def notebook_turn(kernel: Kernel, frame: str, setup: str) -> dict[str, Any]:
+    """Defines a DataFrame (``frame``: ``name = pd.DataFrame(...)``) in the kernel, runs
+    ``setup``, then a ``notebook`` turn of its chat: the ended turn."""
+    await kernel.cells.run(f"import pandas as pd\n{frame}\n{setup}")
     ended = await kernel_turn(kernel.cells, "notebook")
     assert ended["ok"], ended
     return ended
 
 
 async def test_the_demo_agent_reads_the_notebook_and_runs_a_line(kernel: Kernel) -> None:
-    ended = await notebook_turn(
-        kernel,
-        "import pandas as pd\n"
-        "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})\n"
-        "asked = []\n"
-        "chat.on_permission(lambda request: asked.append(request) or 'allow-once')\n",
-    )
+    sales = "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})"
+    asking = "asked = []\nchat.on_permission(lambda request: asked.append(request) or 'allow-once')"
+    ended = await notebook_turn(kernel, sales, asking)
     assert "I inspected `sales` (pandas.DataFrame) and ran `sales.shape`: (2, 2)" in ended["text"]
     calls = json.loads(
         await kernel.cells.run(
@@ -250,14 +247,11 @@ async def test_the_demo_agent_reads_the_notebook_and_runs_a_line(kernel: Kernel)
 
 
 async def test_an_agent_without_http_mcp_gets_the_stdio_proxy(kernel: Kernel) -> None:
-    await kernel.cells.run(
-        "chat.close()\n"
-        "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0', 'ACP_DEMO_STDIO_MCP': '1'})\n"
-    )
     ended = await notebook_turn(
         kernel,
-        "import pandas as pd\n"
-        "frame = pd.DataFrame({'a': [1]})\n"
+        "frame = pd.DataFrame({'a': [1]})",
+        "chat.close()\n"
+        "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0', 'ACP_DEMO_STDIO_MCP': '1'})\n"
         "chat.on_permission(lambda request: 'allow-once')\n",
     )
     assert "I inspected `frame` (pandas.DataFrame) and ran `frame.shape`: (1, 1)" in ended["text"]
