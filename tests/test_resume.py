@@ -13,7 +13,8 @@ from acp_notebook import SessionInfo, sessions
 from acp_notebook.agent.session_list import SessionsUnavailable
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.kernel.chat import Chat
-from acp_notebook.kernel.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
+from acp_notebook.kernel.transcript import MAX_TEXT, STATIC_TEXT
+from acp_notebook.wire.contracts import SAVED_MIME
 
 from .conftest import Recorder, open_demo
 

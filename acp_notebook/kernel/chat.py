@@ -27,7 +27,14 @@ from ..agent import mcp_servers as mcp_servers_shape
 from ..notebook_tools import attachments
 from ..notebook_tools.waiting import cell_waits
 from ..wire import fold as folding
-from ..wire.contracts import TRUSTED_TYPES, Frame, StreamEvent, TurnEndedEvent, error_ack
+from ..wire.contracts import (
+    SAVED_MIME,
+    TRUSTED_TYPES,
+    Frame,
+    StreamEvent,
+    TurnEndedEvent,
+    error_ack,
+)
 from ..wire.errors import ChatError, InvalidRequest, error_for
 from . import transcript, widget_code
 from .local_transport import Client
@@ -247,7 +254,7 @@ class Chat(anywidget.AnyWidget):
             data["text/html"] = transcript.render_html(readable)
             # What a notebook reopened without this kernel shows, and continues from.
             small = transcript.compact(snap)
-            data[transcript.SAVED_MIME] = transcript.saved_chat(small, self._saved, self._named)
+            data[SAVED_MIME] = transcript.saved_chat(small, self._saved, self._named)
         return bundle
 
     def __repr__(self) -> str:

@@ -19,8 +19,6 @@ from ..wire.attachment_blocks import describe
 from ..wire.clip import clip_start
 from ..wire.contracts import valid_session_id
 
-SAVED_MIME = "application/vnd.acp-notebook.chat+json"
-
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
 # The static transcript is for reading (nbconvert, a viewer): whole for any answer of

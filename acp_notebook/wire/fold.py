@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .clip import clip_start
+from .contracts import FOLD_MAX_ITEMS as MAX_ITEMS
+from .contracts import FOLD_MAX_WEIGHT as MAX_WEIGHT
 from .contracts import AgentStatusEvent, RequestEvent, ResolvedEvent, StreamEvent, is_request
 
 Json = Any
@@ -37,8 +39,6 @@ _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
 _TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, "rawInput", "rawOutput")
-MAX_ITEMS = 5000
-MAX_WEIGHT = 8 * 1024 * 1024
 
 
 @dataclass(slots=True)

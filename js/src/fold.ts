@@ -13,129 +13,31 @@
 // items go (a pending request's card never), and a message larger than that keeps its
 // end; `dropped` then says what went.
 
-import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
+import {
+  type AgentView,
+  type AttachmentSummary,
+  type Dropped,
+  type ElicitationField,
+  type ElicitationView,
+  FOLD_MAX_ITEMS,
+  FOLD_MAX_WEIGHT,
+  type FoldSnapshot,
+  type SnapshotItem as Item,
+  type Modes,
+  type PermissionView,
+  type Phase,
+  type StreamEvent,
+  type ThoughtItem,
+  type ToolCallView,
+  type TurnView,
+  type Usage,
+} from "./contracts";
 import { isRecord, records, str } from "./dom";
 
 export type JsonObject = Record<string, unknown>;
-export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
 type Activity = "thinking" | "responding" | "tool";
 type RequestKind = "permission" | "elicitation";
-
-export interface UserItem {
-  type: "user";
-  text: string;
-  /** Present when the prompt had attachments (turn_started's `attachments`). */
-  attachments?: AttachmentSummary[];
-}
-export interface AgentItem {
-  type: "agent";
-  messageId: string | null;
-  text: string;
-}
-export interface ThoughtItem {
-  type: "thought";
-  messageId: string | null;
-  text: string;
-  startTs: number | null;
-  /** null while the thought is still streaming. */
-  endTs: number | null;
-}
-export interface ToolItem {
-  type: "tool";
-  toolCallId: string;
-}
-export interface PermissionItem {
-  type: "permission";
-  requestId: string;
-}
-export interface ElicitationItem {
-  type: "elicitation";
-  requestId: string;
-}
-export interface ErrorItem {
-  type: "error";
-  text: string;
-}
-export type Item =
-  | UserItem
-  | AgentItem
-  | ThoughtItem
-  | ToolItem
-  | PermissionItem
-  | ElicitationItem
-  | ErrorItem;
-type ChunkItem = UserItem | AgentItem | ThoughtItem;
-
-export interface AgentView {
-  status: string;
-  detail: string | null;
-  name: string | null;
-  info: JsonObject | null;
-  capabilities: JsonObject | null;
-  sessionId: string | null;
-  exitCode: number | null;
-  stderrTail: string | null;
-}
-
-export interface TurnView {
-  active: boolean;
-  phase: Phase;
-  stopReason: string | null;
-  error: string | null;
-}
-
-export interface ToolCallView {
-  toolCallId: string;
-  title: string | null;
-  kind: string | null;
-  status: string | null;
-  content: JsonObject[];
-  locations: JsonObject[];
-  rawInput: unknown;
-  rawOutput: unknown;
-}
-
-export interface Usage {
-  used: number | null;
-  size: number | null;
-  cost: JsonObject | null;
-}
-
-export interface Modes {
-  currentModeId: string | null;
-  availableModes: JsonObject[];
-}
-
-export interface PermissionView {
-  requestId: string;
-  toolCall: JsonObject | null;
-  options: JsonObject[];
-  deadline: number | null;
-  /** null while pending. */
-  outcome: string | null;
-  optionId: string | null;
-  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
-  by: string | null;
-}
-
-export interface ElicitationView {
-  requestId: string;
-  message: string;
-  fields: ElicitationField[];
-  toolCallId: string | null;
-  title: string | null;
-  deadline: number | null;
-  /** null while pending. */
-  outcome: string | null;
-  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
-  by: string | null;
-}
-
-/** What the bounds took: items dropped, and characters cut from one long message. */
-export interface Dropped {
-  items: number;
-  characters: number;
-}
+type ChunkItem = Extract<Item, { type: "user" | "agent" | "thought" }>;
 
 export interface ChatState {
   seq: number;
@@ -176,17 +78,6 @@ export interface ChatState {
   };
 }
 
-export type Snapshot = Omit<
-  ChatState,
-  "toolCalls" | "permissions" | "elicitations" | "dropped" | "internal"
-> & {
-  toolCalls: Record<string, ToolCallView>;
-  permissions: Record<string, PermissionView>;
-  elicitations: Record<string, ElicitationView>;
-  /** Present once the bounds took something. */
-  dropped?: Dropped;
-};
-
 // sessionUpdate kind -> transcript item type.
 const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
   ["user_message_chunk", "user"],
@@ -197,10 +88,10 @@ const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
 const TOOL_KEYS = [...TOOL_TEXTS, ...TOOL_LISTS, ...TOOL_RAW] as const;
-export const MAX_ITEMS = 5000;
-export const MAX_WEIGHT = 8 * 1024 * 1024;
 
-export function initialState(maxItems = MAX_ITEMS, maxWeight = MAX_WEIGHT): ChatState {
+export { FOLD_MAX_ITEMS as MAX_ITEMS, FOLD_MAX_WEIGHT as MAX_WEIGHT };
+
+export function initialState(maxItems = FOLD_MAX_ITEMS, maxWeight = FOLD_MAX_WEIGHT): ChatState {
   return {
     seq: 0,
     agent: {
@@ -241,7 +132,7 @@ export function initialState(maxItems = MAX_ITEMS, maxWeight = MAX_WEIGHT): Chat
 }
 
 /** Rebuilds a foldable state from a snapshot (saved, or a resync's), weighed like a fold's. */
-export function restore(snapshot: Snapshot): ChatState {
+export function restore(snapshot: FoldSnapshot): ChatState {
   const state = initialState();
   const { toolCalls, permissions, elicitations, dropped, ...rest } = snapshot;
   const internal = state.internal;
@@ -344,8 +235,8 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
 }
 
 /** The spec's JSON; after the bounds took something, `dropped` says what. */
-export function snapshot(state: ChatState): Snapshot {
-  const snap: Snapshot = {
+export function snapshot(state: ChatState): FoldSnapshot {
+  const snap: FoldSnapshot = {
     seq: state.seq,
     agent: { ...state.agent },
     turn: { ...state.turn },

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from acp_notebook.kernel.transcript import SAVED_MIME
+from acp_notebook.wire.contracts import SAVED_MIME
 
 from .fixtures import PageLog
 from .lab import (

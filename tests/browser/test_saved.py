@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 from playwright.sync_api import Page, WebSocket, expect
 
-from acp_notebook.kernel.transcript import SAVED_MIME
+from acp_notebook.wire.contracts import SAVED_MIME
 
 from .lab import (
     JupyterServer,
