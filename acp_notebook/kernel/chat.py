@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 import anywidget
 import traitlets
@@ -30,6 +30,7 @@ from ..wire import fold as folding
 from ..wire.contracts import (
     SAVED_MIME,
     TRUSTED_TYPES,
+    FoldSnapshot,
     Frame,
     StreamEvent,
     TurnEndedEvent,
@@ -242,7 +243,7 @@ class Chat(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
 
-    def _bundle(self, bundle: Any, snap: dict[str, Any]) -> Any:
+    def _bundle(self, bundle: Any, snap: FoldSnapshot) -> Any:
         # anywidget's bundle: (data, metadata), or None for a widget without a view.
         if bundle is not None:
             data = bundle[0]
@@ -269,7 +270,7 @@ class Chat(anywidget.AnyWidget):
         return self._client.mode
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> FoldSnapshot:
         """The folded chat: messages, thoughts, tool calls, plan, usage, pending requests."""
         with self._lock:
             return folding.snapshot(self._state)
@@ -291,7 +292,7 @@ class Chat(anywidget.AnyWidget):
         """Runs on the client's loop thread for every batch of events."""
         events: list[StreamEvent] = frame.get("events") or []
         ended: list[tuple[int, Turn]] = []
-        snap: dict[str, Any] | None = None
+        snap: FoldSnapshot | None = None
         with self._lock:
             if frame.get("reset"):
                 self._state = folding.initial_state()
@@ -310,7 +311,7 @@ class Chat(anywidget.AnyWidget):
             self.send(frame)
         if snap is not None:
             # Only a compact snapshot goes into widget state; deltas travel as messages.
-            self.snapshot = transcript.compact(snap)
+            self.snapshot = cast(dict[str, Any], transcript.compact(snap))
             # And the static transcript under each display, saved with the notebook.
             bundle = self._bundle(super()._repr_mimebundle_(), snap)[0] if self._displays else {}
             for handle in self._displays:
