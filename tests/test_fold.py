@@ -1,8 +1,15 @@
 """The Python fold against the shared vectors (js/test/fold.test.ts runs the same ones).
 
-A vector is {"name", "events", "expected": <snapshot>} and may add "checkpoints":
-[{"after": n, "expected": {<snapshot key>: <value>, ...}}], the named parts of the
-snapshot after the first n events (phases and thought timings change mid-stream).
+A vector is {"name", "events", "expected": <snapshot>} and may add:
+
+- "checkpoints": [{"after": n, "expected": {<snapshot key>: <value>, ...}}], the named
+  parts of the snapshot after the first n events (phases and thought timings change
+  mid-stream);
+- "maxItems", "maxWeight": the bounds of the initial state (small ones reach dropping);
+- "restore": a snapshot the fold starts from instead of the initial state (a chat
+  continued from a saved notebook);
+- "restoreAfter": n, folding the first n events, restoring their snapshot (as JSON) and
+  folding the rest must reach "expected" too.
 """
 
 from __future__ import annotations
@@ -16,15 +23,29 @@ from typing import Any
 import pytest
 
 from acp_notebook.wire.fold import (
+    MAX_ITEMS,
+    MAX_WEIGHT,
     ChatState,
     fold,
     initial_state,
     last_agent_text,
     pending_requests,
+    restore,
     snapshot,
 )
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "fold").glob("*.json"))
+# Every key a vector may have; js/test/fold.test.ts reads the same.
+VECTOR_KEYS = {
+    "name",
+    "events",
+    "expected",
+    "checkpoints",
+    "maxItems",
+    "maxWeight",
+    "restore",
+    "restoreAfter",
+}
 SNAPSHOT_KEYS = [
     "seq",
     "agent",
@@ -58,25 +79,61 @@ def chunk(
 
 def test_there_are_vectors_for_every_rule() -> None:
     assert len(VECTORS) >= 12
-    names = {json.loads(p.read_text())["name"] for p in VECTORS}
-    assert len(names) == len(VECTORS)
+    vectors = [json.loads(p.read_text()) for p in VECTORS]
+    assert len({v["name"] for v in vectors}) == len(VECTORS)
+    # Numbered uniquely, and nothing in them that a runner would pass over.
+    assert len({p.name.split("_", 1)[0] for p in VECTORS}) == len(VECTORS)
+    for vector in vectors:
+        assert vector.keys() <= VECTOR_KEYS, vector["name"]
+
+
+def _start(vector: dict[str, Any]) -> ChatState:
+    bounds = vector.get("maxItems", MAX_ITEMS), vector.get("maxWeight", MAX_WEIGHT)
+    start = vector.get("restore")
+    return initial_state(*bounds) if start is None else restore(start, *bounds)
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
 def test_vector(path: Path) -> None:
     vector = json.loads(path.read_text())
     checkpoints = {c["after"]: c["expected"] for c in vector.get("checkpoints", [])}
-    state = initial_state()
+    state = _start(vector)
     for n, event in enumerate(vector["events"], 1):
         state = fold(state, event)
         if n in checkpoints:
-            snap = snapshot(state)
+            snap = dict(snapshot(state))
             assert {key: snap[key] for key in checkpoints[n]} == checkpoints[n], f"after {n}"
     snap = snapshot(state)
     # Plain JSON, in the spec's key order.
     assert json.loads(json.dumps(snap)) == snap
-    assert list(snap) == SNAPSHOT_KEYS
+    assert list(snap) == SNAPSHOT_KEYS + (["dropped"] if "dropped" in snap else [])
     assert snap == vector["expected"]
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in VECTORS if "restoreAfter" in p.read_text()], ids=lambda p: p.stem
+)
+def test_vector_restored_midway(path: Path) -> None:
+    vector = json.loads(path.read_text())
+    cut = vector["restoreAfter"]
+    state = _start(vector)
+    for event in vector["events"][:cut]:
+        state = fold(state, event)
+    saved = json.loads(json.dumps(snapshot(state)))
+    state = restore(saved, vector.get("maxItems", MAX_ITEMS), vector.get("maxWeight", MAX_WEIGHT))
+    for event in vector["events"][cut:]:
+        state = fold(state, event)
+    assert snapshot(state) == vector["expected"]
+
+
+def test_restore_refuses_what_is_no_snapshot() -> None:
+    snap = json.loads(json.dumps(snapshot(run([chunk(1, "a")]))))
+    assert snapshot(restore(snap)) == snap
+    snap["items"][0]["type"] = "bogus"
+    with pytest.raises(ValueError, match="not a fold snapshot"):
+        restore(snap)
+    with pytest.raises(ValueError, match="not a fold snapshot"):
+        restore({"seq": 1})  # type: ignore[typeddict-item]
 
 
 def test_fold_mutates_and_returns_its_input() -> None:
