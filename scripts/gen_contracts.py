@@ -43,6 +43,7 @@ ALIASES: dict[str, Any] = {
 }
 ROOTS: dict[str, Any] = {
     "Ack": contracts.Ack,
+    "EventBatch": contracts.EventBatch,
     "FoldSnapshot": contracts.FoldSnapshot,
     "SavedChatData": contracts.SavedChatData,
     "KernelQuery": contracts.KernelQuery,

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from acp_notebook.wire.contracts import fold_snapshot
 from acp_notebook.wire.fold import (
     MAX_ITEMS,
     MAX_WEIGHT,
@@ -108,6 +109,7 @@ def test_vector(path: Path) -> None:
     assert json.loads(json.dumps(snap)) == snap
     assert list(snap) == SNAPSHOT_KEYS + (["dropped"] if "dropped" in snap else [])
     assert snap == vector["expected"]
+    fold_snapshot.validate_python(snap, strict=True)  # its contract
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from acp_notebook.agent.session_list import SessionsUnavailable
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.kernel.chat import Chat
 from acp_notebook.kernel.transcript import MAX_TEXT, STATIC_TEXT
-from acp_notebook.wire.contracts import SAVED_MIME
+from acp_notebook.wire.contracts import SAVED_MIME, saved_chat_data
 
 from .conftest import Recorder, open_demo
 
@@ -170,6 +170,7 @@ async def test_the_saved_output_carries_what_continuing_takes(tmp_path: Path) ->
         assert (await chat.ask("hello there", timeout=30)).ok
         data = chat._repr_mimebundle_()[0]
         saved = data[SAVED_MIME]
+        saved_chat_data.validate_python(saved, strict=True)  # its contract
         assert saved["version"] == 1
         assert (saved["chatId"], saved["agent"], saved["cwd"]) == (
             chat.chat_id,

@@ -240,6 +240,15 @@ StreamEvent = Annotated[
 stream_event = TypeAdapter(StreamEvent)
 
 
+class EventBatch(TypedDict):
+    """A frame of one chat's events, in seq order (a hub subscription's ``pending_frame``)."""
+
+    chatId: str
+    events: list[StreamEvent]
+    # The first frame of a subscription: the chat's whole resync, replacing any state.
+    reset: NotRequired[bool]
+
+
 def is_request(event: StreamEvent) -> TypeIs[RequestEvent]:
     """A permission or elicitation request: a card that waits for an answer."""
     return event.get("kind") in ("permission_request", "elicitation_request")

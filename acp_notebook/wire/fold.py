@@ -147,7 +147,8 @@ def restore(
     fold's. A snapshot is anyone's (a notebook file): one of another shape raises
     ``ValueError`` saying what is wrong."""
     try:
-        snap = fold_snapshot.validate_python(snap, strict=True)
+        # Checked only: the validated copy would add the absent optional keys as nulls.
+        fold_snapshot.validate_python(snap, strict=True)
     except ValidationError as exc:
         raise ValueError(f"not a fold snapshot: {exc}") from None
     state = initial_state(max_items, max_weight)
@@ -167,7 +168,8 @@ def restore(
         _add(state, item)
     state.plan, state.commands, state.title = snap["plan"], snap["commands"], snap["title"]
     state.usage = cast("dict[str, Json] | None", snap["usage"])
-    state.modes = cast("dict[str, Json] | None", snap["modes"])
+    # A copy: a current_mode_update sets its currentModeId in place.
+    state.modes = None if snap["modes"] is None else dict(snap["modes"])
     state.config_options = snap["configOptions"]
     for tool_id, call in snap["toolCalls"].items():
         state.tool_calls[tool_id] = dict(call)

@@ -243,6 +243,13 @@ export interface ErrorItem {
   text: string;
 }
 
+/** A frame of one chat's events, in seq order (a hub subscription's ``pending_frame``). */
+export interface EventBatch {
+  chatId: string;
+  events: StreamEvent[];
+  reset?: boolean;
+}
+
 export interface FieldOption {
   value: string;
   label?: string | null;

@@ -150,6 +150,8 @@ export function restore(
   const internal = state.internal;
   Object.assign(state, rest);
   state.internal = internal; // a saved snapshot is anyone's: it sets no bookkeeping
+  // A copy: a current_mode_update sets its currentModeId in place.
+  if (isRecord(state.modes)) state.modes = { ...state.modes };
   const phase = isRecord(state.turn) ? state.turn.phase : null;
   if (phase === "thinking" || phase === "responding" || phase === "tool") {
     internal.activity = phase;
