@@ -1,15 +1,9 @@
 """The Python fold against the shared vectors (js/test/fold.test.ts runs the same ones).
 
-A vector is {"name", "events", "expected": <snapshot>} and may add:
-
-- "checkpoints": [{"after": n, "expected": {<snapshot key>: <value>, ...}}], the named
-  parts of the snapshot after the first n events (phases and thought timings change
-  mid-stream);
-- "maxItems", "maxWeight": the bounds of the initial state (small ones reach dropping);
-- "restore": a snapshot the fold starts from instead of the initial state (a chat
-  continued from a saved notebook);
-- "restoreAfter": n, folding the first n events, restoring their snapshot (as JSON) and
-  folding the rest must reach "expected" too.
+A vector is {"name", "events", "expected": <snapshot>} and may add checkpoints (parts of
+the snapshot mid-stream: phases and thought timings change), the bounds of the initial
+state (small ones reach dropping), a snapshot to start from (a chat continued from a
+saved notebook) and a point to restore at: tests/vectors/fold_vector.schema.json.
 """
 
 from __future__ import annotations
@@ -36,17 +30,10 @@ from acp_notebook.wire.fold import (
 )
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "fold").glob("*.json"))
-# Every key a vector may have; js/test/fold.test.ts reads the same.
-VECTOR_KEYS = {
-    "name",
-    "events",
-    "expected",
-    "checkpoints",
-    "maxItems",
-    "maxWeight",
-    "restore",
-    "restoreAfter",
-}
+# The vector format, which js/test/fold.test.ts reads too.
+VECTOR_FORMAT = json.loads(
+    (Path(__file__).parent / "vectors" / "fold_vector.schema.json").read_text()
+)
 SNAPSHOT_KEYS = [
     "seq",
     "agent",
@@ -85,7 +72,8 @@ def test_there_are_vectors_for_every_rule() -> None:
     # Numbered uniquely, and nothing in them that a runner would pass over.
     assert len({p.name.split("_", 1)[0] for p in VECTORS}) == len(VECTORS)
     for vector in vectors:
-        assert vector.keys() <= VECTOR_KEYS, vector["name"]
+        assert vector.keys() <= VECTOR_FORMAT["properties"].keys(), vector["name"]
+        assert vector.keys() >= set(VECTOR_FORMAT["required"]), vector["name"]
 
 
 def _start(vector: dict[str, Any]) -> ChatState:

@@ -13,7 +13,7 @@ import {
   snapshot,
 } from "../src/fold";
 
-/** The format is described in tests/test_fold.py. */
+/** tests/vectors/fold_vector.schema.json */
 interface Vector {
   name: string;
   events: StreamEvent[];
@@ -43,17 +43,10 @@ function run(events: StreamEvent[]): ChatState {
   return state;
 }
 
-/** Every key of Vector (tests/test_fold.py's VECTOR_KEYS). */
-const VECTOR_KEYS: readonly (keyof Vector)[] = [
-  "name",
-  "events",
-  "expected",
-  "checkpoints",
-  "maxItems",
-  "maxWeight",
-  "restore",
-  "restoreAfter",
-];
+/** The vector format (its keys are those of Vector). */
+const format = JSON.parse(readFileSync(`${dir}../fold_vector.schema.json`, "utf8")) as {
+  properties: Record<string, unknown>;
+};
 
 function start(vector: Vector): ChatState {
   const bounds = [vector.maxItems ?? MAX_ITEMS, vector.maxWeight ?? MAX_WEIGHT] as const;
@@ -68,7 +61,19 @@ describe("fold vectors", () => {
   });
 
   it("reads every key of every vector", () => {
-    const known = new Set<string>(VECTOR_KEYS);
+    // Every key of Vector, which tsc holds to the interface, is every key of the format.
+    const read: Record<keyof Vector, true> = {
+      name: true,
+      events: true,
+      expected: true,
+      checkpoints: true,
+      maxItems: true,
+      maxWeight: true,
+      restore: true,
+      restoreAfter: true,
+    };
+    expect(Object.keys(read).sort()).toEqual(Object.keys(format.properties).sort());
+    const known = new Set(Object.keys(format.properties));
     for (const [file, vector] of vectors) {
       expect(
         Object.keys(vector).filter((key) => !known.has(key)),
