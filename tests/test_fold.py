@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,37 @@ def test_restore_refuses_what_is_no_snapshot() -> None:
         restore(snap)
     with pytest.raises(ValueError, match="not a fold snapshot"):
         restore({"seq": 1})  # type: ignore[typeddict-item]
+
+
+def test_both_folds_have_the_same_sections_and_functions_in_order() -> None:
+    root = Path(__file__).resolve().parent.parent
+    py = (root / "acp_notebook" / "wire" / "fold.py").read_text()
+    ts = (root / "js" / "src" / "fold.ts").read_text()
+    # The readers of fold.py's last section are the kernel's; dom.ts has str and records.
+    py, readers = py.split(
+        "# ---------------------------------------------------------------- readers"
+    )
+    assert re.findall(r"^def (\w+)", readers, re.MULTILINE) == [
+        "pending_requests",
+        "last_agent_text",
+        "last_tool_calls",
+        "sets_state",
+    ]
+
+    def camel(name: str) -> str:
+        head, *rest = name.lstrip("_").split("_")
+        return head + "".join(part.title() for part in rest)
+
+    py_functions = [camel(n) for n in re.findall(r"^def (\w+)", py, re.MULTILINE)]
+    ts_functions = re.findall(r"^(?:export )?function (\w+)", ts, re.MULTILINE)
+    assert [n for n in py_functions if n not in ("str", "records")] == ts_functions
+    sections = r"^(?:#|//) -{64} (.+)$"
+    assert re.findall(sections, py, re.MULTILINE) == re.findall(sections, ts, re.MULTILINE)
+    assert re.findall(sections, ts, re.MULTILINE) == [
+        "session/update",
+        "turns, agent, requests",
+        "helpers",
+    ]
 
 
 def test_fold_mutates_and_returns_its_input() -> None:
