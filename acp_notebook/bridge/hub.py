@@ -44,9 +44,10 @@ from ..wire.contracts import (
     client_request,
     error_ack,
 )
-from .chat_session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
+from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
+from .ledger import NotFound
 
 if TYPE_CHECKING:
     from ..notebook_tools.mcp_endpoint import ToolsFactory
@@ -368,7 +369,7 @@ class Hub:
         """A ``chat:resync`` ack's snapshot and events; folded once per state of the chat."""
         session = chat.session
         if chat.resync is None or chat.resync[0] != session.last_seq:
-            folded = snapshot_resync(session.resync(), session.pending)
+            folded = snapshot_resync(session.resync(), session.ledger)
             chat.resync = (session.last_seq, folded)
         return chat.resync[1]
 
