@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ..agent import jsonrpc
 from ..agent.catalogue import AgentSpec
@@ -46,6 +46,7 @@ from ..wire.contracts import (
 from .elicitation import take_elicitation_view
 from .history import History
 from .ledger import Ledger, NotFound, Refused, Reply, Settled
+from .ports import NotebookEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -73,23 +74,6 @@ class SessionConfig:
     max_line: int = jsonrpc.MAX_LINE  # an agent line longer than this is skipped
     # What all agents' unfinished lines may hold together; None: this process's budget.
     line_budget: jsonrpc.LineBudget | None = None
-
-
-class NotebookEndpoint(Protocol):
-    """A chat's own ``notebook`` MCP server, as the session uses it (notebook_tools
-    serves one): where the agent reaches it, and the secret that names the chat."""
-
-    @property
-    def url(self) -> str: ...
-
-    @property
-    def secret(self) -> str: ...
-
-    def cancel_runs(self) -> None:
-        """The turn was cancelled: stop the chat's runs of code."""
-
-    def close(self) -> None:
-        """The chat is gone: stop its runs, forget its secret."""
 
 
 class Busy(RuntimeError):

@@ -8,17 +8,14 @@ the agent or the others.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import math
 import os
 import re
 import uuid
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
@@ -28,7 +25,6 @@ from ..agent.jsonrpc import RpcError
 from ..agent.mcp_servers import NOTEBOOK, normalize
 from ..wire import bounded_json
 from ..wire.attachment_blocks import AttachmentError, adapt
-from ..wire.chunks import ChunkRun, append_merged
 from ..wire.contracts import (
     MAX_DETAIL,
     MAX_REQUEST_BYTES,
@@ -48,10 +44,8 @@ from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
-
-if TYPE_CHECKING:
-    from ..notebook_tools.mcp_endpoint import ToolsFactory
-    from ..notebook_tools.server_side import KernelQuery
+from .ports import KernelQuery, ToolsFactory
+from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +94,8 @@ class HubConfig:
     allow_commands: bool = True
     default_agent: str = "demo"
     # A subscriber further behind than this is reset to a resync instead.
-    max_queue_events: int = 50_000
-    max_queue_bytes: int = 32 * 1024 * 1024
+    max_queue_events: int = MAX_QUEUE_EVENTS
+    max_queue_bytes: int = MAX_QUEUE_BYTES
     # Shared by every hub of this config.
     chats: ChatCount = field(default_factory=ChatCount)
 
@@ -121,116 +115,6 @@ class OpenOptions(TypedDict, total=False):
 
 class Forbidden(PermissionError):
     pass
-
-
-class Subscription:
-    """One client's view of one chat: a queue that merges chunks and never blocks.
-
-    When the client falls too far behind, the queue is dropped and its next read
-    is a full resync: the client loses nothing and the agent waits for no one.
-
-    ``hold``: seconds a frame of text chunks only waits after the frame before, so
-    their runs merge (any other event ends the wait). A page paints once a frame
-    whatever it receives; a 200,000-chunk answer came in some 450 frames a second,
-    each a task for the server, the browser and the kernel.
-    """
-
-    def __init__(
-        self, hub: Hub, chat_id: str, user: str | None, reset: bool = False, hold: float = 0.0
-    ) -> None:
-        self.hub = hub
-        self.chat_id = chat_id
-        self.user = user
-        self.hold = hold
-        self._items: deque[StreamEvent | ChunkRun] = deque()
-        self._bytes = 0
-        # A reset first frame is the whole resync, read when it is sent: nothing is
-        # missed or sent twice, however long the subscriber takes to read it.
-        self._reset = reset
-        self._wakeup = asyncio.Event()
-        # Set when something other than a run of chunks waits: a held frame goes now.
-        self._urgent = asyncio.Event()
-        self._sent = -math.inf  # the loop's time of the last frame
-        self.closed = False
-
-    def push(self, event: StreamEvent) -> None:
-        if self.closed:
-            return
-        self._wakeup.set()
-        if self._reset:
-            return
-        grown, new = append_merged(self._items, event)
-        if new and not isinstance(self._items[-1], ChunkRun):
-            self._urgent.set()
-        self._bytes += grown
-        config = self.hub.config
-        if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
-            self._items.clear()
-            self._bytes = 0
-            self._reset = True
-            self._urgent.set()
-
-    def seal(self) -> None:
-        """Later chunks start a new queued event instead of merging into the last one.
-
-        A resync's history ends at some seq; a queued run of chunks that began before
-        it and grew after would carry text the client already has, under a newer seq.
-        Sealed, the run's seq is within the history (the client drops it as seen) and
-        what follows is new.
-        """
-        if self._items and isinstance(self._items[-1], ChunkRun):
-            self._items[-1] = self._items[-1].event()
-
-    def pending_frame(self) -> Frame | None:
-        """What is queued right now, as one frame; None when nothing is."""
-        self._wakeup.clear()
-        self._urgent.clear()
-        if self._reset:  # nothing is queued while it is set
-            self._reset = False
-            chat = self.hub.chats.get(self.chat_id)
-            events = chat.session.resync() if chat is not None else []
-            frame: Frame = {"chatId": self.chat_id, "events": events, "reset": True}
-        elif self._items:
-            events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
-            self._items.clear()
-            self._bytes = 0
-            frame = {"chatId": self.chat_id, "events": events}
-        else:
-            return None
-        self._sent = asyncio.get_running_loop().time()
-        return frame
-
-    async def next_frame(self) -> Frame | None:
-        """Wait for events; None once the subscription is closed and drained."""
-        while True:
-            wait = self._sent + self.hold - asyncio.get_running_loop().time()
-            if wait > 0 and self._items and not (self._urgent.is_set() or self.closed):
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._urgent.wait(), wait)
-                continue
-            frame = self.pending_frame()
-            if frame is not None:
-                return frame
-            if self.closed:
-                return None
-            await self._wakeup.wait()
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._wakeup.set()
-            self._urgent.set()
-            chat = self.hub.chats.get(self.chat_id)
-            if chat is not None:  # hub.subscribe put it there; only this removes it
-                chat.subscribers.remove(self)
-
-
-def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> None:
-    """``sub`` becomes its chat's one subscription in ``subs``; the one before is closed."""
-    old = subs.pop(sub.chat_id, None)
-    if old is not None:
-        old.close()
-    subs[sub.chat_id] = sub
 
 
 @dataclass
@@ -354,9 +238,26 @@ class Hub:
 
     def subscribe(self, chat_id: str, user: str | None = None, reset: bool = False) -> Subscription:
         chat = self.chats[chat_id]
-        sub = Subscription(self, chat_id, user, reset)
+        sub = Subscription(
+            chat_id,
+            user,
+            reset,
+            max_events=self.config.max_queue_events,
+            max_bytes=self.config.max_queue_bytes,
+            resync=lambda: self._resync_events(chat_id),
+            detach=self._detach,
+        )
         chat.subscribers.append(sub)
         return sub
+
+    def _resync_events(self, chat_id: str) -> list[StreamEvent]:
+        chat = self.chats.get(chat_id)
+        return chat.session.resync() if chat is not None else []
+
+    def _detach(self, sub: Subscription) -> None:
+        chat = self.chats.get(sub.chat_id)
+        if chat is not None:  # subscribe put it there; only its close removes it
+            chat.subscribers.remove(sub)
 
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
