@@ -13,7 +13,7 @@ import logging
 import os
 import re
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, cast
 
@@ -30,11 +30,20 @@ from ..wire.contracts import (
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
     Attachment,
+    CancelRequest,
+    CloseRequest,
+    ElicitationRespondRequest,
     ErrorCode,
     Frame,
     MentionRequest,
     OpenRequest,
+    PermissionRespondRequest,
+    PromptRequest,
+    ResyncRequest,
+    SetConfigRequest,
+    SetModeRequest,
     StreamEvent,
+    SubscribeRequest,
     VariableName,
     VariablesRequest,
     client_request,
@@ -128,6 +137,31 @@ class _Chat:
     subscribers: list[Subscription] = field(default_factory=list)
     # The last snapshot resync, and the seq it was made at.
     resync: tuple[int, dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A request's sender and its chat, as the request's handler sees them."""
+
+    found: _Chat | None  # None for chat:open, the one request that names no chat
+    user: str | None
+    trusted: bool
+    follow: Callable[[Subscription], None] | None
+    name: str | None
+
+    @property
+    def chat(self) -> _Chat:
+        """The chat the request names (``handle`` found it before calling the handler)."""
+        assert self.found is not None, "chat:open names no chat"
+        return self.found
+
+    @property
+    def actor(self) -> str | None:
+        """Who answered, on the *_resolved event: the Jupyter user (``name``, how the
+        server shows them), or the kernel's code."""
+        if self.user is not None:
+            return self.name or self.user
+        return "kernel" if self.trusted else None
 
 
 @dataclass(eq=False)
@@ -301,56 +335,20 @@ class Hub:
         except ValidationError as exc:
             return error_ack(request_id(message), "INVALID", why_invalid(exc))
         ack = req.id
-        if req.type in TRUSTED_TYPES and not trusted:
+        who, handler = _ROUTES[req.type]
+        if who == "kernel" and not trusted:
             return error_ack(ack, "FORBIDDEN", "only the kernel may open, follow or close a chat")
-        if req.type == "chat:open":
-            return await self._open(req)
-        chat = self.chats.get(req.chatId)
-        if chat is None:
-            return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
-        session = chat.session
-        if req.type == "chat:subscribe":
-            if follow is None:
-                return error_ack(ack, "INVALID", "this connection cannot follow a chat")
-            follow(self.subscribe(req.chatId, user, reset=True))
-            return {"ack": ack, "accepted": True}
-        if req.type == "chat:close":
-            await self.close_chat(req.chatId)
-            return {"ack": ack, "accepted": True}
-        if req.type == "chat:resync":
-            if req.since == session.last_seq:
-                return {"ack": ack, "accepted": True, "events": [], "reset": False}
-            for sub in chat.subscribers:  # the asker's among them; harmless to the others
-                sub.seal()
-            if req.snapshot:
-                return {"ack": ack, "accepted": True, **self._snapshot_resync(chat), "reset": True}
-            return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
-        if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
-            return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
-        # Who answered, on the *_resolved event: the Jupyter user (``name``, how the
-        # server shows them), or the kernel's code.
-        actor = (name or user) if user is not None else "kernel" if trusted else None
-        if req.type == "chat:variables" or req.type == "chat:mention":
-            return await self._mention(req)
+        chat = None
+        if req.type != "chat:open":
+            chat = self.chats.get(req.chatId)
+            if chat is None:
+                return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
+            if who == "owner" and not (
+                trusted or chat.owner in (None, user) or chat.share == "anyone"
+            ):
+                return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
         try:
-            if req.type == "chat:prompt":
-                attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
-                if session.status == "ready":  # else the turn checks once the agent is
-                    adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
-                turn = session.prompt(req.text, by=user, attachments=attached)
-                return {"ack": ack, "accepted": True, "turn": turn}
-            if req.type == "chat:cancel":
-                session.cancel()
-            elif req.type == "chat:set_mode":
-                await session.set_mode(req.modeId)
-            elif req.type == "chat:set_config":
-                await session.set_config(req.configId, req.value)
-            elif req.type == "chat:permission.respond":
-                session.respond_permission(
-                    req.requestId, None if req.cancel else req.optionId, by=actor
-                )
-            elif req.type == "chat:elicitation.respond":
-                session.respond_elicitation(req.requestId, req.action, req.values, by=actor)
+            answer = await handler(self, req, _Call(chat, user, trusted, follow, name))
         except NotFound:
             code: ErrorCode = (
                 "PERMISSION_NOT_FOUND"
@@ -368,9 +366,55 @@ class Hub:
             return error_ack(
                 ack, "INVALID", f"the agent refused: {exc.message}", data=exc.data_text
             )
-        return {"ack": ack, "accepted": True}
+        return {"ack": ack, "accepted": True} if answer is None else answer
 
-    async def _mention(self, req: VariablesRequest | MentionRequest) -> Frame:
+    # One handler per request kind (the table is below the class): None acks ``accepted``.
+
+    async def _subscribe(self, req: SubscribeRequest, call: _Call) -> Frame | None:
+        if call.follow is None:
+            return error_ack(req.id, "INVALID", "this connection cannot follow a chat")
+        call.follow(self.subscribe(req.chatId, call.user, reset=True))
+        return None
+
+    async def _close(self, req: CloseRequest, call: _Call) -> None:
+        await self.close_chat(req.chatId)
+
+    async def _resync(self, req: ResyncRequest, call: _Call) -> Frame:
+        chat = call.chat
+        session = chat.session
+        if req.since == session.last_seq:
+            return {"ack": req.id, "accepted": True, "events": [], "reset": False}
+        for sub in chat.subscribers:  # the asker's among them; harmless to the others
+            sub.seal()
+        if req.snapshot:
+            return {"ack": req.id, "accepted": True, **self._snapshot_resync(chat), "reset": True}
+        return {"ack": req.id, "accepted": True, "events": session.resync(), "reset": True}
+
+    async def _prompt(self, req: PromptRequest, call: _Call) -> Frame:
+        session = call.chat.session
+        attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
+        if session.status == "ready":  # else the turn checks once the agent is
+            adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
+        turn = session.prompt(req.text, by=call.user, attachments=attached)
+        return {"ack": req.id, "accepted": True, "turn": turn}
+
+    async def _cancel(self, req: CancelRequest, call: _Call) -> None:
+        call.chat.session.cancel()
+
+    async def _set_mode(self, req: SetModeRequest, call: _Call) -> None:
+        await call.chat.session.set_mode(req.modeId)
+
+    async def _set_config(self, req: SetConfigRequest, call: _Call) -> None:
+        await call.chat.session.set_config(req.configId, req.value)
+
+    async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:
+        option = None if req.cancel else req.optionId
+        call.chat.session.respond_permission(req.requestId, option, by=call.actor)
+
+    async def _respond_elicitation(self, req: ElicitationRespondRequest, call: _Call) -> None:
+        call.chat.session.respond_elicitation(req.requestId, req.action, req.values, by=call.actor)
+
+    async def _mention(self, req: VariablesRequest | MentionRequest, call: _Call) -> Frame:
         """The kernel's variables, or one as an attachment (the kernel's answer is
         untrusted: parsed bounded and validated against the contract)."""
         if self.kernel_query is None:
@@ -401,7 +445,7 @@ class Hub:
             "attachment": attachment.model_dump(exclude_none=True),
         }
 
-    async def _open(self, req: OpenRequest) -> Frame:
+    async def _open(self, req: OpenRequest, call: _Call) -> Frame:
         wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
         # Under Chat's keyword names (mcpServers: mcp_servers).
         snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
@@ -417,6 +461,28 @@ class Hub:
             return error_ack(req.id, "INTERNAL", str(exc))
         log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
         return {"ack": req.id, "accepted": True, "chatId": chat_id}
+
+
+# Who may send each kind of request: only the kernel (trusted callers; the wire's
+# TRUSTED_TYPES), any reader of the chat, or its owner (and trusted callers, and anyone
+# when the chat is shared); and the handler that answers it.
+Who = Literal["kernel", "reader", "owner"]
+_Handler = Callable[[Hub, Any, _Call], Awaitable[Frame | None]]
+_ROUTES: dict[str, tuple[Who, _Handler]] = {
+    "chat:open": ("kernel", Hub._open),
+    "chat:subscribe": ("kernel", Hub._subscribe),
+    "chat:close": ("kernel", Hub._close),
+    "chat:resync": ("reader", Hub._resync),
+    "chat:prompt": ("owner", Hub._prompt),
+    "chat:cancel": ("owner", Hub._cancel),
+    "chat:set_mode": ("owner", Hub._set_mode),
+    "chat:set_config": ("owner", Hub._set_config),
+    "chat:permission.respond": ("owner", Hub._respond_permission),
+    "chat:elicitation.respond": ("owner", Hub._respond_elicitation),
+    "chat:variables": ("owner", Hub._mention),
+    "chat:mention": ("owner", Hub._mention),
+}
+assert {kind for kind, (who, _) in _ROUTES.items() if who == "kernel"} == TRUSTED_TYPES
 
 
 class BadRequest(ValueError):
