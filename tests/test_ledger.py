@@ -6,25 +6,24 @@ request never ends twice; the cap refuses the rest and tells the person once a b
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from acp_notebook.agent import jsonrpc
 from acp_notebook.bridge.elicitation import AnswerError
-from acp_notebook.bridge.ledger import (
-    MAX_OPEN_REQUESTS,
-    Ledger,
-    NotFound,
-    Opened,
-    Refused,
-    Reply,
-    Settled,
+from acp_notebook.bridge.ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
+from acp_notebook.wire.contracts import (
+    ElicitationRequestEvent,
+    PermissionRequestEvent,
+    RequestEvent,
 )
-from acp_notebook.wire.contracts import ElicitationRequestEvent, PermissionRequestEvent
 
 NOW = 1_700_000_000_000.0
+CANCEL_PERMISSION = {"outcome": {"outcome": "cancelled"}}
+CANCEL_QUESTION = {"action": "cancel"}
+WITHDRAWN = (jsonrpc.REQUEST_CANCELLED, "request cancelled")
 
 
 def permission() -> PermissionRequestEvent:
@@ -42,233 +41,192 @@ def question() -> ElicitationRequestEvent:
     return {
         "kind": "elicitation_request",
         "message": "Favourite colour?",
-        "fields": [
-            {"name": "color", "type": "text", "required": True},
-        ],
+        "fields": [{"name": "color", "type": "text", "required": True}],
     }
 
 
-def opened(ledger: Ledger, rpc_id: jsonrpc.Id) -> str:
-    """A permission opened as ``rpc_id``; its requestId."""
-    result = ledger.open(rpc_id, permission(), NOW)
-    assert isinstance(result, Opened)
-    return result.request_id
+def registered(ledger: Ledger, rpc_id: jsonrpc.Id, event: RequestEvent | None = None) -> str:
+    """``event`` (a permission by default) registered as ``rpc_id``: its requestId."""
+    shown, _ = ledger.register(rpc_id, event or permission(), NOW)
+    return shown["requestId"]
 
 
-def test_opening_gives_the_event_and_its_deadline() -> None:
+def not_found(ledger: Ledger, request_id: str, rpc_id: object) -> None:
+    """No way of settling ``request_id`` (sent as ``rpc_id``) finds it."""
+    attempts: list[Callable[[], object]] = [
+        lambda: ledger.settle(request_id, "timeout"),
+        lambda: ledger.answer_permission(request_id, None),
+        lambda: ledger.answer_elicitation(request_id, "cancel", None),
+        lambda: ledger.withdraw(rpc_id),
+    ]
+    for attempt in attempts:
+        with pytest.raises(NotFound):
+            attempt()
+
+
+def ended_once(ledger: Ledger, settled: Settled, reply: Reply, **resolved: Any) -> None:
+    """``settled`` is the reply and resolved event expected, and its request is gone:
+    nothing settles it again."""
+    request_id = settled.event["requestId"]
+    assert settled.reply == reply
+    assert settled.event == {**resolved, "requestId": request_id}
+    assert request_id not in ledger
+    not_found(ledger, request_id, reply.rpc_id)
+
+
+def test_registering_gives_the_event_and_its_deadline() -> None:
     ledger = Ledger(answer_timeout=60)
-    result = ledger.open(7, permission(), NOW)
-    assert isinstance(result, Opened)
-    assert result.deadline == NOW + 60_000
-    assert result.event["requestId"] == result.request_id
-    assert result.event["deadline"] == result.deadline
-    assert result.request_id in ledger and len(ledger) == 1
-    assert ledger.events() == [result.event] and ledger.ids() == [result.request_id]
+    event, deadline = ledger.register(7, permission(), NOW)
+    assert deadline == NOW + 60_000 == event["deadline"]
+    assert event["requestId"] in ledger and len(ledger) == 1
+    assert ledger.events() == [event] and ledger.ids() == [event["requestId"]]
 
 
-RequestMaker = Callable[[], PermissionRequestEvent | ElicitationRequestEvent]
-# What an ending gives: the requests it settled.
-Ending = Callable[[Ledger, str], list[Settled]]
-# Each way a request ends: (name, its request, the ending, the reply, the resolved event).
-ENDINGS: list[tuple[str, RequestMaker, Ending, Reply, dict[str, object]]] = [
-    (
-        "selected",
-        permission,
-        lambda ledger, rid: [ledger.answer_permission(rid, "allow", by="ana")],
-        Reply(1, {"outcome": {"outcome": "selected", "optionId": "allow"}}),
-        {"kind": "permission_resolved", "outcome": "selected", "optionId": "allow", "by": "ana"},
-    ),
-    (
-        "permission cancelled",
-        permission,
-        lambda ledger, rid: [ledger.answer_permission(rid, None, by="ana")],
-        Reply(1, {"outcome": {"outcome": "cancelled"}}),
-        {"kind": "permission_resolved", "outcome": "cancelled", "by": "ana"},
-    ),
-    (
-        "permission timed out",
-        permission,
-        lambda ledger, rid: [ledger.settle(rid, "timeout")],
-        Reply(1, {"outcome": {"outcome": "cancelled"}}),
-        {"kind": "permission_resolved", "outcome": "timeout"},
-    ),
-    (
-        "permission withdrawn",
-        permission,
-        lambda ledger, rid: [ledger.withdraw(1)],
-        Reply(1, error=(jsonrpc.REQUEST_CANCELLED, "request cancelled")),
-        {"kind": "permission_resolved", "outcome": "cancelled", "by": "agent"},
-    ),
-    (
-        "permission torn down",
-        permission,
-        lambda ledger, rid: ledger.settle_all(by="teardown"),
-        Reply(1, {"outcome": {"outcome": "cancelled"}}),
-        {"kind": "permission_resolved", "outcome": "cancelled", "by": "teardown"},
-    ),
-    (
-        "answered",
-        question,
-        lambda ledger, rid: [ledger.answer_elicitation(rid, "accept", {"color": "red"}, "kernel")],
-        Reply(1, {"action": "accept", "content": {"color": "red"}}),
-        {"kind": "elicitation_resolved", "outcome": "accepted", "by": "kernel"},
-    ),
-    (
-        "declined",
-        question,
-        lambda ledger, rid: [ledger.answer_elicitation(rid, "decline", None)],
-        Reply(1, {"action": "decline"}),
-        {"kind": "elicitation_resolved", "outcome": "declined"},
-    ),
-    (
-        "question cancelled",
-        question,
-        lambda ledger, rid: [ledger.answer_elicitation(rid, "cancel", None)],
-        Reply(1, {"action": "cancel"}),
-        {"kind": "elicitation_resolved", "outcome": "cancelled"},
-    ),
-    (
-        "question timed out",
-        question,
-        lambda ledger, rid: [ledger.settle(rid, "timeout")],
-        Reply(1, {"action": "cancel"}),
-        {"kind": "elicitation_resolved", "outcome": "timeout"},
-    ),
-    (
-        "question withdrawn",
-        question,
-        lambda ledger, rid: [ledger.withdraw(1)],
-        Reply(1, error=(jsonrpc.REQUEST_CANCELLED, "request cancelled")),
-        {"kind": "elicitation_resolved", "outcome": "cancelled", "by": "agent"},
-    ),
-    (
-        "turn cancelled",
-        question,
-        lambda ledger, rid: ledger.settle_all(),
-        Reply(1, {"action": "cancel"}),
-        {"kind": "elicitation_resolved", "outcome": "cancelled"},
-    ),
-]
+def test_the_deadline_is_the_time_passed_in_plus_the_answer_timeout() -> None:
+    ledger = Ledger(answer_timeout=0.3)
+    _, first = ledger.register(1, permission(), 1000.0)
+    later, second = ledger.register(2, question(), 5000.5)
+    assert first == pytest.approx(1300.0)
+    assert second == pytest.approx(5300.5) == later["deadline"]
+
+
+SELECTED = {"outcome": {"outcome": "selected", "optionId": "allow"}}
 
 
 @pytest.mark.parametrize(
-    ("make", "end", "reply", "resolved"),
-    [case[1:] for case in ENDINGS],
-    ids=[case[0] for case in ENDINGS],
+    ("option", "answer", "resolved"),
+    [
+        ("allow", SELECTED, {"outcome": "selected", "optionId": "allow"}),
+        (None, CANCEL_PERMISSION, {"outcome": "cancelled"}),
+    ],
 )
-def test_every_ending_gives_one_reply_and_one_resolved_event(
-    make: RequestMaker, end: Ending, reply: Reply, resolved: dict[str, object]
+def test_a_permission_answered(
+    option: str | None, answer: dict[str, Any], resolved: dict[str, Any]
 ) -> None:
     ledger = Ledger(answer_timeout=60)
-    result = ledger.open(1, make(), NOW)
-    assert isinstance(result, Opened)
-    [settled] = end(ledger, result.request_id)
-    assert settled.request_id == result.request_id
-    assert settled.reply == reply
-    assert settled.event == {**resolved, "requestId": result.request_id}
-    assert result.request_id not in ledger and ledger.events() == []
-    # It ended: no ending gives it a second reply (they raise NotFound or settle nothing).
-    for _, _, again, _, _ in ENDINGS:
-        with contextlib.suppress(NotFound):
-            assert again(ledger, result.request_id) == []
+    rid = registered(ledger, 1)
+    settled = ledger.answer_permission(rid, option, by="ana")
+    ended_once(ledger, settled, Reply(1, answer), kind="permission_resolved", by="ana", **resolved)
 
 
-def test_unknown_and_settled_ids_are_not_found() -> None:
+@pytest.mark.parametrize(
+    ("action", "values", "outcome"),
+    [
+        ("accept", {"color": "red"}, "accepted"),
+        ("decline", None, "declined"),
+        ("cancel", None, "cancelled"),
+    ],
+)
+def test_a_question_answered(action: str, values: dict[str, str] | None, outcome: str) -> None:
     ledger = Ledger(answer_timeout=60)
-    with pytest.raises(NotFound):
-        ledger.settle("nope", "timeout")
-    with pytest.raises(NotFound):
-        ledger.answer_permission("nope", None)
-    with pytest.raises(NotFound):
-        ledger.answer_elicitation("nope", "cancel", None)
-    with pytest.raises(NotFound):
-        ledger.withdraw(99)
-    rid = opened(ledger, 1)
-    # A permission is not answered as a question, nor withdrawn by an id that is no id.
+    rid = registered(ledger, "q", question())
+    settled = ledger.answer_elicitation(rid, action, values, "kernel")
+    result: dict[str, Any] = {"action": action}
+    if values is not None:
+        result["content"] = values
+    resolved = {"kind": "elicitation_resolved", "outcome": outcome, "by": "kernel"}
+    ended_once(ledger, settled, Reply("q", result), **resolved)
+
+
+def test_timed_out() -> None:
+    ledger = Ledger(answer_timeout=60)
+    first, second = registered(ledger, 1), registered(ledger, 2, question())
+    late = ledger.settle(first, "timeout")
+    ended_once(
+        ledger, late, Reply(1, CANCEL_PERMISSION), kind="permission_resolved", outcome="timeout"
+    )
+    late = ledger.settle(second, "timeout")
+    ended_once(
+        ledger, late, Reply(2, CANCEL_QUESTION), kind="elicitation_resolved", outcome="timeout"
+    )
+
+
+@pytest.mark.parametrize("make", [permission, question])
+def test_withdrawn_by_the_agent(make: Any) -> None:
+    ledger = Ledger(answer_timeout=60)
+    registered(ledger, "x", make())
+    kind = make()["kind"].replace("request", "resolved")
+    settled = ledger.withdraw("x")
+    ended_once(
+        ledger, settled, Reply("x", error=WITHDRAWN), kind=kind, outcome="cancelled", by="agent"
+    )
+
+
+@pytest.mark.parametrize("by", ["teardown", None])
+def test_teardown_and_a_cancelled_turn_settle_everything_oldest_first(by: str | None) -> None:
+    ledger = Ledger(answer_timeout=60)
+    ids = [registered(ledger, 1), registered(ledger, 2), registered(ledger, 3, question())]
+    settled = ledger.settle_all(by)
+    assert [s.event["requestId"] for s in settled] == ids
+    extra = {"by": by} if by else {}
+    replies = [Reply(1, CANCEL_PERMISSION), Reply(2, CANCEL_PERMISSION), Reply(3, CANCEL_QUESTION)]
+    kinds = ["permission_resolved"] * 2 + ["elicitation_resolved"]
+    for one, reply, kind in zip(settled, replies, kinds, strict=True):
+        ended_once(ledger, one, reply, kind=kind, outcome="cancelled", **extra)
+    assert len(ledger) == 0 and ledger.settle_all() == []
+
+
+def test_unknown_ids_are_not_found() -> None:
+    ledger = Ledger(answer_timeout=60)
+    not_found(ledger, "nope", 99)
+    rid = registered(ledger, 1)
+    # A permission is not answered as a question, nor withdrawn by what is no id.
     with pytest.raises(NotFound):
         ledger.answer_elicitation(rid, "cancel", None)
     for not_an_id in (True, [1], None, 1.5):
         with pytest.raises(NotFound):
             ledger.withdraw(not_an_id)
-    assert rid in ledger
-    ledger.settle(rid, "timeout")
-    with pytest.raises(NotFound):
-        ledger.settle(rid, "timeout")
-    assert ledger.settle_all() == []
+    assert ledger.ids() == [rid]
 
 
 def test_a_bad_answer_leaves_the_request_open() -> None:
     ledger = Ledger(answer_timeout=60)
-    rid = opened(ledger, 1)
+    rid = registered(ledger, 1)
     with pytest.raises(AnswerError, match="unknown option 'maybe'"):
         ledger.answer_permission(rid, "maybe")
-    asked = ledger.open(2, question(), NOW)
-    assert isinstance(asked, Opened)
+    asked = registered(ledger, 2, question())
     with pytest.raises(AnswerError):
-        ledger.answer_elicitation(asked.request_id, "accept", {})  # color is required
+        ledger.answer_elicitation(asked, "accept", {})  # color is required
     with pytest.raises(AnswerError):
-        ledger.answer_elicitation(asked.request_id, "shrug", None)
-    assert ledger.ids() == [rid, asked.request_id]
+        ledger.answer_elicitation(asked, "shrug", None)
+    assert ledger.ids() == [rid, asked]
 
 
 def test_a_duplicate_rpc_id_is_refused_while_its_request_is_open() -> None:
     ledger = Ledger(answer_timeout=60)
-    rid = opened(ledger, "a")
-    refused = ledger.open("a", question(), NOW)
-    assert refused == Refused(Reply("a", error=(jsonrpc.INVALID_REQUEST, "duplicate request id")))
-    assert ledger.ids() == [rid]
+    rid = registered(ledger, "a")
+    with pytest.raises(Refused) as refused:
+        ledger.register("a", question(), NOW)
+    assert refused.value.reply == Reply(
+        "a", error=(jsonrpc.INVALID_REQUEST, "duplicate request id")
+    )
+    assert refused.value.notice is None and ledger.ids() == [rid]
     ledger.answer_permission(rid, "reject")
-    assert isinstance(ledger.open("a", question(), NOW), Opened)
+    assert registered(ledger, "a", question()) in ledger
 
 
 def test_the_cap_refuses_the_rest_and_tells_once_a_burst() -> None:
     ledger = Ledger(answer_timeout=60)
-    ids = [opened(ledger, n) for n in range(MAX_OPEN_REQUESTS)]
-    refusal = Reply(
-        MAX_OPEN_REQUESTS,
-        error=(
-            jsonrpc.INVALID_REQUEST,
-            f"too many open requests: {MAX_OPEN_REQUESTS} wait for an answer",
-        ),
+    ids = [registered(ledger, n) for n in range(MAX_OPEN_REQUESTS)]
+    error = (
+        jsonrpc.INVALID_REQUEST,
+        f"too many open requests: {MAX_OPEN_REQUESTS} wait for an answer",
     )
-    first = ledger.open(MAX_OPEN_REQUESTS, permission(), NOW)
-    assert first == Refused(
-        refusal,
+    notices = []
+    for rpc_id in ("over", "more", "again"):
+        with pytest.raises(Refused) as refused:
+            ledger.register(rpc_id, permission(), NOW)
+        assert refused.value.reply == Reply(rpc_id, error=error)
+        notices.append(refused.value.notice)
+    assert notices == [
         f"the agent asked more than {MAX_OPEN_REQUESTS} questions and permissions at once;"
         " the ones beyond are refused",
-    )
-    assert ledger.open(MAX_OPEN_REQUESTS, permission(), NOW) == Refused(refusal)
+        None,
+        None,
+    ]
     assert len(ledger) == MAX_OPEN_REQUESTS
     ledger.settle(ids[0], "timeout")
-    opened(ledger, "room")  # a place was free: opened, and the burst is over
-    refused = ledger.open("next", permission(), NOW)
-    assert isinstance(refused, Refused) and refused.notice is not None
-
-
-def test_teardown_settles_everything_oldest_first() -> None:
-    ledger = Ledger(answer_timeout=60)
-    ids = [opened(ledger, 1), opened(ledger, 2)]
-    asked = ledger.open(3, question(), NOW)
-    assert isinstance(asked, Opened)
-    ids.append(asked.request_id)
-    settled = ledger.settle_all(by="teardown")
-    assert [s.request_id for s in settled] == ids
-    assert [s.reply.rpc_id for s in settled] == [1, 2, 3]
-    assert [s.event["kind"] for s in settled] == [
-        "permission_resolved",
-        "permission_resolved",
-        "elicitation_resolved",
-    ]
-    assert all(
-        s.event["outcome"] == "cancelled" and s.event.get("by") == "teardown" for s in settled
-    )
-    assert len(ledger) == 0 and ledger.settle_all() == []
-
-
-def test_the_deadline_is_the_time_passed_in_plus_the_answer_timeout() -> None:
-    ledger = Ledger(answer_timeout=0.3)
-    first = ledger.open(1, permission(), 1000.0)
-    later = ledger.open(2, question(), 5000.5)
-    assert isinstance(first, Opened) and isinstance(later, Opened)
-    assert first.deadline == pytest.approx(1300.0)
-    assert later.deadline == pytest.approx(5300.5) and later.event["deadline"] == later.deadline
+    registered(ledger, "room")  # a place was free: registered, and the burst is over
+    with pytest.raises(Refused) as refused:
+        ledger.register("next", permission(), NOW)
+    assert refused.value.notice is not None

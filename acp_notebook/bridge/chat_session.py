@@ -5,7 +5,7 @@ carries out what its ledger (ledger.py) decides of every permission and question
 agent is waiting on: the event to show, the one answer to the agent and the one
 ``*_resolved`` event of each.
 
-One deadline per pending request, owned here: armed when the ledger opens the request,
+One deadline per pending request, owned here: armed when the ledger registers it,
 cancelled in ``_carry_out`` (where every settled request ends). No second timer backs
 it up: the hub and this session share one process and one loop, and the one party
 that can fail on its own, the agent process, settles everything when it exits.
@@ -442,7 +442,7 @@ class ChatSession:
     def _carry_out(self, *settled: Settled) -> None:
         """Where a settled request ends: its timer cancelled, its reply, its ``*_resolved``."""
         for one in settled:
-            self.pending.pop(one.request_id).timer.cancel()
+            self.pending.pop(one.event["requestId"]).timer.cancel()
             self._reply(one.reply)
             self._emit(one.event)
 
@@ -467,16 +467,18 @@ class ChatSession:
 
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent) -> None:
         now = _now_ms()
-        opened = self.ledger.open(rpc_id, event, now)
-        if isinstance(opened, Refused):
-            self._reply(opened.reply)
-            if opened.notice is not None:
-                self._agent_error(opened.notice)
+        try:
+            event, deadline = self.ledger.register(rpc_id, event, now)
+        except Refused as refused:
+            self._reply(refused.reply)
+            if refused.notice is not None:
+                self._agent_error(refused.notice)
             return
-        delay = (opened.deadline - now) / 1000
-        timer = asyncio.get_running_loop().call_later(delay, self._time_out, opened.request_id)
-        self.pending[opened.request_id] = Deadline(timer)
-        self._emit(opened.event)
+        request_id = event["requestId"]
+        delay = (deadline - now) / 1000
+        timer = asyncio.get_running_loop().call_later(delay, self._time_out, request_id)
+        self.pending[request_id] = Deadline(timer)
+        self._emit(event)
 
     def _permission_request(self, req: Request) -> None:
         params = req.params if isinstance(req.params, dict) else {}

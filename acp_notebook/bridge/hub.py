@@ -15,7 +15,7 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
@@ -137,6 +137,25 @@ class _Chat:
     subscribers: list[Subscription] = field(default_factory=list)
     # The last snapshot resync, and the seq it was made at.
     resync: tuple[int, dict[str, Any]] | None = None
+
+
+# Who may send each kind of request: only the kernel (trusted callers; the wire's
+# TRUSTED_TYPES), any reader of the chat, or its owner (and trusted callers, and anyone
+# when the chat is shared); and the Hub method that answers it (None: ``accepted``).
+Who = Literal["kernel", "reader", "owner"]
+_Handler = Callable[..., Awaitable[Frame | None]]
+_ROUTES: dict[str, tuple[Who, _Handler]] = {}
+_H = TypeVar("_H", bound=_Handler)
+
+
+def _route(who: Who, *kinds: str) -> Callable[[_H], _H]:
+    """Makes the decorated Hub method the handler of ``kinds``, which ``who`` may send."""
+
+    def add(handler: _H) -> _H:
+        _ROUTES.update(dict.fromkeys(kinds, (who, handler)))
+        return handler
+
+    return add
 
 
 @dataclass(frozen=True)
@@ -368,17 +387,20 @@ class Hub:
             )
         return {"ack": ack, "accepted": True} if answer is None else answer
 
-    # One handler per request kind (the table is below the class): None acks ``accepted``.
+    # The handlers of _ROUTES, one per request kind.
 
+    @_route("kernel", "chat:subscribe")
     async def _subscribe(self, req: SubscribeRequest, call: _Call) -> Frame | None:
         if call.follow is None:
             return error_ack(req.id, "INVALID", "this connection cannot follow a chat")
         call.follow(self.subscribe(req.chatId, call.user, reset=True))
         return None
 
+    @_route("kernel", "chat:close")
     async def _close(self, req: CloseRequest, call: _Call) -> None:
         await self.close_chat(req.chatId)
 
+    @_route("reader", "chat:resync")
     async def _resync(self, req: ResyncRequest, call: _Call) -> Frame:
         chat = call.chat
         session = chat.session
@@ -390,6 +412,7 @@ class Hub:
             return {"ack": req.id, "accepted": True, **self._snapshot_resync(chat), "reset": True}
         return {"ack": req.id, "accepted": True, "events": session.resync(), "reset": True}
 
+    @_route("owner", "chat:prompt")
     async def _prompt(self, req: PromptRequest, call: _Call) -> Frame:
         session = call.chat.session
         attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
@@ -398,22 +421,28 @@ class Hub:
         turn = session.prompt(req.text, by=call.user, attachments=attached)
         return {"ack": req.id, "accepted": True, "turn": turn}
 
+    @_route("owner", "chat:cancel")
     async def _cancel(self, req: CancelRequest, call: _Call) -> None:
         call.chat.session.cancel()
 
+    @_route("owner", "chat:set_mode")
     async def _set_mode(self, req: SetModeRequest, call: _Call) -> None:
         await call.chat.session.set_mode(req.modeId)
 
+    @_route("owner", "chat:set_config")
     async def _set_config(self, req: SetConfigRequest, call: _Call) -> None:
         await call.chat.session.set_config(req.configId, req.value)
 
+    @_route("owner", "chat:permission.respond")
     async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:
         option = None if req.cancel else req.optionId
         call.chat.session.respond_permission(req.requestId, option, by=call.actor)
 
+    @_route("owner", "chat:elicitation.respond")
     async def _respond_elicitation(self, req: ElicitationRespondRequest, call: _Call) -> None:
         call.chat.session.respond_elicitation(req.requestId, req.action, req.values, by=call.actor)
 
+    @_route("owner", "chat:variables", "chat:mention")
     async def _mention(self, req: VariablesRequest | MentionRequest, call: _Call) -> Frame:
         """The kernel's variables, or one as an attachment (the kernel's answer is
         untrusted: parsed bounded and validated against the contract)."""
@@ -445,6 +474,7 @@ class Hub:
             "attachment": attachment.model_dump(exclude_none=True),
         }
 
+    @_route("kernel", "chat:open")
     async def _open(self, req: OpenRequest, call: _Call) -> Frame:
         wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
         # Under Chat's keyword names (mcpServers: mcp_servers).
@@ -463,25 +493,6 @@ class Hub:
         return {"ack": req.id, "accepted": True, "chatId": chat_id}
 
 
-# Who may send each kind of request: only the kernel (trusted callers; the wire's
-# TRUSTED_TYPES), any reader of the chat, or its owner (and trusted callers, and anyone
-# when the chat is shared); and the handler that answers it.
-Who = Literal["kernel", "reader", "owner"]
-_Handler = Callable[[Hub, Any, _Call], Awaitable[Frame | None]]
-_ROUTES: dict[str, tuple[Who, _Handler]] = {
-    "chat:open": ("kernel", Hub._open),
-    "chat:subscribe": ("kernel", Hub._subscribe),
-    "chat:close": ("kernel", Hub._close),
-    "chat:resync": ("reader", Hub._resync),
-    "chat:prompt": ("owner", Hub._prompt),
-    "chat:cancel": ("owner", Hub._cancel),
-    "chat:set_mode": ("owner", Hub._set_mode),
-    "chat:set_config": ("owner", Hub._set_config),
-    "chat:permission.respond": ("owner", Hub._respond_permission),
-    "chat:elicitation.respond": ("owner", Hub._respond_elicitation),
-    "chat:variables": ("owner", Hub._mention),
-    "chat:mention": ("owner", Hub._mention),
-}
 assert {kind for kind, (who, _) in _ROUTES.items() if who == "kernel"} == TRUSTED_TYPES
 
 

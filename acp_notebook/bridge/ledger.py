@@ -1,11 +1,12 @@
 """The pending-request ledger: the permissions and questions an agent waits on, without I/O.
 
 As h11 keeps HTTP's state machine apart from its sockets, the ledger only decides.
-Opening a request gives the event to show and its deadline; settling one gives the one
-reply the agent gets and the one ``*_resolved`` event, and a request settles once: a
-second settle of its id, like a settle of an id never opened, raises ``NotFound``. The
-chat session carries the decisions out (arms and cancels the deadline's timer, writes
-the reply, emits the event). No clock: the time is passed in.
+Registering a request gives the event to show and its deadline (or ``Refused``, with
+the reply that refuses it); settling one gives the one reply the agent gets and the
+one ``*_resolved`` event, and a request settles once: a second settle of its id, like
+a settle of an id never registered, raises ``NotFound``. The chat session carries the
+decisions out (arms and cancels the deadline's timer, writes the reply, emits the
+event). No clock: the time is passed in.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from ..agent import jsonrpc
 from ..wire.contracts import RequestEvent, ResolvedEvent
@@ -42,35 +43,24 @@ class Reply:
     error: tuple[int, str] | None = None  # (code, message)
 
 
-@dataclass(frozen=True)
-class Opened:
-    """A request now pending: ``event`` is shown until ``deadline`` (ms, as passed in)."""
+class Refused(Exception):
+    """A request not registered: ``reply`` refuses it; ``notice``, once per burst, is for
+    the person (an ``agent_error``)."""
 
-    request_id: str
-    event: RequestEvent
-    deadline: float
-
-
-@dataclass(frozen=True)
-class Refused:
-    """A request not opened: ``reply`` refuses it; ``notice``, once per burst, tells the
-    person (an ``agent_error``)."""
-
-    reply: Reply
-    notice: str | None = None
+    def __init__(self, reply: Reply, notice: str | None = None) -> None:
+        super().__init__(reply.error)
+        self.reply = reply
+        self.notice = notice
 
 
-@dataclass(frozen=True)
-class Settled:
+class Settled(NamedTuple):
     """A request ended: the agent's one reply and the one ``*_resolved`` event."""
 
-    request_id: str
     reply: Reply
     event: ResolvedEvent
 
 
-@dataclass(frozen=True)
-class _Open:
+class _Open(NamedTuple):
     rpc_id: jsonrpc.Id
     event: RequestEvent  # as emitted: its options or fields are what an answer may say
 
@@ -97,13 +87,16 @@ class Ledger:
         """The events of the requests still open, oldest first."""
         return [entry.event for entry in self._open.values()]
 
-    # ------------------------------------------------------------ opening
+    # ------------------------------------------------------------ registering
 
-    def open(self, rpc_id: jsonrpc.Id, event: RequestEvent, now: float) -> Opened | Refused:
-        """Open the agent's request ``rpc_id`` as ``event`` (given its ``requestId`` and
-        ``deadline``) at ``now`` (ms since the epoch)."""
+    def register(
+        self, rpc_id: jsonrpc.Id, event: RequestEvent, now: float
+    ) -> tuple[RequestEvent, float]:
+        """Keep the agent's request ``rpc_id``, arrived at ``now`` (ms since the epoch),
+        open as ``event``; returns it (given its ``requestId`` and ``deadline``) and the
+        deadline."""
         if self._request_id(rpc_id) is not None:
-            return Refused(Reply(rpc_id, error=(jsonrpc.INVALID_REQUEST, "duplicate request id")))
+            raise Refused(Reply(rpc_id, error=(jsonrpc.INVALID_REQUEST, "duplicate request id")))
         if len(self._open) >= self.limit:
             refusal = Reply(
                 rpc_id,
@@ -113,9 +106,9 @@ class Ledger:
                 ),
             )
             if self._told_open:  # once per burst, not once per request
-                return Refused(refusal)
+                raise Refused(refusal)
             self._told_open = True
-            return Refused(
+            raise Refused(
                 refusal,
                 f"the agent asked more than {self.limit} questions and permissions"
                 " at once; the ones beyond are refused",
@@ -126,7 +119,7 @@ class Ledger:
         event["requestId"] = request_id
         event["deadline"] = deadline
         self._open[request_id] = _Open(rpc_id, event)
-        return Opened(request_id, event, deadline)
+        return event, deadline
 
     def _request_id(self, rpc_id: object) -> str | None:
         """The open request the agent sent as ``rpc_id`` (a scan: at most ``limit``)."""
@@ -214,7 +207,7 @@ class Ledger:
             if withdrawn
             else Reply(entry.rpc_id, answer)
         )
-        return Settled(request_id, reply, event)
+        return Settled(reply, event)
 
     def _event(self, request_id: str, kind: str) -> RequestEvent:
         entry = self._open.get(request_id)
