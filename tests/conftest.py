@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from acp_notebook.bridge.chat_session import SessionConfig
-from acp_notebook.bridge.hub import Hub, HubConfig, Subscription
+from acp_notebook.bridge.hub import Hub, HubConfig
+from acp_notebook.bridge.subscriptions import Subscription
 
 from .mock_openai import MockOpenAI
 

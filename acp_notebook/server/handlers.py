@@ -30,14 +30,8 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from ..bridge.hub import (
-    BadRequest,
-    Hub,
-    Subscription,
-    read_request,
-    replace_subscription,
-    request_id,
-)
+from ..bridge.hub import BadRequest, Hub, read_request, request_id
+from ..bridge.subscriptions import Subscription, replace_subscription
 from ..wire import kernel_auth
 from ..wire.contracts import CHAT_GONE, KERNEL_ANSWER, MAX_REQUEST_BYTES, Frame, error_ack
 from .api import may_execute
