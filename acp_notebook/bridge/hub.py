@@ -48,6 +48,7 @@ from ..wire.contracts import (
     VariablesRequest,
     client_request,
     error_ack,
+    why_invalid,
 )
 from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
@@ -521,10 +522,3 @@ def request_id(message: Any) -> int | str | None:
     """The id of a request as read, when it has a usable one (for the ack of a refusal)."""
     raw_id = message.get("id") if isinstance(message, dict) else None
     return raw_id if isinstance(raw_id, (int, str)) else None
-
-
-def why_invalid(exc: ValidationError) -> str:
-    """A validation failure's first error: where it is, and what is wrong."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]

@@ -26,11 +26,10 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
-from ..bridge.hub import why_invalid
 from ..notebook_tools import kernel_side as kernel_tools
 from ..notebook_tools.variables import ipython_shell
 from ..wire import bounded_json
-from ..wire.contracts import KERNEL_ANSWER, KERNEL_QUERY, Frame, KernelQuery, error_ack
+from ..wire.contracts import KERNEL_ANSWER, KERNEL_QUERY, Frame, KernelQuery, error_ack, why_invalid
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from .local_transport import Client, Disconnected, local_client
 

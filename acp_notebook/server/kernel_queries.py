@@ -16,9 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..bridge.hub import why_invalid
 from ..notebook_tools.mcp_endpoint import KernelUnavailable
-from ..wire.contracts import KERNEL_QUERY, MAX_ANSWER, KernelAnswer, KernelQuery
+from ..wire.contracts import KERNEL_QUERY, MAX_ANSWER, KernelAnswer, KernelQuery, why_invalid
 
 TIMEOUT = 15.0
 

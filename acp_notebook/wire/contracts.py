@@ -23,6 +23,7 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
+    ValidationError,
     model_validator,
     with_config,
 )
@@ -779,3 +780,10 @@ class Ack(_Model):
     omitted: int | None = None
     # Only on chat:mention: the variable as an attachment for the next prompt.
     attachment: Attachment | None = None
+
+
+def why_invalid(exc: ValidationError) -> str:
+    """A validation failure's first error: where it is, and what is wrong."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
