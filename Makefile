@@ -40,9 +40,11 @@ js/node_modules/.package-lock.json: js/package-lock.json
 tests/%/node_modules/.package-lock.json: tests/%/package-lock.json
 	cd tests/$* && npm ci --no-audit --no-fund
 
+# contracts.ts is generated from the Python contracts: a stale one fails here.
 lint:
-	$(BIN)/ruff check acp_notebook tests
-	$(BIN)/ruff format --check acp_notebook tests
+	$(BIN)/ruff check acp_notebook tests scripts
+	$(BIN)/ruff format --check acp_notebook tests scripts
+	$(BIN)/python scripts/gen_contracts.py --check
 	cd js && npx biome check .
 
 typecheck:

@@ -9,7 +9,7 @@ from typing import Any
 from acp_notebook.agent.catalogue import AgentSpec
 from acp_notebook.agent.jsonrpc import Notification
 from acp_notebook.bridge.chat_session import ChatSession
-from acp_notebook.bridge.hub import Hub, Subscription
+from acp_notebook.bridge.subscriptions import Subscription
 from acp_notebook.wire.chunks import ChunkRun, update_chunk_key
 from acp_notebook.wire.contracts import StreamEvent, UpdateEvent
 
@@ -88,7 +88,7 @@ async def test_session_merges_chunks_read_together() -> None:
 
 
 async def test_a_held_subscription_merges_chunks_and_sends_anything_else_at_once() -> None:
-    sub = Subscription(Hub(), "c1", None, hold=30)
+    sub = Subscription("c1", None, hold=30)
     sub.push(chunk(0))
     first = await asyncio.wait_for(sub.next_frame(), 5)  # nothing was sent before: at once
     assert first is not None and [text(e) for e in first["events"]] == ["0 "]
@@ -115,7 +115,7 @@ async def test_a_held_subscription_merges_chunks_and_sends_anything_else_at_once
 
 
 async def test_a_hold_ends_on_its_own() -> None:
-    sub = Subscription(Hub(), "c1", None, hold=0.05)
+    sub = Subscription("c1", None, hold=0.05)
     sub.push(chunk(0))
     assert await asyncio.wait_for(sub.next_frame(), 5) is not None
     sub.push(chunk(1))

@@ -1,30 +1,40 @@
 """The Python fold against the shared vectors (js/test/fold.test.ts runs the same ones).
 
-A vector is {"name", "events", "expected": <snapshot>} and may add "checkpoints":
-[{"after": n, "expected": {<snapshot key>: <value>, ...}}], the named parts of the
-snapshot after the first n events (phases and thought timings change mid-stream).
+A vector is {"name", "events", "expected": <snapshot>} and may add checkpoints (parts of
+the snapshot mid-stream: phases and thought timings change), the bounds of the initial
+state (small ones reach dropping), a snapshot to start from (a chat continued from a
+saved notebook) and a point to restore at: tests/vectors/fold_vector.schema.json.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from acp_notebook.wire.contracts import fold_snapshot
 from acp_notebook.wire.fold import (
+    MAX_ITEMS,
+    MAX_WEIGHT,
     ChatState,
     fold,
     initial_state,
     last_agent_text,
     pending_requests,
+    restore,
     snapshot,
 )
 
 VECTORS = sorted((Path(__file__).parent / "vectors" / "fold").glob("*.json"))
+# The vector format, which js/test/fold.test.ts reads too.
+VECTOR_FORMAT = json.loads(
+    (Path(__file__).parent / "vectors" / "fold_vector.schema.json").read_text()
+)
 SNAPSHOT_KEYS = [
     "seq",
     "agent",
@@ -58,25 +68,94 @@ def chunk(
 
 def test_there_are_vectors_for_every_rule() -> None:
     assert len(VECTORS) >= 12
-    names = {json.loads(p.read_text())["name"] for p in VECTORS}
-    assert len(names) == len(VECTORS)
+    vectors = [json.loads(p.read_text()) for p in VECTORS]
+    assert len({v["name"] for v in vectors}) == len(VECTORS)
+    # Numbered uniquely, and nothing in them that a runner would pass over.
+    assert len({p.name.split("_", 1)[0] for p in VECTORS}) == len(VECTORS)
+    for vector in vectors:
+        assert vector.keys() <= VECTOR_FORMAT["properties"].keys(), vector["name"]
+        assert vector.keys() >= set(VECTOR_FORMAT["required"]), vector["name"]
+
+
+def _start(vector: dict[str, Any]) -> ChatState:
+    bounds = vector.get("maxItems", MAX_ITEMS), vector.get("maxWeight", MAX_WEIGHT)
+    start = vector.get("restore")
+    return initial_state(*bounds) if start is None else restore(start, *bounds)
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
 def test_vector(path: Path) -> None:
     vector = json.loads(path.read_text())
     checkpoints = {c["after"]: c["expected"] for c in vector.get("checkpoints", [])}
-    state = initial_state()
+    state = _start(vector)
     for n, event in enumerate(vector["events"], 1):
         state = fold(state, event)
         if n in checkpoints:
-            snap = snapshot(state)
+            snap = dict(snapshot(state))
             assert {key: snap[key] for key in checkpoints[n]} == checkpoints[n], f"after {n}"
     snap = snapshot(state)
     # Plain JSON, in the spec's key order.
     assert json.loads(json.dumps(snap)) == snap
-    assert list(snap) == SNAPSHOT_KEYS
+    assert list(snap) == SNAPSHOT_KEYS + (["dropped"] if "dropped" in snap else [])
     assert snap == vector["expected"]
+    fold_snapshot.validate_python(snap, strict=True)  # its contract
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in VECTORS if "restoreAfter" in p.read_text()], ids=lambda p: p.stem
+)
+def test_vector_restored_midway(path: Path) -> None:
+    vector = json.loads(path.read_text())
+    cut = vector["restoreAfter"]
+    state = _start(vector)
+    for event in vector["events"][:cut]:
+        state = fold(state, event)
+    saved = json.loads(json.dumps(snapshot(state)))
+    state = restore(saved, vector.get("maxItems", MAX_ITEMS), vector.get("maxWeight", MAX_WEIGHT))
+    for event in vector["events"][cut:]:
+        state = fold(state, event)
+    assert snapshot(state) == vector["expected"]
+
+
+def test_restore_refuses_what_is_no_snapshot() -> None:
+    snap = json.loads(json.dumps(snapshot(run([chunk(1, "a")]))))
+    assert snapshot(restore(snap)) == snap
+    snap["items"][0]["type"] = "bogus"
+    with pytest.raises(ValueError, match="not a fold snapshot"):
+        restore(snap)
+    with pytest.raises(ValueError, match="not a fold snapshot"):
+        restore({"seq": 1})  # type: ignore[typeddict-item]
+
+
+def test_both_folds_have_the_same_sections_and_functions_in_order() -> None:
+    root = Path(__file__).resolve().parent.parent
+    py = (root / "acp_notebook" / "wire" / "fold.py").read_text()
+    ts = (root / "js" / "src" / "fold.ts").read_text()
+    # The readers of fold.py's last section are the kernel's; dom.ts has str and records.
+    py, readers = py.split(
+        "# ---------------------------------------------------------------- readers"
+    )
+    assert re.findall(r"^def (\w+)", readers, re.MULTILINE) == [
+        "pending_requests",
+        "last_agent_text",
+        "last_tool_calls",
+        "sets_state",
+    ]
+
+    def camel(name: str) -> str:
+        head, *rest = name.lstrip("_").split("_")
+        return head + "".join(part.title() for part in rest)
+
+    py_functions = [camel(n) for n in re.findall(r"^def (\w+)", py, re.MULTILINE)]
+    ts_functions = re.findall(r"^(?:export )?function (\w+)", ts, re.MULTILINE)
+    assert [n for n in py_functions if n not in ("str", "records")] == ts_functions
+    sections = r"^(?:#|//) -{64} (.+)$"
+    assert re.findall(sections, py, re.MULTILINE) == re.findall(sections, ts, re.MULTILINE)
+    assert re.findall(sections, ts, re.MULTILINE) == [
+        "session/update",
+        "turns, agent, requests",
+        "helpers",
+    ]
 
 
 def test_fold_mutates_and_returns_its_input() -> None:

@@ -49,8 +49,8 @@ def test_top_level_calls_become_awaits() -> None:
         "get_ipython().run_line_magic('time', 'x')\n",
     ]
     assert rewrite(lines) == [
-        "await __import__(\"acp_notebook.kernel.magics\").magics.run_cell('agent', '', 'hi\\n')\n",
-        "t = await __import__(\"acp_notebook.kernel.magics\").magics.run_line('agent', 'hi')\n",
+        "await __import__(\"acp_notebook.kernel.magics\").kernel.magics.run_cell('agent', '', 'hi\\n')\n",
+        "t = await __import__(\"acp_notebook.kernel.magics\").kernel.magics.run_line('agent', 'hi')\n",
         lines[2],
         lines[3],
     ]

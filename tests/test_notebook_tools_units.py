@@ -87,6 +87,12 @@ async def test_a_kernel_answers_only_its_own_queries() -> None:
     queries.answered("k1", {"type": "kernel:answer", "query": 999, "text": "unknown"})
     queries.answered("k1", {"type": "kernel:answer", "query": query["query"], "text": "x" * 10**6})
     assert len(await asking) == 64 * 1024
+    # An answer of another shape fails its query with why, never the reader.
+    asking = asyncio.create_task(queries.ask("k1", "list_variables", {}, timeout=5))
+    await asyncio.sleep(0)
+    queries.answered("k1", {"type": "kernel:answer", "query": sent[-1]["query"], "text": 5})
+    with pytest.raises(KernelUnavailable, match=r"malformed answer \(text: "):
+        await asking
 
     with pytest.raises(KernelUnavailable, match="not connected"):
         await queries.ask("k2", "list_variables", {})

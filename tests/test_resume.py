@@ -13,7 +13,8 @@ from acp_notebook import SessionInfo, sessions
 from acp_notebook.agent.session_list import SessionsUnavailable
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.kernel.chat import Chat
-from acp_notebook.kernel.transcript import MAX_TEXT, SAVED_MIME, STATIC_TEXT
+from acp_notebook.kernel.transcript import MAX_TEXT, STATIC_TEXT
+from acp_notebook.wire.contracts import SAVED_MIME, saved_chat_data
 from tests.support.agents import FAULT_AGENT, RESUME_ONLY_AGENT
 from tests.support.hub_chats import Recorder, open_demo
 
@@ -168,6 +169,7 @@ async def test_the_saved_output_carries_what_continuing_takes(tmp_path: Path) ->
         assert (await chat.ask("hello there", timeout=30)).ok
         data = chat._repr_mimebundle_()[0]
         saved = data[SAVED_MIME]
+        saved_chat_data.validate_python(saved, strict=True)  # its contract
         assert saved["version"] == 1
         assert (saved["chatId"], saved["agent"], saved["cwd"]) == (
             chat.chat_id,

@@ -1,8 +1,11 @@
 """The bridge: a kernel's chats, one ACP session each, and the hub around them.
 
-A chat session maps ACP traffic to stream events and owns every pending request's one
-deadline; history keeps what a reattaching client gets back; the elicitation reducer
+A chat session maps ACP traffic to stream events and carries out what its ledger (the
+pending requests, sans-I/O) decides: one deadline, one answer, one resolved event per
+request; history keeps what a reattaching client gets back; the elicitation reducer
 turns a form schema into bounded fields; the hub validates client requests, gates them
-on the chat's owner and fans events out to subscribers. Runs in the Jupyter server
-(server mode) or a kernel thread (local mode). Imports ``wire`` and ``agent``.
+on the chat's owner by a table of request kinds and fans events out to subscriptions;
+ports are what it needs of the notebook tools and the kernel, as types they satisfy.
+Runs in the Jupyter server (server mode) or a kernel thread (local mode). Imports
+``wire`` and ``agent``.
 """

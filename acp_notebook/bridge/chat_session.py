@@ -1,13 +1,13 @@
 """One chat: an ACP session with one agent, mapped onto our stream events.
 
-``ChatSession`` is the seed's ``DaemonSession``: it starts the agent, runs turns,
-keeps every permission and question the agent is waiting on (``requestId`` ->
-JSON-RPC id + its deadline) and makes sure each ends exactly once, with one
-answer to the agent and one ``*_resolved`` event.
+``ChatSession`` is the seed's ``DaemonSession``: it starts the agent, runs turns, and
+carries out what its ledger (ledger.py) decides of every permission and question the
+agent is waiting on: the event to show, the one answer to the agent and the one
+``*_resolved`` event of each.
 
-One deadline per pending request, owned here: armed when the request arrives,
-cancelled in ``_settle`` (the one place a request ends). No second timer backs it
-up: the hub and this session share one process and one loop, and the one party
+One deadline per pending request, owned here: armed when the ledger registers it,
+cancelled in ``_carry_out`` (where every settled request ends). No second timer backs
+it up: the hub and this session share one process and one loop, and the one party
 that can fail on its own, the agent process, settles everything when it exits.
 """
 
@@ -17,10 +17,9 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal
 
 from ..agent import jsonrpc
 from ..agent.catalogue import AgentSpec
@@ -33,38 +32,28 @@ from ..agent.resume import cannot_continue, continue_method
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.attachment_blocks import summary as attachment_summary
 from ..wire.bounded_json import bound
-from ..wire.chunks import update_chunk_key
+from ..wire.chunks import ChunkBatch, update_chunk_key, with_text
 from ..wire.contracts import (
     MAX_ID,
     MAX_TOOL_CALL_ID,
     ElicitationRequestEvent,
     RequestEvent,
-    ResolvedEvent,
     StreamEvent,
     TurnEndedEvent,
     TurnStartedEvent,
     is_request,
 )
-from .elicitation import AnswerError, take_elicitation_view, validate_answer
+from .elicitation import take_elicitation_view
 from .history import History
-
-if TYPE_CHECKING:
-    from ..notebook_tools.mcp_endpoint import Endpoint
+from .ledger import Ledger, NotFound, Refused, Reply, Settled
+from .ports import NotebookEndpoint
 
 log = logging.getLogger(__name__)
 
-PermissionOutcome = Literal["selected", "cancelled", "timeout"]
-ElicitationOutcome = Literal["accepted", "declined", "cancelled", "timeout"]
-
 MAX_OPTIONS = 16
-# Questions and permissions one chat may have open at once; an agent asking more is
-# refused at once (thousands of cards would hold the page and the server's memory).
-MAX_OPEN_REQUESTS = 32
 # Running tool calls a turn remembers (the newest names a question's tool call): an
 # agent that starts calls and never ends them must not grow the server without end.
 MAX_RUNNING_TOOLS = 1000
-# A text chunk up to this long may be merged with its neighbours unbounded (see _on_chunk).
-MAX_CHUNK = 65536
 MAX_OPTION_TEXT = 256
 MAX_STOP_REASON = 64
 
@@ -87,10 +76,6 @@ class SessionConfig:
     line_budget: jsonrpc.LineBudget | None = None
 
 
-class NotFound(LookupError):
-    """No pending request with that id (unknown, or already settled)."""
-
-
 class Busy(RuntimeError):
     pass
 
@@ -104,9 +89,9 @@ class AgentExited(RuntimeError):
 
 
 @dataclass
-class Pending:
-    rpc_id: jsonrpc.Id
-    event: RequestEvent  # as emitted: its options or fields are what an answer may say
+class Deadline:
+    """The timer of one open request's deadline (the ledger holds the request)."""
+
     timer: asyncio.TimerHandle
 
 
@@ -125,7 +110,7 @@ class ChatSession:
         config: SessionConfig = SessionConfig(),
         sink: Callable[[StreamEvent], None] = lambda event: None,
         load_session_id: str | None = None,
-        notebook: Endpoint | None = None,
+        notebook: NotebookEndpoint | None = None,
     ) -> None:
         self.chat_id = chat_id
         # An earlier ACP session to continue (session/load or session/resume) instead of
@@ -139,7 +124,9 @@ class ChatSession:
         self.config = config
         self.sink = sink
         self.history = History(config.history_events, config.history_bytes)
-        self.pending: dict[str, Pending] = {}
+        self.ledger = Ledger(config.answer_timeout)
+        # The timer of each request the ledger holds open, by requestId.
+        self.pending: dict[str, Deadline] = {}
         self.status: Literal["starting", "ready", "exited"] = "starting"
         self.session_id: str | None = None
         # The initialize result's agentCapabilities (what a prompt may carry).
@@ -148,10 +135,7 @@ class ChatSession:
         self.turn_active = False
         self.last_seq = 0  # of the last event emitted
         # Text chunks of one message that arrived together and are not emitted yet.
-        self._run_key: tuple[str, object] | None = None
-        self._run_update: dict[str, Any] = {}
-        self._run_texts: list[str] = []
-        self._told_open = False  # the person was told of requests refused over the cap
+        self._chunks = ChunkBatch()
         # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
         # ordered set): the likely source of a question that names no tool call.
         self._running_tools: dict[str, None] = {}
@@ -177,7 +161,7 @@ class ChatSession:
     # ------------------------------------------------------------ events
 
     def _emit(self, event: StreamEvent) -> None:
-        if self._run_texts:
+        if self._chunks:
             self._flush_chunks()  # they came first
         self.last_seq += 1
         event["seq"] = self.last_seq
@@ -190,7 +174,7 @@ class ChatSession:
         events = self.history.events()
         shown = {e["requestId"] for e in events if is_request(e)}
         # A pending card whose event has left the bounded history is re-sent after it.
-        return events + [p.event for rid, p in self.pending.items() if rid not in shown]
+        return events + [e for e in self.ledger.events() if e["requestId"] not in shown]
 
     # ------------------------------------------------------------ lifecycle
 
@@ -277,8 +261,7 @@ class ChatSession:
 
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
-        for request_id in list(self.pending):
-            self._settle(request_id, "cancelled", by="teardown")
+        self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
         await self.conn.close()
@@ -404,8 +387,7 @@ class ChatSession:
             self._give_up = asyncio.get_running_loop().call_later(
                 self.config.cancel_grace, self._give_up_turn
             )
-        for request_id in list(self.pending):
-            self._settle(request_id, "cancelled", by=None)
+        self._carry_out(*self.ledger.settle_all())
 
     def _give_up_turn(self) -> None:
         """The agent ignored session/cancel (it is stuck): stop waiting, so the chat goes on."""
@@ -446,66 +428,29 @@ class ChatSession:
         self, request_id: str, option_id: str | None, by: str | None = None
     ) -> None:
         """Select ``option_id``, or cancel when it is None."""
-        event = self._pending(request_id, "permission_request")
-        assert event["kind"] == "permission_request"  # as _pending checked: for mypy
-        if option_id is not None and all(o["optionId"] != option_id for o in event["options"]):
-            raise AnswerError(f"unknown option {option_id!r}")
-        self._settle(
-            request_id, "selected" if option_id is not None else "cancelled", by, option_id
-        )
+        self._carry_out(self.ledger.answer_permission(request_id, option_id, by))
 
     def respond_elicitation(
         self, request_id: str, action: str, values: Mapping[str, Any] | None, by: str | None = None
     ) -> None:
-        event = self._pending(request_id, "elicitation_request")
-        assert event["kind"] == "elicitation_request"  # as _pending checked: for mypy
-        result = validate_answer(event["fields"], action, values)
-        outcome = {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[action]
-        self._settle(request_id, outcome, by, result=result)
+        self._carry_out(self.ledger.answer_elicitation(request_id, action, values, by))
 
-    def _pending(self, request_id: str, kind: str) -> RequestEvent:
-        pending = self.pending.get(request_id)
-        if pending is None or pending.event["kind"] != kind:
-            raise NotFound(request_id)
-        return pending.event
+    def _time_out(self, request_id: str) -> None:
+        """The deadline passed: cancel to the agent, outcome timeout."""
+        self._carry_out(self.ledger.settle(request_id, "timeout"))
 
-    def _settle(
-        self,
-        request_id: str,
-        outcome: str,
-        by: str | None,
-        option_id: str | None = None,
-        result: dict[str, Any] | None = None,
-        withdrawn: bool = False,
-    ) -> None:
-        """The one place a pending request ends: one answer, one ``*_resolved``."""
-        pending = self.pending.pop(request_id)
-        pending.timer.cancel()
-        event: ResolvedEvent
-        if pending.event["kind"] == "permission_request":
-            answer: dict[str, Any] = {"outcome": {"outcome": "cancelled"}}
-            event = {
-                "kind": "permission_resolved",
-                "requestId": request_id,
-                "outcome": cast(PermissionOutcome, outcome),
-            }
-            if option_id is not None:  # selected
-                answer = {"outcome": {"outcome": "selected", "optionId": option_id}}
-                event["optionId"] = option_id
-        else:
-            answer = result if result is not None else {"action": "cancel"}
-            event = {
-                "kind": "elicitation_resolved",
-                "requestId": request_id,
-                "outcome": cast(ElicitationOutcome, outcome),
-            }
-        if withdrawn:
-            self.conn.respond_error(pending.rpc_id, jsonrpc.REQUEST_CANCELLED, "request cancelled")
+    def _carry_out(self, *settled: Settled) -> None:
+        """Where a settled request ends: its timer cancelled, its reply, its ``*_resolved``."""
+        for one in settled:
+            self.pending.pop(one.event["requestId"]).timer.cancel()
+            self._reply(one.reply)
+            self._emit(one.event)
+
+    def _reply(self, reply: Reply) -> None:
+        if reply.error is not None:
+            self.conn.respond_error(reply.rpc_id, *reply.error)
         elif not self.conn.exited.is_set():
-            self.conn.respond(pending.rpc_id, answer)
-        if by:
-            event["by"] = by
-        self._emit(event)
+            self.conn.respond(reply.rpc_id, reply.result)
 
     # ------------------------------------------------------------ from the agent
 
@@ -520,36 +465,19 @@ class ChatSession:
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
 
-    def _request_id(self, rpc_id: object) -> str | None:
-        """The pending request the agent sent as ``rpc_id`` (a scan: at most MAX_OPEN_REQUESTS)."""
-        return next((rid for rid, p in self.pending.items() if p.rpc_id == rpc_id), None)
-
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent) -> None:
-        if self._request_id(rpc_id) is not None:
-            self.conn.respond_error(rpc_id, jsonrpc.INVALID_REQUEST, "duplicate request id")
+        now = _now_ms()
+        try:
+            event, deadline = self.ledger.register(rpc_id, event, now)
+        except Refused as refused:
+            self._reply(refused.reply)
+            if refused.notice is not None:
+                self._agent_error(refused.notice)
             return
-        if len(self.pending) >= MAX_OPEN_REQUESTS:
-            self.conn.respond_error(
-                rpc_id,
-                jsonrpc.INVALID_REQUEST,
-                f"too many open requests: {MAX_OPEN_REQUESTS} wait for an answer",
-            )
-            if not self._told_open:  # once per burst, not once per request
-                self._told_open = True
-                self._agent_error(
-                    f"the agent asked more than {MAX_OPEN_REQUESTS} questions and permissions"
-                    " at once; the ones beyond are refused"
-                )
-            return
-        self._told_open = False
-        request_id = str(uuid.uuid4())
-        event["requestId"] = request_id
-        event["deadline"] = _now_ms() + self.config.answer_timeout * 1000
-        # The deadline passed: cancel to the agent, outcome timeout (_settle cancels it).
-        timer = asyncio.get_running_loop().call_later(
-            self.config.answer_timeout, self._settle, request_id, "timeout", None
-        )
-        self.pending[request_id] = Pending(rpc_id, event, timer)
+        request_id = event["requestId"]
+        delay = (deadline - now) / 1000
+        timer = asyncio.get_running_loop().call_later(delay, self._time_out, request_id)
+        self.pending[request_id] = Deadline(timer)
         self._emit(event)
 
     def _permission_request(self, req: Request) -> None:
@@ -611,36 +539,29 @@ class ChatSession:
             self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
-            rpc_id = params.get("requestId")  # a list is no id, true is not id 1: none
-            request_id = self._request_id(rpc_id) if jsonrpc.valid_id(rpc_id) else None
-            if request_id is not None:
-                self._settle(request_id, "cancelled", by="agent", withdrawn=True)
+            try:
+                withdrawn = self.ledger.withdraw(params.get("requestId"))
+            except NotFound:
+                return  # not a request still open: nothing to withdraw
+            self._carry_out(withdrawn)
 
     def _on_chunk(self, key: tuple[str, object], update: dict[str, Any], text: str) -> None:
         """A text chunk: ``update`` with ``text`` (a line read by its template, chunk_lines.py,
         gives the template's update, which holds another text)."""
-        if len(text) > MAX_CHUNK:  # too long to merge
-            update = {**update, "content": {"type": "text", "text": text}}
-            self._emit({"kind": "update", "update": bound(update)})
-        elif key == self._run_key:  # the next chunk of a run: a list append
-            self._run_texts.append(text)
-        else:
-            # The first of consecutive text chunks of one message read in one go. They
-            # become one event: a fast agent writes thousands of chunks per pipe read,
-            # emitted once the reader yields to the loop (or before any other event), so
-            # each of the rest costs a list append instead of an event through the
-            # history, the hub and every client.
-            self._flush_chunks()
-            self._run_key, self._run_update, self._run_texts = key, update, [text]
+        if self._chunks.merge(key, text):  # the next chunk of a run: a list append
+            return
+        self._flush_chunks()  # the run before came first
+        if self._chunks.start(key, update, text):
+            # The first of consecutive text chunks read in one go: they become one event
+            # once the reader yields to the loop (wire/chunks.py, ChunkBatch).
             asyncio.get_running_loop().call_soon(self._flush_chunks)
+        else:  # too long to merge
+            self._emit({"kind": "update", "update": bound(with_text(update, text))})
 
     def _flush_chunks(self) -> None:
-        texts = self._run_texts
-        if not texts:
-            return
-        update = {**self._run_update, "content": {"type": "text", "text": "".join(texts)}}
-        self._run_key, self._run_update, self._run_texts = None, {}, []
-        self._emit({"kind": "update", "update": update})
+        update = self._chunks.take()
+        if update is not None:
+            self._emit({"kind": "update", "update": update})
 
     def _track_tool(self, update: dict[str, Any]) -> None:
         kind = update["sessionUpdate"]
@@ -665,8 +586,7 @@ class ChatSession:
 
     def _on_exit(self, code: int | None) -> None:
         """Once per chat: the connection calls it once, and only for a process it started."""
-        for request_id in list(self.pending):
-            self._settle(request_id, "cancelled", by=None)
+        self._carry_out(*self.ledger.settle_all())
         self.status = "exited"
         self.exit_detail = self.exit_detail or (
             "the agent stopped" if code == 0 else f"the agent exited with code {code}"

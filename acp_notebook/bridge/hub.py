@@ -8,17 +8,14 @@ the agent or the others.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import math
 import os
 import re
 import uuid
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
@@ -28,29 +25,37 @@ from ..agent.jsonrpc import RpcError
 from ..agent.mcp_servers import NOTEBOOK, normalize
 from ..wire import bounded_json
 from ..wire.attachment_blocks import AttachmentError, adapt
-from ..wire.chunks import ChunkRun, append_merged
 from ..wire.contracts import (
     MAX_DETAIL,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
     Attachment,
+    CancelRequest,
+    CloseRequest,
+    ElicitationRespondRequest,
     ErrorCode,
     Frame,
     MentionRequest,
     OpenRequest,
+    PermissionRespondRequest,
+    PromptRequest,
+    ResyncRequest,
+    SetConfigRequest,
+    SetModeRequest,
     StreamEvent,
+    SubscribeRequest,
     VariableName,
     VariablesRequest,
     client_request,
     error_ack,
+    why_invalid,
 )
-from .chat_session import AgentExited, Busy, ChatSession, NotFound, SessionConfig
+from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
-
-if TYPE_CHECKING:
-    from ..notebook_tools.mcp_endpoint import ToolsFactory
-    from ..notebook_tools.server_side import KernelQuery
+from .ledger import NotFound
+from .ports import KernelQuery, ToolsFactory
+from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +104,8 @@ class HubConfig:
     allow_commands: bool = True
     default_agent: str = "demo"
     # A subscriber further behind than this is reset to a resync instead.
-    max_queue_events: int = 50_000
-    max_queue_bytes: int = 32 * 1024 * 1024
+    max_queue_events: int = MAX_QUEUE_EVENTS
+    max_queue_bytes: int = MAX_QUEUE_BYTES
     # Shared by every hub of this config.
     chats: ChatCount = field(default_factory=ChatCount)
 
@@ -122,116 +127,6 @@ class Forbidden(PermissionError):
     pass
 
 
-class Subscription:
-    """One client's view of one chat: a queue that merges chunks and never blocks.
-
-    When the client falls too far behind, the queue is dropped and its next read
-    is a full resync: the client loses nothing and the agent waits for no one.
-
-    ``hold``: seconds a frame of text chunks only waits after the frame before, so
-    their runs merge (any other event ends the wait). A page paints once a frame
-    whatever it receives; a 200,000-chunk answer came in some 450 frames a second,
-    each a task for the server, the browser and the kernel.
-    """
-
-    def __init__(
-        self, hub: Hub, chat_id: str, user: str | None, reset: bool = False, hold: float = 0.0
-    ) -> None:
-        self.hub = hub
-        self.chat_id = chat_id
-        self.user = user
-        self.hold = hold
-        self._items: deque[StreamEvent | ChunkRun] = deque()
-        self._bytes = 0
-        # A reset first frame is the whole resync, read when it is sent: nothing is
-        # missed or sent twice, however long the subscriber takes to read it.
-        self._reset = reset
-        self._wakeup = asyncio.Event()
-        # Set when something other than a run of chunks waits: a held frame goes now.
-        self._urgent = asyncio.Event()
-        self._sent = -math.inf  # the loop's time of the last frame
-        self.closed = False
-
-    def push(self, event: StreamEvent) -> None:
-        if self.closed:
-            return
-        self._wakeup.set()
-        if self._reset:
-            return
-        grown, new = append_merged(self._items, event)
-        if new and not isinstance(self._items[-1], ChunkRun):
-            self._urgent.set()
-        self._bytes += grown
-        config = self.hub.config
-        if len(self._items) > config.max_queue_events or self._bytes > config.max_queue_bytes:
-            self._items.clear()
-            self._bytes = 0
-            self._reset = True
-            self._urgent.set()
-
-    def seal(self) -> None:
-        """Later chunks start a new queued event instead of merging into the last one.
-
-        A resync's history ends at some seq; a queued run of chunks that began before
-        it and grew after would carry text the client already has, under a newer seq.
-        Sealed, the run's seq is within the history (the client drops it as seen) and
-        what follows is new.
-        """
-        if self._items and isinstance(self._items[-1], ChunkRun):
-            self._items[-1] = self._items[-1].event()
-
-    def pending_frame(self) -> Frame | None:
-        """What is queued right now, as one frame; None when nothing is."""
-        self._wakeup.clear()
-        self._urgent.clear()
-        if self._reset:  # nothing is queued while it is set
-            self._reset = False
-            chat = self.hub.chats.get(self.chat_id)
-            events = chat.session.resync() if chat is not None else []
-            frame: Frame = {"chatId": self.chat_id, "events": events, "reset": True}
-        elif self._items:
-            events = [item.event() if isinstance(item, ChunkRun) else item for item in self._items]
-            self._items.clear()
-            self._bytes = 0
-            frame = {"chatId": self.chat_id, "events": events}
-        else:
-            return None
-        self._sent = asyncio.get_running_loop().time()
-        return frame
-
-    async def next_frame(self) -> Frame | None:
-        """Wait for events; None once the subscription is closed and drained."""
-        while True:
-            wait = self._sent + self.hold - asyncio.get_running_loop().time()
-            if wait > 0 and self._items and not (self._urgent.is_set() or self.closed):
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._urgent.wait(), wait)
-                continue
-            frame = self.pending_frame()
-            if frame is not None:
-                return frame
-            if self.closed:
-                return None
-            await self._wakeup.wait()
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._wakeup.set()
-            self._urgent.set()
-            chat = self.hub.chats.get(self.chat_id)
-            if chat is not None:  # hub.subscribe put it there; only this removes it
-                chat.subscribers.remove(self)
-
-
-def replace_subscription(subs: dict[str, Subscription], sub: Subscription) -> None:
-    """``sub`` becomes its chat's one subscription in ``subs``; the one before is closed."""
-    old = subs.pop(sub.chat_id, None)
-    if old is not None:
-        old.close()
-    subs[sub.chat_id] = sub
-
-
 @dataclass
 class _Chat:
     session: ChatSession
@@ -243,6 +138,50 @@ class _Chat:
     subscribers: list[Subscription] = field(default_factory=list)
     # The last snapshot resync, and the seq it was made at.
     resync: tuple[int, dict[str, Any]] | None = None
+
+
+# Who may send each kind of request: only the kernel (trusted callers; the wire's
+# TRUSTED_TYPES), any reader of the chat, or its owner (and trusted callers, and anyone
+# when the chat is shared); and the Hub method that answers it (None: ``accepted``).
+Who = Literal["kernel", "reader", "owner"]
+_Handler = Callable[..., Awaitable[Frame | None]]
+_ROUTES: dict[str, tuple[Who, _Handler]] = {}
+_H = TypeVar("_H", bound=_Handler)
+
+
+def _route(who: Who, *kinds: str) -> Callable[[_H], _H]:
+    """Makes the decorated Hub method the handler of ``kinds``, which ``who`` may send."""
+
+    def add(handler: _H) -> _H:
+        _ROUTES.update(dict.fromkeys(kinds, (who, handler)))
+        return handler
+
+    return add
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A request's sender and its chat, as the request's handler sees them."""
+
+    found: _Chat | None  # None for chat:open, the one request that names no chat
+    user: str | None
+    trusted: bool
+    follow: Callable[[Subscription], None] | None
+    name: str | None
+
+    @property
+    def chat(self) -> _Chat:
+        """The chat the request names (``handle`` found it before calling the handler)."""
+        assert self.found is not None, "chat:open names no chat"
+        return self.found
+
+    @property
+    def actor(self) -> str | None:
+        """Who answered, on the *_resolved event: the Jupyter user (``name``, how the
+        server shows them), or the kernel's code."""
+        if self.user is not None:
+            return self.name or self.user
+        return "kernel" if self.trusted else None
 
 
 @dataclass(eq=False)
@@ -353,9 +292,26 @@ class Hub:
 
     def subscribe(self, chat_id: str, user: str | None = None, reset: bool = False) -> Subscription:
         chat = self.chats[chat_id]
-        sub = Subscription(self, chat_id, user, reset)
+        sub = Subscription(
+            chat_id,
+            user,
+            reset,
+            max_events=self.config.max_queue_events,
+            max_bytes=self.config.max_queue_bytes,
+            resync=lambda: self._resync_events(chat_id),
+            detach=self._detach,
+        )
         chat.subscribers.append(sub)
         return sub
+
+    def _resync_events(self, chat_id: str) -> list[StreamEvent]:
+        chat = self.chats.get(chat_id)
+        return chat.session.resync() if chat is not None else []
+
+    def _detach(self, sub: Subscription) -> None:
+        chat = self.chats.get(sub.chat_id)
+        if chat is not None:  # subscribe put it there; only its close removes it
+            chat.subscribers.remove(sub)
 
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
@@ -368,7 +324,7 @@ class Hub:
         """A ``chat:resync`` ack's snapshot and events; folded once per state of the chat."""
         session = chat.session
         if chat.resync is None or chat.resync[0] != session.last_seq:
-            folded = snapshot_resync(session.resync(), session.pending)
+            folded = snapshot_resync(session.resync(), session.ledger)
             chat.resync = (session.last_seq, folded)
         return chat.resync[1]
 
@@ -399,56 +355,20 @@ class Hub:
         except ValidationError as exc:
             return error_ack(request_id(message), "INVALID", why_invalid(exc))
         ack = req.id
-        if req.type in TRUSTED_TYPES and not trusted:
+        who, handler = _ROUTES[req.type]
+        if who == "kernel" and not trusted:
             return error_ack(ack, "FORBIDDEN", "only the kernel may open, follow or close a chat")
-        if req.type == "chat:open":
-            return await self._open(req)
-        chat = self.chats.get(req.chatId)
-        if chat is None:
-            return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
-        session = chat.session
-        if req.type == "chat:subscribe":
-            if follow is None:
-                return error_ack(ack, "INVALID", "this connection cannot follow a chat")
-            follow(self.subscribe(req.chatId, user, reset=True))
-            return {"ack": ack, "accepted": True}
-        if req.type == "chat:close":
-            await self.close_chat(req.chatId)
-            return {"ack": ack, "accepted": True}
-        if req.type == "chat:resync":
-            if req.since == session.last_seq:
-                return {"ack": ack, "accepted": True, "events": [], "reset": False}
-            for sub in chat.subscribers:  # the asker's among them; harmless to the others
-                sub.seal()
-            if req.snapshot:
-                return {"ack": ack, "accepted": True, **self._snapshot_resync(chat), "reset": True}
-            return {"ack": ack, "accepted": True, "events": session.resync(), "reset": True}
-        if not (trusted or chat.owner in (None, user) or chat.share == "anyone"):
-            return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
-        # Who answered, on the *_resolved event: the Jupyter user (``name``, how the
-        # server shows them), or the kernel's code.
-        actor = (name or user) if user is not None else "kernel" if trusted else None
-        if req.type == "chat:variables" or req.type == "chat:mention":
-            return await self._mention(req)
+        chat = None
+        if req.type != "chat:open":
+            chat = self.chats.get(req.chatId)
+            if chat is None:
+                return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
+            if who == "owner" and not (
+                trusted or chat.owner in (None, user) or chat.share == "anyone"
+            ):
+                return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
         try:
-            if req.type == "chat:prompt":
-                attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
-                if session.status == "ready":  # else the turn checks once the agent is
-                    adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
-                turn = session.prompt(req.text, by=user, attachments=attached)
-                return {"ack": ack, "accepted": True, "turn": turn}
-            if req.type == "chat:cancel":
-                session.cancel()
-            elif req.type == "chat:set_mode":
-                await session.set_mode(req.modeId)
-            elif req.type == "chat:set_config":
-                await session.set_config(req.configId, req.value)
-            elif req.type == "chat:permission.respond":
-                session.respond_permission(
-                    req.requestId, None if req.cancel else req.optionId, by=actor
-                )
-            elif req.type == "chat:elicitation.respond":
-                session.respond_elicitation(req.requestId, req.action, req.values, by=actor)
+            answer = await handler(self, req, _Call(chat, user, trusted, follow, name))
         except NotFound:
             code: ErrorCode = (
                 "PERMISSION_NOT_FOUND"
@@ -466,9 +386,65 @@ class Hub:
             return error_ack(
                 ack, "INVALID", f"the agent refused: {exc.message}", data=exc.data_text
             )
-        return {"ack": ack, "accepted": True}
+        return {"ack": ack, "accepted": True} if answer is None else answer
 
-    async def _mention(self, req: VariablesRequest | MentionRequest) -> Frame:
+    # The handlers of _ROUTES, one per request kind.
+
+    @_route("kernel", "chat:subscribe")
+    async def _subscribe(self, req: SubscribeRequest, call: _Call) -> Frame | None:
+        if call.follow is None:
+            return error_ack(req.id, "INVALID", "this connection cannot follow a chat")
+        call.follow(self.subscribe(req.chatId, call.user, reset=True))
+        return None
+
+    @_route("kernel", "chat:close")
+    async def _close(self, req: CloseRequest, call: _Call) -> None:
+        await self.close_chat(req.chatId)
+
+    @_route("reader", "chat:resync")
+    async def _resync(self, req: ResyncRequest, call: _Call) -> Frame:
+        chat = call.chat
+        session = chat.session
+        if req.since == session.last_seq:
+            return {"ack": req.id, "accepted": True, "events": [], "reset": False}
+        for sub in chat.subscribers:  # the asker's among them; harmless to the others
+            sub.seal()
+        if req.snapshot:
+            return {"ack": req.id, "accepted": True, **self._snapshot_resync(chat), "reset": True}
+        return {"ack": req.id, "accepted": True, "events": session.resync(), "reset": True}
+
+    @_route("owner", "chat:prompt")
+    async def _prompt(self, req: PromptRequest, call: _Call) -> Frame:
+        session = call.chat.session
+        attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
+        if session.status == "ready":  # else the turn checks once the agent is
+            adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
+        turn = session.prompt(req.text, by=call.user, attachments=attached)
+        return {"ack": req.id, "accepted": True, "turn": turn}
+
+    @_route("owner", "chat:cancel")
+    async def _cancel(self, req: CancelRequest, call: _Call) -> None:
+        call.chat.session.cancel()
+
+    @_route("owner", "chat:set_mode")
+    async def _set_mode(self, req: SetModeRequest, call: _Call) -> None:
+        await call.chat.session.set_mode(req.modeId)
+
+    @_route("owner", "chat:set_config")
+    async def _set_config(self, req: SetConfigRequest, call: _Call) -> None:
+        await call.chat.session.set_config(req.configId, req.value)
+
+    @_route("owner", "chat:permission.respond")
+    async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:
+        option = None if req.cancel else req.optionId
+        call.chat.session.respond_permission(req.requestId, option, by=call.actor)
+
+    @_route("owner", "chat:elicitation.respond")
+    async def _respond_elicitation(self, req: ElicitationRespondRequest, call: _Call) -> None:
+        call.chat.session.respond_elicitation(req.requestId, req.action, req.values, by=call.actor)
+
+    @_route("owner", "chat:variables", "chat:mention")
+    async def _mention(self, req: VariablesRequest | MentionRequest, call: _Call) -> Frame:
         """The kernel's variables, or one as an attachment (the kernel's answer is
         untrusted: parsed bounded and validated against the contract)."""
         if self.kernel_query is None:
@@ -499,7 +475,8 @@ class Hub:
             "attachment": attachment.model_dump(exclude_none=True),
         }
 
-    async def _open(self, req: OpenRequest) -> Frame:
+    @_route("kernel", "chat:open")
+    async def _open(self, req: OpenRequest, call: _Call) -> Frame:
         wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
         # Under Chat's keyword names (mcpServers: mcp_servers).
         snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
@@ -515,6 +492,9 @@ class Hub:
             return error_ack(req.id, "INTERNAL", str(exc))
         log.info("acp_notebook: kernel %s opened chat %s", self.name, chat_id)
         return {"ack": req.id, "accepted": True, "chatId": chat_id}
+
+
+assert {kind for kind, (who, _) in _ROUTES.items() if who == "kernel"} == TRUSTED_TYPES
 
 
 class BadRequest(ValueError):
@@ -542,10 +522,3 @@ def request_id(message: Any) -> int | str | None:
     """The id of a request as read, when it has a usable one (for the ack of a refusal)."""
     raw_id = message.get("id") if isinstance(message, dict) else None
     return raw_id if isinstance(raw_id, (int, str)) else None
-
-
-def why_invalid(exc: ValidationError) -> str:
-    """A validation failure's first error: where it is, and what is wrong."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]

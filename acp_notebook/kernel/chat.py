@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 import anywidget
 import traitlets
@@ -27,7 +27,15 @@ from ..agent import mcp_servers as mcp_servers_shape
 from ..notebook_tools import attachments
 from ..notebook_tools.waiting import cell_waits
 from ..wire import fold as folding
-from ..wire.contracts import TRUSTED_TYPES, Frame, StreamEvent, TurnEndedEvent, error_ack
+from ..wire.contracts import (
+    SAVED_MIME,
+    TRUSTED_TYPES,
+    FoldSnapshot,
+    Frame,
+    StreamEvent,
+    TurnEndedEvent,
+    error_ack,
+)
 from ..wire.errors import ChatError, InvalidRequest, error_for
 from . import transcript, widget_code
 from .local_transport import Client
@@ -235,7 +243,7 @@ class Chat(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
 
-    def _bundle(self, bundle: Any, snap: dict[str, Any]) -> Any:
+    def _bundle(self, bundle: Any, snap: FoldSnapshot) -> Any:
         # anywidget's bundle: (data, metadata), or None for a widget without a view.
         if bundle is not None:
             data = bundle[0]
@@ -247,7 +255,7 @@ class Chat(anywidget.AnyWidget):
             data["text/html"] = transcript.render_html(readable)
             # What a notebook reopened without this kernel shows, and continues from.
             small = transcript.compact(snap)
-            data[transcript.SAVED_MIME] = transcript.saved_chat(small, self._saved, self._named)
+            data[SAVED_MIME] = transcript.saved_chat(small, self._saved, self._named)
         return bundle
 
     def __repr__(self) -> str:
@@ -262,7 +270,7 @@ class Chat(anywidget.AnyWidget):
         return self._client.mode
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> FoldSnapshot:
         """The folded chat: messages, thoughts, tool calls, plan, usage, pending requests."""
         with self._lock:
             return folding.snapshot(self._state)
@@ -284,7 +292,7 @@ class Chat(anywidget.AnyWidget):
         """Runs on the client's loop thread for every batch of events."""
         events: list[StreamEvent] = frame.get("events") or []
         ended: list[tuple[int, Turn]] = []
-        snap: dict[str, Any] | None = None
+        snap: FoldSnapshot | None = None
         with self._lock:
             if frame.get("reset"):
                 self._state = folding.initial_state()
@@ -303,7 +311,7 @@ class Chat(anywidget.AnyWidget):
             self.send(frame)
         if snap is not None:
             # Only a compact snapshot goes into widget state; deltas travel as messages.
-            self.snapshot = transcript.compact(snap)
+            self.snapshot = cast(dict[str, Any], transcript.compact(snap))
             # And the static transcript under each display, saved with the notebook.
             bundle = self._bundle(super()._repr_mimebundle_(), snap)[0] if self._displays else {}
             for handle in self._displays:

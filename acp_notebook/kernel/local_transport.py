@@ -21,7 +21,8 @@ from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from typing import Any, ClassVar, Literal, TypeVar
 
-from ..bridge.hub import Hub, HubConfig, Subscription, replace_subscription
+from ..bridge.hub import Hub, HubConfig
+from ..bridge.subscriptions import Subscription, replace_subscription
 from ..wire.contracts import Frame, error_ack
 from ..wire.errors import error_for
 

@@ -28,7 +28,7 @@ from .chat import Chat, Turn
 
 # What IPython turns a magic into; rewritten into an await at a cell's top level.
 _CALL = re.compile(r"\bget_ipython\(\)\.run_(cell|line)_magic\('agent', ")
-_AWAIT = r"""await __import__("acp_notebook.kernel.magics").magics.run_\1('agent', """
+_AWAIT = r"""await __import__("acp_notebook.kernel.magics").kernel.magics.run_\1('agent', """
 
 
 _LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent(?:\s(?P<rest>.*))?$", re.DOTALL)

@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
@@ -28,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketExce
 from ..notebook_tools import kernel_side as kernel_tools
 from ..notebook_tools.variables import ipython_shell
 from ..wire import bounded_json
-from ..wire.contracts import Frame, error_ack
+from ..wire.contracts import KERNEL_ANSWER, KERNEL_QUERY, Frame, KernelQuery, error_ack, why_invalid
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
 from .local_transport import Client, Disconnected, local_client
 
@@ -174,22 +175,24 @@ class ServerClient(Client):
             # One bad frame costs that frame, never the reader (and with it reconnection).
             log.warning("acp_notebook: skipped a frame from the server: %s", exc)
             return
-        if isinstance(frame, dict) and frame.get("type") == "kernel:query":
-            self.thread.loop.create_task(self._answer_query(frame))
+        if isinstance(frame, dict) and frame.get("type") == KERNEL_QUERY:
+            try:
+                query = KernelQuery.model_validate(frame)
+            except ValidationError as exc:
+                log.warning("acp_notebook: skipped a kernel query: %s", why_invalid(exc))
+                return
+            self.thread.loop.create_task(self._answer_query(query))
         elif isinstance(frame, dict):
             self.on_frame(frame)
         else:
             log.warning("acp_notebook: skipped a frame from the server: not an object")
 
-    async def _answer_query(self, query: Frame) -> None:
+    async def _answer_query(self, query: KernelQuery) -> None:
         """The server asks for a kernel-side notebook tool: answered on a worker thread,
         so while a cell runs."""
-        answer: Frame = {"type": "kernel:answer", "query": query.get("query")}
-        args = query.get("args")
+        answer: Frame = {"type": KERNEL_ANSWER, "query": query.query}
         try:
-            answer["text"] = await asyncio.to_thread(
-                kernel_tools.answer, str(query.get("tool")), args if isinstance(args, dict) else {}
-            )
+            answer["text"] = await asyncio.to_thread(kernel_tools.answer, query.tool, query.args)
         except Exception as exc:
             answer["error"] = f"{type(exc).__name__}: {exc}"[:500]
         ws = self._ws

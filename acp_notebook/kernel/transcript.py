@@ -12,14 +12,12 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..agent.resume import continue_method
 from ..wire.attachment_blocks import describe
 from ..wire.clip import clip_start
-from ..wire.contracts import valid_session_id
-
-SAVED_MIME = "application/vnd.acp-notebook.chat+json"
+from ..wire.contracts import FoldSnapshot, SavedChatData, valid_session_id
 
 MAX_ITEMS = 200
 MAX_TEXT = 20_000
@@ -73,10 +71,11 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def compact(snap: dict[str, Any], max_text: int = MAX_TEXT) -> dict[str, Any]:
+def compact(snap: FoldSnapshot, max_text: int = MAX_TEXT) -> FoldSnapshot:
     """The fold snapshot cut down for widget state: recent items, texts of at most
     ``max_text`` characters (their end), no raw I/O."""
-    items = snap["items"][-MAX_ITEMS:]
+    whole = cast(dict[str, Any], snap)
+    items = whole["items"][-MAX_ITEMS:]
     kept_items = []
     # The cards of the items kept, each under its map in the snapshot.
     kept: dict[str, dict[str, Any]] = {"toolCalls": {}, "permissions": {}, "elicitations": {}}
@@ -90,11 +89,11 @@ def compact(snap: dict[str, Any], max_text: int = MAX_TEXT) -> dict[str, Any]:
                 {k: v for k, v in a.items() if k != "thumbnail"} for a in item["attachments"]
             ]
         key, id_key = _CARDS.get(item["type"], ("", ""))
-        card = snap[key].get(item[id_key]) if key else None
+        card = whole[key].get(item[id_key]) if key else None
         if card is not None:
             kept[key][item[id_key]] = _compact_tool(card) if key == "toolCalls" else card
         kept_items.append(item)
-    return {**snap, "items": kept_items, **kept, "commands": []}
+    return cast(FoldSnapshot, {**whole, "items": kept_items, **kept, "commands": []})
 
 
 # The items that stand for a card: the snapshot's map of those cards, and the id key.
@@ -147,9 +146,9 @@ _TEXT_ROWS = {
 }
 
 
-def render_html(snap: dict[str, Any]) -> str:
+def render_html(snap: FoldSnapshot) -> str:
     """A static, script-free transcript; every agent string is escaped."""
-    rows = "".join(_row(snap, item) for item in snap["items"])
+    rows = "".join(_row(cast(dict[str, Any], snap), dict(item)) for item in snap["items"])
     agent = snap["agent"]
     head = f"<div><b>{_text(agent.get('name') or 'agent')}</b> · {_text(agent.get('status'))}</div>"
     dropped = snap.get("dropped")
@@ -188,8 +187,8 @@ def _card(icon: str, title: object, separator: str, state: object) -> str:
 
 
 def saved_chat(
-    compact_snapshot: dict[str, Any], chat: Mapping[str, Any], named: bool
-) -> dict[str, Any]:
+    compact_snapshot: FoldSnapshot, chat: Mapping[str, Any], named: bool
+) -> SavedChatData:
     """The ``SAVED_MIME`` data: ``chat`` (its ids, agent, cwd, mode and locale), the
     transcript, and whether "Continue" can reopen it.
 
@@ -198,7 +197,7 @@ def saved_chat(
     """
     agent_state = compact_snapshot["agent"]
     session_id = agent_state.get("sessionId")
-    return {
+    data = {
         "version": 1,
         **chat,
         "sessionId": session_id,
@@ -207,3 +206,4 @@ def saved_chat(
         and continue_method(agent_state.get("capabilities")) is not None,
         "snapshot": compact_snapshot,
     }
+    return cast(SavedChatData, data)

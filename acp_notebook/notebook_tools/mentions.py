@@ -3,7 +3,7 @@
 Read in the kernel with the notebook tools' reader (``notebook_tools.variables``), on a
 worker thread, so they answer while a cell runs; asked over the same channel as those
 tools (``kernel:query`` in server mode, a direct call in local mode). Answers are JSON
-text that fits the channel's cap (``server.kernel_queries.MAX_ANSWER``, 64 KiB).
+text that fits the channel's cap (``wire.contracts.MAX_ANSWER``, 64 KiB).
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ from tornado import web
 
 from ..agent.catalogue import UnknownAgent, builtin_agents
 from ..bridge.chat_session import ChatSession
-from ..bridge.hub import Forbidden, TooManyChats, why_invalid
+from ..bridge.hub import Forbidden, TooManyChats
 from ..wire import bounded_json
-from ..wire.contracts import MAX_ID, PathText, SessionId
+from ..wire.contracts import MAX_ID, PathText, SessionId, why_invalid
 from .kernels import KernelHubs
 
 # A chat request body is a few short strings; anything larger is not one.

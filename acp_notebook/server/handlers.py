@@ -30,25 +30,17 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from ..bridge.hub import (
-    BadRequest,
-    Hub,
-    Subscription,
-    read_request,
-    replace_subscription,
-    request_id,
-)
+from ..bridge.hub import BadRequest, Hub, read_request, request_id
+from ..bridge.subscriptions import Subscription, replace_subscription
 from ..wire import kernel_auth
-from ..wire.contracts import MAX_REQUEST_BYTES, Frame, error_ack
+from ..wire.contracts import CHAT_GONE, KERNEL_ANSWER, MAX_REQUEST_BYTES, Frame, error_ack
 from .api import may_execute
-from .kernel_queries import ANSWER, KernelQueries
+from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
 
 # Above this tornado drops the connection; up to it, an oversized request is INVALID.
 MAX_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
-# Close code for "this chat does not exist (any more)": a client must not reconnect.
-CHAT_GONE = 4404
 # What a client may leave unread of its acks: a resync's is the chat's whole history
 # (8 MB by default), asked for in 60 bytes; one that is never read waits in our buffer.
 MAX_UNREAD = 32 * 1024 * 1024
@@ -266,7 +258,7 @@ class KernelSocket(_ChatSocket):
             frame = read_request(message)  # once: the hub validates it as read here
         except BadRequest as exc:
             return error_ack(None, "INVALID", str(exc))
-        if isinstance(frame, dict) and frame.get("type") == ANSWER:
+        if isinstance(frame, dict) and frame.get("type") == KERNEL_ANSWER:
             self.queries.answered(self.kernel_id, frame)
             return None
         if self.kernel_id not in self.kernel_manager:

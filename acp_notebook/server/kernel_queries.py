@@ -1,9 +1,10 @@
 """Server -> kernel questions on the kernel socket (the notebook tools' variable reads).
 
-The server sends ``{"type": "kernel:query", "query": n, "tool", "args"}`` down a
-kernel's socket; the kernel answers from its socket's loop thread (never its main
-thread, so while a cell runs) with ``{"type": "kernel:answer", "query": n, "text"}``
-or ``"error"``. An answer is untrusted input like any frame: its text is cut.
+The server sends a ``KernelQuery`` (``{"type": "kernel:query", "query": n, "tool",
+"args"}``) down a kernel's socket; the kernel answers from its socket's loop thread
+(never its main thread, so while a cell runs) with a ``KernelAnswer`` (``{"type":
+"kernel:answer", "query": n, "text"}`` or ``"error"``). An answer is untrusted input
+like any frame: it is validated, and its text is cut.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..notebook_tools.mcp_endpoint import KernelUnavailable
+from pydantic import ValidationError
 
-QUERY = "kernel:query"
-ANSWER = "kernel:answer"
+from ..notebook_tools.mcp_endpoint import KernelUnavailable
+from ..wire.contracts import KERNEL_QUERY, MAX_ANSWER, KernelAnswer, KernelQuery, why_invalid
+
 TIMEOUT = 15.0
-MAX_ANSWER = 64 * 1024
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -53,7 +54,8 @@ class KernelQueries:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._waiting[number] = (kernel_id, future)
         try:
-            send({"type": QUERY, "query": number, "tool": tool, "args": dict(args)})
+            query = KernelQuery(type=KERNEL_QUERY, query=number, tool=tool, args=dict(args))
+            send(query.model_dump())
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             raise KernelUnavailable(f"the kernel did not answer within {timeout:g} s") from None
@@ -66,9 +68,13 @@ class KernelQueries:
         waiting = self._waiting.get(number) if isinstance(number, int) else None
         if waiting is None or waiting[0] != kernel_id or waiting[1].done():
             return
-        text, error = frame.get("text"), frame.get("error")
-        if isinstance(text, str):
-            waiting[1].set_result(text[:MAX_ANSWER])
+        try:
+            answer = KernelAnswer.model_validate(frame)
+        except ValidationError as exc:
+            detail = f"a malformed answer ({why_invalid(exc)})"
         else:
-            detail = error[:500] if isinstance(error, str) else "no answer"
-            waiting[1].set_exception(KernelUnavailable(f"the kernel could not answer: {detail}"))
+            if answer.text is not None:
+                waiting[1].set_result(answer.text[:MAX_ANSWER])
+                return
+            detail = (answer.error or "no answer")[:500]
+        waiting[1].set_exception(KernelUnavailable(f"the kernel could not answer: {detail}"))

@@ -1,9 +1,11 @@
 """Stream events on the hot path: plain dicts, and merging runs of text chunks.
 
-A long answer arrives as thousands of ``agent_message_chunk`` updates. Where
-events wait (the history ring, a slow client's queue) consecutive chunks of one
-message are merged into one event. ``ChunkRun`` collects their texts and joins
-them once, so merging n chunks costs O(n), not O(n^2).
+A long answer arrives as thousands of ``agent_message_chunk`` updates. The chunks an
+agent's pipe gave in one read become one update before they are events
+(``ChunkBatch``); where events wait (the history ring, a slow client's queue)
+consecutive chunks of one message are merged into one event (``ChunkRun``). Both
+collect texts and join them once, so merging n chunks costs O(n), not O(n^2). This is
+the one place text chunks are merged.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from .clip import clip_start
 from .contracts import StreamEvent, UpdateEvent
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
+# A text chunk up to this long may be merged with its neighbours unbounded (ChunkBatch).
+MAX_CHUNK = 65536
 
 
 def update_chunk_key(update: dict[str, Any]) -> tuple[str, object] | None:
@@ -34,6 +38,53 @@ def update_chunk_key(update: dict[str, Any]) -> tuple[str, object] | None:
     ):
         return None
     return kind, update.get("messageId")
+
+
+def with_text(update: dict[str, Any], text: str) -> dict[str, Any]:
+    """A text chunk's ``update`` with ``text`` as its content."""
+    return {**update, "content": {"type": "text", "text": text}}
+
+
+class ChunkBatch:
+    """The text chunks of one message read in one go, not yet an event.
+
+    A fast agent writes thousands of chunks per pipe read. The chat session emits them
+    as one update once the reader yields to the loop (or before any other event), so
+    each chunk after a run's first costs a list append instead of an event through the
+    history, the hub and every client.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[str, object] | None = None
+        self._update: dict[str, Any] = {}
+        self._texts: list[str] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._texts)
+
+    def merge(self, key: tuple[str, object], text: str) -> bool:
+        """Add ``text`` when it is the next chunk of the run; False when it is not (the
+        run before is to be taken first, then this chunk ``start``ed)."""
+        if key != self._key or len(text) > MAX_CHUNK:
+            return False
+        self._texts.append(text)
+        return True
+
+    def start(self, key: tuple[str, object], update: dict[str, Any], text: str) -> bool:
+        """Start a run with this chunk (the batch is empty); False when ``text`` is too long
+        to merge: it is an update of its own (``with_text``)."""
+        if len(text) > MAX_CHUNK:
+            return False
+        self._key, self._update, self._texts = key, update, [text]
+        return True
+
+    def take(self) -> dict[str, Any] | None:
+        """The run as one update, and an empty batch; None when it is empty."""
+        if not self._texts:
+            return None
+        update = with_text(self._update, "".join(self._texts))
+        self._key, self._update, self._texts = None, {}, []
+        return update
 
 
 class ChunkRun:
@@ -80,7 +131,7 @@ class ChunkRun:
     def _with_text(self, text: str) -> UpdateEvent:
         merged = self._head.copy()
         merged["seq"] = self.seq
-        merged["update"] = {**self._head["update"], "content": {"type": "text", "text": text}}
+        merged["update"] = with_text(self._head["update"], text)
         return merged
 
     def keep_tail(self, limit: int) -> None:

@@ -3,8 +3,9 @@
 Stream events flow down (bridge -> clients), requests flow up (clients -> hub).
 Events are plain dicts on the hot path, typed by the ``TypedDict``s here at no runtime
 cost: mypy checks their producers (the session, ``events.py``), the history and the fold;
-tests validate emitted events against them, and ``js/src/contracts.ts`` is checked
-against their JSON Schema (with the requests' models).
+tests validate emitted events against them. ``js/src/contracts.ts`` is generated from
+their JSON Schema (with the requests' models, the fold snapshot, the saved chat and the
+kernel queries) and from the public constants here: ``python scripts/gen_contracts.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar, Union
 
 from pydantic import (
     AfterValidator,
@@ -22,6 +23,7 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
+    ValidationError,
     model_validator,
     with_config,
 )
@@ -54,6 +56,22 @@ MAX_URI = 2048
 MAX_PATH = 4096
 MAX_DETAIL = 500
 MAX_REQUEST_BYTES = MAX_PROMPT + MAX_ATTACHMENTS_TOTAL + 100_000
+
+# A chat's socket closes with this code when its chat is gone (its kernel or server ended).
+CHAT_GONE = 4404
+# The output of a chat in a saved notebook (``SavedChat``).
+SAVED_MIME = "application/vnd.acp-notebook.chat+json"
+# The fold's bounds: past these the oldest items go (fold.py, fold.ts).
+FOLD_MAX_ITEMS = 5000
+FOLD_MAX_WEIGHT = 8 * 1024 * 1024
+# Server -> kernel questions on the kernel's socket, and their answers.
+KERNEL_QUERY: Final = "kernel:query"
+KERNEL_ANSWER: Final = "kernel:answer"
+MAX_ANSWER = 64 * 1024
+# An ACP session id to continue: visible ASCII only (see ``valid_session_id``).
+SESSION_ID_PATTERN = f"^[!-~]{{1,{MAX_ID}}}$"
+# An attachment's preview: a data: URL of a PNG or JPEG.
+THUMBNAIL_PATTERN = r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$"
 
 FieldType = Literal["text", "number", "integer", "boolean", "enum", "multi"]
 
@@ -223,9 +241,190 @@ StreamEvent = Annotated[
 stream_event = TypeAdapter(StreamEvent)
 
 
+class EventBatch(TypedDict):
+    """A frame of one chat's events, in seq order (a hub subscription's ``pending_frame``)."""
+
+    chatId: str
+    events: list[StreamEvent]
+    # The first frame of a subscription: the chat's whole resync, replacing any state.
+    reset: NotRequired[bool]
+
+
 def is_request(event: StreamEvent) -> TypeIs[RequestEvent]:
     """A permission or elicitation request: a card that waits for an answer."""
     return event.get("kind") in ("permission_request", "elicitation_request")
+
+
+# ---------------------------------------------------------------- the fold snapshot
+#
+# What ``fold.snapshot`` returns in both languages: sent in a ``chat:resync`` ack, saved
+# in notebooks (cut down by ``transcript.compact``), painted by the widget. Agent payloads
+# inside stay open objects: the fold passes them through.
+
+Phase = Literal["idle", "thinking", "responding", "tool", "waiting"]
+
+
+class UserItem(TypedDict):
+    type: Literal["user"]
+    text: str
+    # Present when the prompt had attachments (turn_started's ``attachments``).
+    attachments: NotRequired[list[AttachmentSummary]]
+
+
+class AgentItem(TypedDict):
+    type: Literal["agent"]
+    messageId: str | None
+    text: str
+
+
+class ThoughtItem(TypedDict):
+    type: Literal["thought"]
+    messageId: str | None
+    text: str
+    startTs: float | None
+    # None while the thought is still streaming.
+    endTs: float | None
+
+
+class ToolItem(TypedDict):
+    type: Literal["tool"]
+    toolCallId: str
+
+
+class PermissionItem(TypedDict):
+    type: Literal["permission"]
+    requestId: str
+
+
+class ElicitationItem(TypedDict):
+    type: Literal["elicitation"]
+    requestId: str
+
+
+class ErrorItem(TypedDict):
+    type: Literal["error"]
+    text: str
+
+
+SnapshotItem = Annotated[
+    Union[UserItem, AgentItem, ThoughtItem, ToolItem, PermissionItem, ElicitationItem, ErrorItem],
+    Field(discriminator="type"),
+]
+
+
+class AgentView(TypedDict):
+    status: str
+    detail: str | None
+    name: str | None
+    info: Json | None
+    capabilities: Json | None
+    sessionId: str | None
+    exitCode: float | None
+    stderrTail: str | None
+
+
+class TurnView(TypedDict):
+    active: bool
+    phase: Phase
+    stopReason: str | None
+    error: str | None
+
+
+class ToolCallView(TypedDict):
+    toolCallId: str
+    title: str | None
+    kind: str | None
+    status: str | None
+    content: list[Json]
+    locations: list[Json]
+    rawInput: Any
+    rawOutput: Any
+
+
+class Usage(TypedDict):
+    used: float | None
+    size: float | None
+    cost: Json | None
+
+
+class Modes(TypedDict):
+    currentModeId: str | None
+    availableModes: list[Json]
+
+
+class PermissionView(TypedDict):
+    requestId: str
+    toolCall: Json | None
+    options: list[Json]
+    deadline: float | None
+    # None while pending.
+    outcome: str | None
+    optionId: str | None
+    # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
+    by: str | None
+
+
+class ElicitationView(TypedDict):
+    requestId: str
+    message: str
+    fields: list[ElicitationField]
+    toolCallId: str | None
+    title: str | None
+    deadline: float | None
+    # None while pending.
+    outcome: str | None
+    # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
+    by: str | None
+
+
+class Dropped(TypedDict):
+    """What the bounds took: items dropped, and characters cut from one long message."""
+
+    items: int
+    characters: int
+
+
+class FoldSnapshot(TypedDict):
+    """The folded chat as plain JSON, in the spec's key order (tests/vectors/fold)."""
+
+    seq: int
+    agent: AgentView
+    turn: TurnView
+    items: list[SnapshotItem]
+    toolCalls: dict[str, ToolCallView]
+    plan: list[Json]
+    usage: Usage | None
+    modes: Modes | None
+    configOptions: list[Json] | None
+    commands: list[Json]
+    title: str | None
+    permissions: dict[str, PermissionView]
+    elicitations: dict[str, ElicitationView]
+    # Present once the bounds took something.
+    dropped: NotRequired[Dropped]
+
+
+fold_snapshot = TypeAdapter(FoldSnapshot)
+
+
+class SavedChatData(TypedDict):
+    """The ``SAVED_MIME`` output of a chat (``transcript.saved_chat``; the widget's
+    ``readSavedChat`` reads it): what continuing the chat takes, never a command line."""
+
+    version: Literal[1]
+    chatId: str
+    kernelId: str
+    agent: str
+    cwd: str | None
+    mode: str | None
+    locale: str
+    # The agent's ACP session id: what "Continue" loads.
+    sessionId: str | None
+    canLoad: bool
+    snapshot: FoldSnapshot
+
+
+saved_chat_data = TypeAdapter(SavedChatData)
 
 
 # ---------------------------------------------------------------- requests
@@ -234,7 +433,7 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)]
 # An ACP session to continue goes to the agent in session/load, and comes from a saved
 # notebook (anyone's file): visible ASCII only, as the agents' ids are (UUIDs, "ses_...");
 # no control character, space, newline or direction mark reaches the agent.
-_SESSION_ID = re.compile(f"[!-~]{{1,{MAX_ID}}}")
+_SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 
 def valid_session_id(value: object) -> bool:
@@ -367,7 +566,7 @@ class Attachment(_Wire):
             str,
             StringConstraints(
                 max_length=MAX_THUMBNAIL,
-                pattern=r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$",
+                pattern=THUMBNAIL_PATTERN,
             ),
         ]
         | None
@@ -488,6 +687,25 @@ class MentionRequest(_ChatRequest):
     name: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
 
 
+class KernelQuery(_Wire):
+    """Server -> kernel: run a kernel-side notebook tool (kernel_queries.py)."""
+
+    type: Literal["kernel:query"]
+    query: int
+    tool: Annotated[str, Field(max_length=MAX_NAME)]
+    args: dict[str, Any] = {}
+
+
+class KernelAnswer(_Wire):
+    """Kernel -> server: a query's answer, its text or why there is none."""
+
+    type: Literal["kernel:answer"]
+    query: int
+    # Cut to MAX_ANSWER by the server: an answer is untrusted input like any frame.
+    text: str | None = None
+    error: str | None = None
+
+
 class VariableName(_Model):
     name: str
     type: str
@@ -552,7 +770,7 @@ class Ack(_Model):
     reset: bool | None = None
     # Only on chat:resync with snapshot: the fold snapshot of the history up to its last
     # ended turn; ``events`` are then what came after it.
-    snapshot: dict[str, Any] | None = None
+    snapshot: FoldSnapshot | None = None
     # Only on chat:prompt: the number of the turn it started.
     turn: int | None = None
     # Only on chat:open: the new chat.
@@ -562,3 +780,10 @@ class Ack(_Model):
     omitted: int | None = None
     # Only on chat:mention: the variable as an attachment for the next prompt.
     attachment: Attachment | None = None
+
+
+def why_invalid(exc: ValidationError) -> str:
+    """A validation failure's first error: where it is, and what is wrong."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]

@@ -2,7 +2,12 @@
 
 ``fold`` is pure protocol logic: no I/O, deterministic, O(1) amortized per event (it
 mutates and returns its input). ``snapshot`` renders the state as the plain JSON of
-the spec, which the shared vectors in ``tests/vectors/fold`` pin for both languages.
+the spec (``FoldSnapshot``), which the shared vectors in ``tests/vectors/fold`` pin for
+both languages; ``restore`` makes a foldable state of one again.
+
+Both folds have the same sections, with the same functions in the same order (the TS
+side takes ``str`` and ``records`` from dom.ts). The readers at the end are the
+kernel's and the history's; the widget reads its state directly.
 
 Agent payloads (``update`` events) are passed through by the bridge unvalidated, so
 every read of them checks its type and anything malformed is skipped, never raised.
@@ -18,10 +23,24 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from pydantic import ValidationError
 
 from .clip import clip_start
-from .contracts import AgentStatusEvent, RequestEvent, ResolvedEvent, StreamEvent, is_request
+from .contracts import FOLD_MAX_ITEMS as MAX_ITEMS
+from .contracts import FOLD_MAX_WEIGHT as MAX_WEIGHT
+from .contracts import (
+    AgentStatusEvent,
+    Dropped,
+    FoldSnapshot,
+    Phase,
+    RequestEvent,
+    ResolvedEvent,
+    StreamEvent,
+    fold_snapshot,
+    is_request,
+)
 
 Json = Any
 Activity = Literal["thinking", "responding", "tool"]
@@ -37,8 +56,9 @@ _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
 _TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, "rawInput", "rawOutput")
-MAX_ITEMS = 5000
-MAX_WEIGHT = 8 * 1024 * 1024
+# A request's own fields: what its card weighs once settled.
+_PERMISSION_FIELDS = ("toolCall", "options", "deadline")
+_ELICITATION_FIELDS = ("message", "fields", "toolCallId", "title", "deadline")
 
 
 @dataclass(slots=True)
@@ -112,13 +132,75 @@ class ChatState:
     weight: int = 0
     # Each card's payload sizes by key, so that an update replacing one counts once.
     card_sizes: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
-    # What the bounds took: items dropped, and characters cut from one long message.
-    dropped_items: int = 0
-    dropped_characters: int = 0
+    # What the bounds took; None until they took something.
+    dropped: Dropped | None = None
 
 
-def initial_state() -> ChatState:
-    return ChatState()
+def initial_state(max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT) -> ChatState:
+    return ChatState(max_items=max_items, max_weight=max_weight)
+
+
+def restore(
+    snap: FoldSnapshot, max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT
+) -> ChatState:
+    """Rebuilds a foldable state from a snapshot (saved, or a resync's), weighed like a
+    fold's. A snapshot is anyone's (a notebook file): one of another shape raises
+    ``ValueError`` saying what is wrong."""
+    try:
+        # Checked only: the validated copy would add the absent optional keys as nulls.
+        fold_snapshot.validate_python(snap, strict=True)
+    except ValidationError as exc:
+        raise ValueError(f"not a fold snapshot: {exc}") from None
+    state = initial_state(max_items, max_weight)
+    state.seq = snap["seq"]
+    state.agent = dict(snap["agent"])
+    turn = snap["turn"]
+    state.active, state.stop_reason, state.error = turn["active"], turn["stopReason"], turn["error"]
+    if turn["phase"] in ("thinking", "responding", "tool"):
+        state.activity = turn["phase"]
+    for shown in snap["items"]:
+        raw = cast(dict[str, Json], shown)
+        text = raw.get("text")
+        ref = raw.get("toolCallId", raw.get("requestId"))
+        item = Item(raw["type"], [] if text is None else [text], raw.get("messageId"), ref=ref)
+        item.start_ts, item.end_ts = raw.get("startTs"), raw.get("endTs")
+        item.attachments = raw.get("attachments")
+        _add(state, item)
+    state.plan, state.commands, state.title = snap["plan"], snap["commands"], snap["title"]
+    state.usage = cast("dict[str, Json] | None", snap["usage"])
+    # A copy: a current_mode_update sets its currentModeId in place.
+    state.modes = None if snap["modes"] is None else dict(snap["modes"])
+    state.config_options = snap["configOptions"]
+    for tool_id, call in snap["toolCalls"].items():
+        state.tool_calls[tool_id] = dict(call)
+        sizes = {key: _size(state.tool_calls[tool_id][key]) for key in _TOOL_KEYS}
+        state.card_sizes[("tool", tool_id)] = sizes
+        state.weight += sum(sizes.values())
+    cards: list[tuple[RequestKind, Mapping[str, Mapping[str, Json]], tuple[str, ...]]] = [
+        ("permission", snap["permissions"], _PERMISSION_FIELDS),
+        ("elicitation", snap["elicitations"], _ELICITATION_FIELDS),
+    ]
+    for kind, table, keys in cards:
+        for request_id, entry in table.items():
+            (state.permissions if kind == "permission" else state.elicitations)[request_id] = {
+                **entry
+            }
+            # Weighed as _request weighs its fields: the entry without its id and outcome.
+            size = _size({key: entry[key] for key in keys})
+            state.card_sizes[(kind, request_id)] = {"": size}
+            if entry["outcome"] is None:
+                state.pending[(kind, request_id)] = None
+            else:
+                state.weight += size
+    if "dropped" in snap:
+        dropped = snap["dropped"]
+        state.dropped = {
+            "items": _count(dropped["items"]),
+            "characters": _count(dropped["characters"]),
+        }
+    if len(state.items) > state.max_items or state.weight > state.max_weight:
+        _compact(state)
+    return state
 
 
 def fold(state: ChatState, event: StreamEvent) -> ChatState:
@@ -143,7 +225,7 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
             _update(state, update, ts)
     elif event["kind"] == "turn_started":
         _close_thought(state, ts)
-        attached = _objects(event.get("attachments"))
+        attached = _records(event.get("attachments"))
         _add(state, Item("user", [_str(event.get("prompt")) or ""], attachments=attached or None))
         state.active, state.activity = True, "thinking"
         state.stop_reason = state.error = None
@@ -169,55 +251,40 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
     return state
 
 
-def snapshot(state: ChatState) -> dict[str, Json]:
+def snapshot(state: ChatState) -> FoldSnapshot:
     """The spec's JSON; its containers are fresh, agent payloads inside are shared (read-only).
 
     After the bounds took something, ``dropped`` says what: ``{"items": n, "characters": n}``.
     """
-    snap = {
+    snap: dict[str, Json] = {
         "seq": state.seq,
         "agent": dict(state.agent),
         "turn": {
             "active": state.active,
-            "phase": ("waiting" if state.pending else state.activity) if state.active else "idle",
+            "phase": _phase(state),
             "stopReason": state.stop_reason,
             "error": state.error,
         },
         "items": [_item_json(item) for item in state.items],
-        "toolCalls": {key: dict(tool) for key, tool in state.tool_calls.items()},
+        "toolCalls": _copy_table(state.tool_calls),
         "plan": list(state.plan),
         "usage": None if state.usage is None else dict(state.usage),
         "modes": None if state.modes is None else dict(state.modes),
         "configOptions": None if state.config_options is None else list(state.config_options),
         "commands": list(state.commands),
         "title": state.title,
-        "permissions": {key: dict(p) for key, p in state.permissions.items()},
-        "elicitations": {key: dict(e) for key, e in state.elicitations.items()},
+        "permissions": _copy_table(state.permissions),
+        "elicitations": _copy_table(state.elicitations),
     }
-    if state.dropped_items or state.dropped_characters:
-        snap["dropped"] = {"items": state.dropped_items, "characters": state.dropped_characters}
-    return snap
+    if state.dropped is not None:
+        snap["dropped"] = dict(state.dropped)
+    return cast(FoldSnapshot, snap)
 
 
-def pending_requests(state: ChatState) -> list[dict[str, Json]]:
-    """Unsettled permissions and elicitations in arrival order, each with its ``type``."""
-    return [
-        {"type": kind, **(state.permissions if kind == "permission" else state.elicitations)[rid]}
-        for kind, rid in state.pending
-    ]
-
-
-def last_agent_text(state: ChatState) -> str:
-    """The agent's messages since the last user item, one paragraph per message."""
-    texts = [item.text() for item in state.items[state.last_user + 1 :] if item.type == "agent"]
-    return "\n\n".join(texts)
-
-
-def last_tool_calls(state: ChatState) -> list[dict[str, Json]]:
-    """The tool calls since the last user item, in order (copies)."""
-    items = state.items[state.last_user + 1 :]
-    tools = state.tool_calls
-    return [dict(tools[i.ref]) for i in items if i.type == "tool" and i.ref in tools]
+def _phase(state: ChatState) -> Phase:
+    if not state.active:
+        return "idle"
+    return "waiting" if state.pending else state.activity
 
 
 # ---------------------------------------------------------------- session/update
@@ -232,20 +299,14 @@ def _update(state: ChatState, update: Mapping[str, Json], ts: float | None) -> N
         _chunk(state, chunk_type, update, ts)
     elif kind in ("tool_call", "tool_call_update"):
         _tool(state, kind == "tool_call", update, ts)
-    elif _set(state, kind, update):
+    elif _set_part(state, kind, update):
         _close_thought(state, ts)  # every update of the state ends a running thought
 
 
-def sets_state(kind: str) -> bool:
-    """Whether a session/update of ``kind`` sets a part of the state as a whole (the
-    latest one says all of it)."""
-    return _set(ChatState(), kind, {})
-
-
-def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> bool:
+def _set_part(state: ChatState, kind: str, update: Mapping[str, Json]) -> bool:
     """Sets the part of the state an update of ``kind`` carries; False for another kind."""
     if kind == "plan":
-        state.plan = _objects(update.get("entries"))
+        state.plan = _records(update.get("entries"))
     elif kind == "usage_update":
         state.usage = {
             "used": _num(update.get("used")),
@@ -257,9 +318,9 @@ def _set(state: ChatState, kind: str, update: Mapping[str, Json]) -> bool:
             state.modes = {"currentModeId": None, "availableModes": []}
         state.modes["currentModeId"] = _str(update.get("currentModeId"))
     elif kind == "config_option_update":
-        state.config_options = _objects(update.get("configOptions"))
+        state.config_options = _records(update.get("configOptions"))
     elif kind == "available_commands_update":
-        state.commands = _objects(update.get("availableCommands"))
+        state.commands = _records(update.get("availableCommands"))
     elif kind == "session_info_update":
         # An absent title leaves it alone; an explicit null clears it.
         if "title" in update:
@@ -330,7 +391,7 @@ def _tool(
             "rawOutput": None,
         }
         state.tool_calls[tool_id] = tool
-        state.weight -= sum(state.card_sizes.pop(("tool", tool_id), {}).values())
+        _forget_sizes(state, ("tool", tool_id))
     sizes = state.card_sizes.setdefault(("tool", tool_id), {})
     for key in _TOOL_KEYS:
         if key in update:
@@ -341,7 +402,7 @@ def _tool(
             if key in _TOOL_TEXTS:
                 value = _str(value)
             elif key in _TOOL_LISTS:
-                value = _objects(value)
+                value = _records(value)
             tool[key] = value
     if tool["status"] in _RUNNING:
         state.running.add(tool_id)
@@ -380,10 +441,10 @@ def _agent_status(state: ChatState, event: AgentStatusEvent) -> None:
     if isinstance(modes, dict):
         state.modes = {
             "currentModeId": _str(modes.get("currentModeId")),
-            "availableModes": _objects(modes.get("availableModes")),
+            "availableModes": _records(modes.get("availableModes")),
         }
     if isinstance(event.get("configOptions"), list):
-        state.config_options = _objects(event["configOptions"])
+        state.config_options = _records(event["configOptions"])
     if status == "exited":
         _end_turn(state)
         _add(state, Item("error", [detail or "agent exited"]))
@@ -398,7 +459,7 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
         kind, table = "permission", state.permissions
         fields: dict[str, Json] = {
             "toolCall": _object(event.get("toolCall")),
-            "options": _objects(event.get("options")),
+            "options": _records(event.get("options")),
             "deadline": _num(event.get("deadline")),
         }
         settled: dict[str, Json] = {"outcome": None, "optionId": None, "by": None}
@@ -406,7 +467,7 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
         kind, table = "elicitation", state.elicitations
         fields = {
             "message": _str(event.get("message")) or "",
-            "fields": _objects(event.get("fields")),
+            "fields": _records(event.get("fields")),
             "toolCallId": _str(event.get("toolCallId")),
             "title": _str(event.get("title")),
             "deadline": _num(event.get("deadline")),
@@ -423,7 +484,7 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
     else:
         entry.update(fields)
         if (kind, request_id) not in state.pending:
-            state.weight += size - state.card_sizes[(kind, request_id)][""]
+            state.weight += size - _card_size(state, (kind, request_id))
     state.card_sizes[(kind, request_id)] = {"": size}
 
 
@@ -439,14 +500,14 @@ def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     if kind == "permission":
         entry["optionId"] = _str(event.get("optionId"))
     if state.pending.pop((kind, request_id), False) is None:
-        state.weight += sum(state.card_sizes.get((kind, request_id), {}).values())
+        state.weight += _card_size(state, (kind, request_id))
 
 
 # ---------------------------------------------------------------- helpers
 
 
 def _add(state: ChatState, item: Item) -> None:
-    item.size = sum(map(len, item.parts))
+    item.size = _item_size(item)
     state.weight += item.size
     state.items.append(item)
     state.tail = None
@@ -478,7 +539,7 @@ def _compact(state: ChatState) -> None:
         keep = max(1024, len(text) - (state.weight - max_weight))
         if keep < len(text):
             newest.parts[:] = [clip_start(text, keep)]
-            state.dropped_characters += len(text) - keep + 1
+            _dropped_of(state)["characters"] += len(text) - keep + 1
             state.weight -= newest.size - keep
             newest.size = keep
     state.last_user = next(
@@ -488,18 +549,37 @@ def _compact(state: ChatState) -> None:
 
 def _forget(state: ChatState, item: Item) -> None:
     """Drop one item and the tool call or request it shows."""
-    state.dropped_items += 1
+    _dropped_of(state)["items"] += 1
     state.weight -= item.size
     if item is state.open_thought:
         state.open_thought = None
     if item.ref is None:
         return
-    state.weight -= sum(state.card_sizes.pop((item.type, item.ref), {}).values())
+    _forget_sizes(state, (item.type, item.ref))
     if item.type == "tool":
         state.tool_calls.pop(item.ref, None)
         state.running.discard(item.ref)
     else:
         (state.permissions if item.type == "permission" else state.elicitations).pop(item.ref, None)
+
+
+def _dropped_of(state: ChatState) -> Dropped:
+    if state.dropped is None:
+        state.dropped = {"items": 0, "characters": 0}
+    return state.dropped
+
+
+def _forget_sizes(state: ChatState, key: tuple[str, str]) -> None:
+    state.weight -= _card_size(state, key)
+    state.card_sizes.pop(key, None)
+
+
+def _card_size(state: ChatState, key: tuple[str, str]) -> int:
+    return sum(state.card_sizes.get(key, {}).values())
+
+
+def _item_size(item: Item) -> int:
+    return sum(map(len, item.parts))
 
 
 def _size(value: Json) -> int:
@@ -545,6 +625,14 @@ def _item_json(item: Item) -> dict[str, Json]:
     return {"type": item.type, key: item.ref}
 
 
+def _copy_table(table: Mapping[str, dict[str, Json]]) -> dict[str, Json]:
+    return {key: dict(value) for key, value in table.items()}
+
+
+def _count(value: Json) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
 def _str(value: Json) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -557,6 +645,36 @@ def _object(value: Json) -> dict[str, Json] | None:
     return value if isinstance(value, dict) else None
 
 
-def _objects(value: Json) -> list[dict[str, Json]]:
+def _records(value: Json) -> list[dict[str, Json]]:
     """The object elements of a list from the agent; anything else counts as empty."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+# ---------------------------------------------------------------- readers
+
+
+def pending_requests(state: ChatState) -> list[dict[str, Json]]:
+    """Unsettled permissions and elicitations in arrival order, each with its ``type``."""
+    return [
+        {"type": kind, **(state.permissions if kind == "permission" else state.elicitations)[rid]}
+        for kind, rid in state.pending
+    ]
+
+
+def last_agent_text(state: ChatState) -> str:
+    """The agent's messages since the last user item, one paragraph per message."""
+    texts = [item.text() for item in state.items[state.last_user + 1 :] if item.type == "agent"]
+    return "\n\n".join(texts)
+
+
+def last_tool_calls(state: ChatState) -> list[dict[str, Json]]:
+    """The tool calls since the last user item, in order (copies)."""
+    items = state.items[state.last_user + 1 :]
+    tools = state.tool_calls
+    return [dict(tools[i.ref]) for i in items if i.type == "tool" and i.ref in tools]
+
+
+def sets_state(kind: str) -> bool:
+    """Whether a session/update of ``kind`` sets a part of the state as a whole (the
+    latest one says all of it)."""
+    return _set_part(ChatState(), kind, {})

@@ -1,24 +1,28 @@
 // Attachments from the browser: a pasted or dropped image as a bounded ACP image block,
 // and how the transcript shows attachments (thumbnails and chips).
 //
-// The caps mirror acp_notebook/contracts.py and attachments.py; the hub checks them again.
+// The caps come from acp_notebook/wire/contracts.py (via contracts.ts); the hub checks them again.
 
-import type { Attachment, AttachmentSummary, ImageBlock } from "./contracts";
+import {
+  type Attachment,
+  type AttachmentSummary,
+  type ImageBlock,
+  MAX_LABEL,
+  MAX_THUMBNAIL,
+  THUMBNAIL_PATTERN,
+} from "./contracts";
 import { clip, el } from "./dom";
 
-export const MAX_ATTACHMENTS = 8;
 /** Raw bytes of one image (its base64 must fit contracts.MAX_IMAGE_DATA, 1,400,000). */
 export const MAX_IMAGE_BYTES = 1_050_000;
 /** A larger file is refused before it is decoded at all. */
 export const MAX_IMAGE_INPUT = 32 * 1024 * 1024;
 export const MAX_IMAGE_SIDE = 1568;
 const THUMBNAIL_SIDE = 96;
-const MAX_THUMBNAIL = 32_000;
-const MAX_LABEL = 256;
 
 export const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 type ImageType = ImageBlock["mimeType"];
-const THUMBNAIL = /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+const THUMBNAIL = new RegExp(THUMBNAIL_PATTERN);
 
 export class AttachError extends Error {}
 

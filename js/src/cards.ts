@@ -1,9 +1,8 @@
 // Permission and elicitation cards: the two places where the agent waits on the user.
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
-import type { ElicitationField, FieldValue } from "./contracts";
+import type { ElicitationField, ElicitationView, FieldValue, PermissionView } from "./contracts";
 import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
-import type { ElicitationView, PermissionView } from "./fold";
 import { describeError, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool } from "./notebook";

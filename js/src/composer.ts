@@ -1,14 +1,8 @@
 // The composer: Enter sends the prompt, Shift+Enter inserts a newline. A pasted or
 // dropped image is attached (bounded, see attach.ts) and shown as a chip until sent.
 
-import {
-  AttachError,
-  attachmentChips,
-  imageAttachment,
-  MAX_ATTACHMENTS,
-  summarize,
-} from "./attach";
-import type { Attachment, VariableName } from "./contracts";
+import { AttachError, attachmentChips, imageAttachment, summarize } from "./attach";
+import { type Attachment, MAX_ATTACHMENTS, type VariableName } from "./contracts";
 import { el } from "./dom";
 import { describeError, type Translate } from "./i18n";
 import { MentionMenu, matching, mentionAt } from "./mentions";

@@ -1,20 +1,54 @@
-// The wire contracts, mirrored from acp_notebook/contracts.py (the source of truth).
-//
-// tests/test_schema_sync.py checks this file against their JSON Schema, so it keeps
-// a constrained format that the check can read:
-//   - every model is an `export interface <ModelName> {` block closed by a line `}`,
-//     with one property per line: `name: Type;` (required) or `name?: Type;` (optional);
-//   - a property's type is written as the schema says (an optional field with a null
-//     default is `T | null`); integer and number are both `number`, an open object is
-//     `Record<string, unknown>`, an array is `T[]`;
-//   - `export type Name = A | B;` declares a union alias (may span lines, ends with `;`);
-//     the check expands aliases, and StreamEvent / ClientRequest must list every model
-//     of their discriminated unions;
-//   - an interface preceded by a doc comment containing `@local` is client-only (not a
-//     type of contracts.py) and is not checked;
-//   - `export interface Name extends Base {` adds Base's properties (Base declared above).
+// Generated from acp_notebook/wire/contracts.py (the source of truth) by
+// `python scripts/gen_contracts.py`: do not edit; change the Python contracts and run it.
 
-export type FieldType = "text" | "number" | "integer" | "boolean" | "enum" | "multi";
+export const MAX_MESSAGE = 2048;
+export const MAX_FIELDS = 16;
+export const MAX_NAME = 128;
+export const MAX_TITLE = 256;
+export const MAX_DESCRIPTION = 1024;
+export const MAX_PLACEHOLDER = 256;
+export const MAX_OPTIONS = 32;
+export const MAX_OPTION_VALUE = 1024;
+export const MAX_TOOL_CALL_ID = 256;
+export const MAX_PROMPT = 1000000;
+export const MAX_VALUE_TEXT = 65536;
+export const MAX_VALUE_ITEMS = 64;
+export const MAX_ID = 256;
+export const MAX_ATTACHMENTS = 8;
+export const MAX_IMAGE_DATA = 1400000;
+export const MAX_ATTACHMENT_TEXT = 100000;
+export const MAX_ATTACHMENTS_TOTAL = 3000000;
+export const MAX_THUMBNAIL = 32000;
+export const MAX_LABEL = 256;
+export const MAX_URI = 2048;
+export const MAX_PATH = 4096;
+export const MAX_DETAIL = 500;
+export const MAX_REQUEST_BYTES = 4100000;
+export const CHAT_GONE = 4404;
+export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
+export const FOLD_MAX_ITEMS = 5000;
+export const FOLD_MAX_WEIGHT = 8388608;
+export const KERNEL_QUERY = "kernel:query";
+export const KERNEL_ANSWER = "kernel:answer";
+export const MAX_ANSWER = 65536;
+export const SESSION_ID_PATTERN = "^[!-~]{1,256}$";
+export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
+
+export type ClientRequest =
+  | OpenRequest
+  | SubscribeRequest
+  | CloseRequest
+  | PromptRequest
+  | CancelRequest
+  | ResyncRequest
+  | SetModeRequest
+  | SetConfigRequest
+  | PermissionRespondRequest
+  | ElicitationRespondRequest
+  | VariablesRequest
+  | MentionRequest;
+
+export type ContentBlock = TextBlock | ImageBlock | ResourceBlock | ResourceLinkBlock;
 
 export type ErrorCode =
   | "INVALID"
@@ -27,64 +61,61 @@ export type ErrorCode =
   | "TOO_MANY_CHATS"
   | "INTERNAL";
 
+export type FieldType = "text" | "number" | "integer" | "boolean" | "enum" | "multi";
+
 export type FieldValue = boolean | number | string | string[];
 
-// ---------------------------------------------------------------- elicitation view
+export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
 
-export interface FieldOption {
-  value: string;
-  label?: string | null;
-  description?: string | null;
+export type SnapshotItem =
+  | UserItem
+  | AgentItem
+  | ThoughtItem
+  | ToolItem
+  | PermissionItem
+  | ElicitationItem
+  | ErrorItem;
+
+export type StreamEvent =
+  | UpdateEvent
+  | TurnStartedEvent
+  | TurnEndedEvent
+  | AgentStatusEvent
+  | AgentErrorEvent
+  | PermissionRequestEvent
+  | PermissionResolvedEvent
+  | ElicitationRequestEvent
+  | ElicitationResolvedEvent;
+
+export interface Ack {
+  ack?: number | string | null;
+  accepted?: true | null;
+  error?: ErrorCode | null;
+  detail?: string | null;
+  reason?: string | null;
+  data?: string | null;
+  events?: Record<string, unknown>[] | null;
+  reset?: boolean | null;
+  snapshot?: FoldSnapshot | null;
+  turn?: number | null;
+  chatId?: string | null;
+  variables?: VariableName[] | null;
+  omitted?: number | null;
+  attachment?: Attachment | null;
 }
 
-/** Our bounded rendering hint for one form property; never the raw schema. */
-export interface ElicitationField {
-  name: string;
-  type: FieldType;
-  title?: string | null;
-  description?: string | null;
-  placeholder?: string | null;
-  required?: boolean | null;
-  options?: FieldOption[] | null;
-  default?: string | number | boolean | string[] | null;
-  custom?: string | null;
-  customOf?: string | null;
-}
-
-// ---------------------------------------------------------------- stream events (down)
-
-export interface UpdateEvent {
+/** Something the agent did wrong that the chat survives (a line it skipped). */
+export interface AgentErrorEvent {
   seq: number;
   ts?: number | null;
-  kind: "update";
-  update: Record<string, unknown>;
+  kind: "agent_error";
+  message: string;
 }
 
-/** What the transcript shows of one attachment: never its full data. */
-export interface AttachmentSummary {
-  type: "text" | "image" | "resource" | "resource_link";
-  label: string;
-  mimeType?: string | null;
-  thumbnail?: string | null;
-}
-
-export interface TurnStartedEvent {
-  seq: number;
-  ts?: number | null;
-  kind: "turn_started";
-  turn: number;
-  prompt: string;
-  by?: string | null;
-  attachments?: AttachmentSummary[] | null;
-}
-
-export interface TurnEndedEvent {
-  seq: number;
-  ts?: number | null;
-  kind: "turn_ended";
-  turn: number;
-  stopReason?: string | null;
-  error?: string | null;
+export interface AgentItem {
+  type: "agent";
+  messageId: string | null;
+  text: string;
 }
 
 export interface AgentStatusEvent {
@@ -103,32 +134,67 @@ export interface AgentStatusEvent {
   stderrTail?: string | null;
 }
 
-/** Something the agent did wrong that the chat survives (a line it skipped). */
-export interface AgentErrorEvent {
-  seq: number;
-  ts?: number | null;
-  kind: "agent_error";
-  message: string;
+export interface AgentView {
+  status: string;
+  detail: string | null;
+  name: string | null;
+  info: Record<string, unknown> | null;
+  capabilities: Record<string, unknown> | null;
+  sessionId: string | null;
+  exitCode: number | null;
+  stderrTail: string | null;
 }
 
-export interface PermissionRequestEvent {
-  seq: number;
-  ts?: number | null;
-  kind: "permission_request";
-  requestId: string;
-  toolCall: Record<string, unknown>;
-  options: Record<string, unknown>[];
-  deadline?: number | null;
+/** One bounded ACP content block for a prompt, with what the transcript shows of it. */
+export interface Attachment {
+  label: string;
+  block: ContentBlock;
+  thumbnail?: string | null;
 }
 
-export interface PermissionResolvedEvent {
-  seq: number;
-  ts?: number | null;
-  kind: "permission_resolved";
+/** What the transcript shows of one attachment: never its full data. */
+export interface AttachmentSummary {
+  type: "text" | "image" | "resource" | "resource_link";
+  label: string;
+  mimeType?: string | null;
+  thumbnail?: string | null;
+}
+
+export interface CancelRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:cancel";
+}
+
+export interface CloseRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:close";
+}
+
+/** What the bounds took: items dropped, and characters cut from one long message. */
+export interface Dropped {
+  items: number;
+  characters: number;
+}
+
+/** Our bounded rendering hint for one form property; never the raw schema. */
+export interface ElicitationField {
+  name: string;
+  type: FieldType;
+  title?: string | null;
+  description?: string | null;
+  placeholder?: string | null;
+  required?: boolean | null;
+  options?: FieldOption[] | null;
+  default?: string | number | boolean | string[] | null;
+  custom?: string | null;
+  customOf?: string | null;
+}
+
+export interface ElicitationItem {
+  type: "elicitation";
   requestId: string;
-  outcome: "selected" | "cancelled" | "timeout";
-  optionId?: string | null;
-  by?: string | null;
 }
 
 export interface ElicitationRequestEvent {
@@ -152,26 +218,96 @@ export interface ElicitationResolvedEvent {
   by?: string | null;
 }
 
-export type StreamEvent =
-  | UpdateEvent
-  | TurnStartedEvent
-  | TurnEndedEvent
-  | AgentStatusEvent
-  | AgentErrorEvent
-  | PermissionRequestEvent
-  | PermissionResolvedEvent
-  | ElicitationRequestEvent
-  | ElicitationResolvedEvent;
-
-// ---------------------------------------------------------------- requests (up)
-
-/** @local The fields every request on a chat has (contracts.py's `_ChatRequest`). */
-export interface ChatRequestBase {
-  chatId: string;
+export interface ElicitationRespondRequest {
   id?: number | string | null;
+  chatId: string;
+  type: "chat:elicitation.respond";
+  requestId: string;
+  action: "accept" | "decline" | "cancel";
+  values?: Record<string, FieldValue> | null;
 }
 
-// The kernel's own requests (trusted callers only; the widget never sends them).
+export interface ElicitationView {
+  requestId: string;
+  message: string;
+  fields: ElicitationField[];
+  toolCallId: string | null;
+  title: string | null;
+  deadline: number | null;
+  outcome: string | null;
+  by: string | null;
+}
+
+export interface ErrorItem {
+  type: "error";
+  text: string;
+}
+
+/** A frame of one chat's events, in seq order (a hub subscription's ``pending_frame``). */
+export interface EventBatch {
+  chatId: string;
+  events: StreamEvent[];
+  reset?: boolean;
+}
+
+export interface FieldOption {
+  value: string;
+  label?: string | null;
+  description?: string | null;
+}
+
+/** The folded chat as plain JSON, in the spec's key order (tests/vectors/fold). */
+export interface FoldSnapshot {
+  seq: number;
+  agent: AgentView;
+  turn: TurnView;
+  items: SnapshotItem[];
+  toolCalls: Record<string, ToolCallView>;
+  plan: Record<string, unknown>[];
+  usage: Usage | null;
+  modes: Modes | null;
+  configOptions: Record<string, unknown>[] | null;
+  commands: Record<string, unknown>[];
+  title: string | null;
+  permissions: Record<string, PermissionView>;
+  elicitations: Record<string, ElicitationView>;
+  dropped?: Dropped;
+}
+
+export interface ImageBlock {
+  type: "image";
+  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  data: string;
+}
+
+/** Kernel -> server: a query's answer, its text or why there is none. */
+export interface KernelAnswer {
+  type: "kernel:answer";
+  query: number;
+  text?: string | null;
+  error?: string | null;
+}
+
+/** Server -> kernel: run a kernel-side notebook tool (kernel_queries.py). */
+export interface KernelQuery {
+  type: "kernel:query";
+  query: number;
+  tool: string;
+  args?: Record<string, unknown>;
+}
+
+/** The composer's ``@name``: that variable as an attachment. */
+export interface MentionRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:mention";
+  name: string;
+}
+
+export interface Modes {
+  currentModeId: string | null;
+  availableModes: Record<string, unknown>[];
+}
 
 export interface OpenRequest {
   id?: number | string | null;
@@ -189,29 +325,56 @@ export interface OpenRequest {
   notebookTools?: boolean;
 }
 
-export interface SubscribeRequest extends ChatRequestBase {
-  type: "chat:subscribe";
+export interface PermissionItem {
+  type: "permission";
+  requestId: string;
 }
 
-export interface CloseRequest extends ChatRequestBase {
-  type: "chat:close";
+export interface PermissionRequestEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "permission_request";
+  requestId: string;
+  toolCall: Record<string, unknown>;
+  options: Record<string, unknown>[];
+  deadline?: number | null;
 }
 
-export interface TextBlock {
-  type: "text";
+export interface PermissionResolvedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "permission_resolved";
+  requestId: string;
+  outcome: "selected" | "cancelled" | "timeout";
+  optionId?: string | null;
+  by?: string | null;
+}
+
+export interface PermissionRespondRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:permission.respond";
+  requestId: string;
+  optionId?: string | null;
+  cancel?: boolean;
+}
+
+export interface PermissionView {
+  requestId: string;
+  toolCall: Record<string, unknown> | null;
+  options: Record<string, unknown>[];
+  deadline: number | null;
+  outcome: string | null;
+  optionId: string | null;
+  by: string | null;
+}
+
+export interface PromptRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:prompt";
   text: string;
-}
-
-export interface ImageBlock {
-  type: "image";
-  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-  data: string;
-}
-
-export interface TextResource {
-  uri: string;
-  text: string;
-  mimeType?: string | null;
+  attachments?: Attachment[] | null;
 }
 
 export interface ResourceBlock {
@@ -227,109 +390,140 @@ export interface ResourceLinkBlock {
   size?: number | null;
 }
 
-export type ContentBlock = TextBlock | ImageBlock | ResourceBlock | ResourceLinkBlock;
-
-/** One bounded ACP content block for a prompt, with what the transcript shows of it. */
-export interface Attachment {
-  label: string;
-  block: ContentBlock;
-  thumbnail?: string | null;
-}
-
-// The chat requests.
-
-export interface PromptRequest extends ChatRequestBase {
-  type: "chat:prompt";
-  text: string;
-  attachments?: Attachment[] | null;
-}
-
-export interface CancelRequest extends ChatRequestBase {
-  type: "chat:cancel";
-}
-
-export interface ResyncRequest extends ChatRequestBase {
+export interface ResyncRequest {
+  id?: number | string | null;
+  chatId: string;
   type: "chat:resync";
   since?: number | null;
   snapshot?: boolean;
 }
 
-export interface SetModeRequest extends ChatRequestBase {
-  type: "chat:set_mode";
-  modeId: string;
+/**
+ * The ``SAVED_MIME`` output of a chat (``transcript.saved_chat``; the widget's ``readSavedChat``
+ * reads it): what continuing the chat takes, never a command line.
+ */
+export interface SavedChatData {
+  version: 1;
+  chatId: string;
+  kernelId: string;
+  agent: string;
+  cwd: string | null;
+  mode: string | null;
+  locale: string;
+  sessionId: string | null;
+  canLoad: boolean;
+  snapshot: FoldSnapshot;
 }
 
-export interface SetConfigRequest extends ChatRequestBase {
+export interface SetConfigRequest {
+  id?: number | string | null;
+  chatId: string;
   type: "chat:set_config";
   configId: string;
   value: string | boolean;
 }
 
-export interface PermissionRespondRequest extends ChatRequestBase {
-  type: "chat:permission.respond";
-  requestId: string;
-  optionId?: string | null;
-  cancel?: boolean;
+export interface SetModeRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:set_mode";
+  modeId: string;
 }
 
-export interface ElicitationRespondRequest extends ChatRequestBase {
-  type: "chat:elicitation.respond";
-  requestId: string;
-  action: "accept" | "decline" | "cancel";
-  values?: Record<string, FieldValue> | null;
+export interface SubscribeRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:subscribe";
 }
 
-export type ClientRequest =
-  | OpenRequest
-  | SubscribeRequest
-  | CloseRequest
-  | PromptRequest
-  | CancelRequest
-  | ResyncRequest
-  | SetModeRequest
-  | SetConfigRequest
-  | PermissionRespondRequest
-  | ElicitationRespondRequest
-  | VariablesRequest
-  | MentionRequest;
-
-/** The composer's `@`: the kernel's variables (names and types). */
-export interface VariablesRequest extends ChatRequestBase {
-  type: "chat:variables";
+export interface TextBlock {
+  type: "text";
+  text: string;
 }
 
-/** The composer's `@name`: that variable as an attachment. */
-export interface MentionRequest extends ChatRequestBase {
-  type: "chat:mention";
-  name: string;
+export interface TextResource {
+  uri: string;
+  text: string;
+  mimeType?: string | null;
 }
 
-// ---------------------------------------------------------------- acks and frames (down)
+export interface ThoughtItem {
+  type: "thought";
+  messageId: string | null;
+  text: string;
+  startTs: number | null;
+  endTs: number | null;
+}
+
+export interface ToolCallView {
+  toolCallId: string;
+  title: string | null;
+  kind: string | null;
+  status: string | null;
+  content: Record<string, unknown>[];
+  locations: Record<string, unknown>[];
+  rawInput: unknown;
+  rawOutput: unknown;
+}
+
+export interface ToolItem {
+  type: "tool";
+  toolCallId: string;
+}
+
+export interface TurnEndedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "turn_ended";
+  turn: number;
+  stopReason?: string | null;
+  error?: string | null;
+}
+
+export interface TurnStartedEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "turn_started";
+  turn: number;
+  prompt: string;
+  by?: string | null;
+  attachments?: AttachmentSummary[] | null;
+}
+
+export interface TurnView {
+  active: boolean;
+  phase: Phase;
+  stopReason: string | null;
+  error: string | null;
+}
+
+export interface UpdateEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "update";
+  update: Record<string, unknown>;
+}
+
+export interface Usage {
+  used: number | null;
+  size: number | null;
+  cost: Record<string, unknown> | null;
+}
+
+export interface UserItem {
+  type: "user";
+  text: string;
+  attachments?: AttachmentSummary[];
+}
 
 export interface VariableName {
   name: string;
   type: string;
 }
 
-export interface Ack {
-  ack?: number | string | null;
-  accepted?: true | null;
-  error?: ErrorCode | null;
-  detail?: string | null;
-  reason?: string | null;
-  data?: string | null;
-  events?: Record<string, unknown>[] | null;
-  reset?: boolean | null;
-  snapshot?: Record<string, unknown> | null;
-  turn?: number | null;
-  chatId?: string | null;
-  variables?: VariableName[] | null;
-  omitted?: number | null;
-  attachment?: Attachment | null;
-}
-
-/** @local A batch of one chat's events, in seq order (transport frame, not a model). */
-export interface EventBatch {
+/** The composer's ``@``: the kernel's variables (names and types). */
+export interface VariablesRequest {
+  id?: number | string | null;
   chatId: string;
-  events: StreamEvent[];
+  type: "chat:variables";
 }

@@ -1,9 +1,14 @@
-// Fold the chat's stream events into a transcript state; the twin of acp_notebook/fold.py.
+// Fold the chat's stream events into a transcript state; the twin of
+// acp_notebook/wire/fold.py.
 //
 // fold() is pure protocol logic: no I/O, deterministic, O(1) amortized per event (it
 // mutates and returns its input; string `+=` is a rope in JS engines, so appending a
-// chunk never copies). snapshot() renders the plain JSON of the spec, which the shared
-// vectors in tests/vectors/fold pin for both languages.
+// chunk never copies). snapshot() renders the plain JSON of the spec (FoldSnapshot),
+// which the shared vectors in tests/vectors/fold pin for both languages; restore() makes
+// a foldable state of one again.
+//
+// Both folds have the same sections, with the same functions in the same order (str and
+// records come from dom.ts here). fold.py adds readers for the kernel at its end.
 //
 // Agent payloads (`update` events) are passed through by the bridge unvalidated, so
 // every read of them checks its type and anything malformed is skipped, never thrown.
@@ -13,129 +18,31 @@
 // items go (a pending request's card never), and a message larger than that keeps its
 // end; `dropped` then says what went.
 
-import type { AttachmentSummary, ElicitationField, StreamEvent } from "./contracts";
+import {
+  type AgentView,
+  type AttachmentSummary,
+  type Dropped,
+  type ElicitationField,
+  type ElicitationView,
+  FOLD_MAX_ITEMS,
+  FOLD_MAX_WEIGHT,
+  type FoldSnapshot,
+  type SnapshotItem as Item,
+  type Modes,
+  type PermissionView,
+  type Phase,
+  type StreamEvent,
+  type ThoughtItem,
+  type ToolCallView,
+  type TurnView,
+  type Usage,
+} from "./contracts";
 import { isRecord, records, str } from "./dom";
 
 export type JsonObject = Record<string, unknown>;
-export type Phase = "idle" | "thinking" | "responding" | "tool" | "waiting";
 type Activity = "thinking" | "responding" | "tool";
 type RequestKind = "permission" | "elicitation";
-
-export interface UserItem {
-  type: "user";
-  text: string;
-  /** Present when the prompt had attachments (turn_started's `attachments`). */
-  attachments?: AttachmentSummary[];
-}
-export interface AgentItem {
-  type: "agent";
-  messageId: string | null;
-  text: string;
-}
-export interface ThoughtItem {
-  type: "thought";
-  messageId: string | null;
-  text: string;
-  startTs: number | null;
-  /** null while the thought is still streaming. */
-  endTs: number | null;
-}
-export interface ToolItem {
-  type: "tool";
-  toolCallId: string;
-}
-export interface PermissionItem {
-  type: "permission";
-  requestId: string;
-}
-export interface ElicitationItem {
-  type: "elicitation";
-  requestId: string;
-}
-export interface ErrorItem {
-  type: "error";
-  text: string;
-}
-export type Item =
-  | UserItem
-  | AgentItem
-  | ThoughtItem
-  | ToolItem
-  | PermissionItem
-  | ElicitationItem
-  | ErrorItem;
-type ChunkItem = UserItem | AgentItem | ThoughtItem;
-
-export interface AgentView {
-  status: string;
-  detail: string | null;
-  name: string | null;
-  info: JsonObject | null;
-  capabilities: JsonObject | null;
-  sessionId: string | null;
-  exitCode: number | null;
-  stderrTail: string | null;
-}
-
-export interface TurnView {
-  active: boolean;
-  phase: Phase;
-  stopReason: string | null;
-  error: string | null;
-}
-
-export interface ToolCallView {
-  toolCallId: string;
-  title: string | null;
-  kind: string | null;
-  status: string | null;
-  content: JsonObject[];
-  locations: JsonObject[];
-  rawInput: unknown;
-  rawOutput: unknown;
-}
-
-export interface Usage {
-  used: number | null;
-  size: number | null;
-  cost: JsonObject | null;
-}
-
-export interface Modes {
-  currentModeId: string | null;
-  availableModes: JsonObject[];
-}
-
-export interface PermissionView {
-  requestId: string;
-  toolCall: JsonObject | null;
-  options: JsonObject[];
-  deadline: number | null;
-  /** null while pending. */
-  outcome: string | null;
-  optionId: string | null;
-  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
-  by: string | null;
-}
-
-export interface ElicitationView {
-  requestId: string;
-  message: string;
-  fields: ElicitationField[];
-  toolCallId: string | null;
-  title: string | null;
-  deadline: number | null;
-  /** null while pending. */
-  outcome: string | null;
-  /** Who answered: a Jupyter user, "kernel", "agent"; null while pending or unsaid. */
-  by: string | null;
-}
-
-/** What the bounds took: items dropped, and characters cut from one long message. */
-export interface Dropped {
-  items: number;
-  characters: number;
-}
+type ChunkItem = Extract<Item, { type: "user" | "agent" | "thought" }>;
 
 export interface ChatState {
   seq: number;
@@ -176,17 +83,6 @@ export interface ChatState {
   };
 }
 
-export type Snapshot = Omit<
-  ChatState,
-  "toolCalls" | "permissions" | "elicitations" | "dropped" | "internal"
-> & {
-  toolCalls: Record<string, ToolCallView>;
-  permissions: Record<string, PermissionView>;
-  elicitations: Record<string, ElicitationView>;
-  /** Present once the bounds took something. */
-  dropped?: Dropped;
-};
-
 // sessionUpdate kind -> transcript item type.
 const CHUNK_TYPES = new Map<string, ChunkItem["type"]>([
   ["user_message_chunk", "user"],
@@ -197,10 +93,13 @@ const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
 const TOOL_KEYS = [...TOOL_TEXTS, ...TOOL_LISTS, ...TOOL_RAW] as const;
-export const MAX_ITEMS = 5000;
-export const MAX_WEIGHT = 8 * 1024 * 1024;
+// A request's own fields: what its card weighs once settled.
+const PERMISSION_FIELDS = ["toolCall", "options", "deadline"] as const;
+const ELICITATION_FIELDS = ["message", "fields", "toolCallId", "title", "deadline"] as const;
 
-export function initialState(maxItems = MAX_ITEMS, maxWeight = MAX_WEIGHT): ChatState {
+export { FOLD_MAX_ITEMS as MAX_ITEMS, FOLD_MAX_WEIGHT as MAX_WEIGHT };
+
+export function initialState(maxItems = FOLD_MAX_ITEMS, maxWeight = FOLD_MAX_WEIGHT): ChatState {
   return {
     seq: 0,
     agent: {
@@ -241,12 +140,22 @@ export function initialState(maxItems = MAX_ITEMS, maxWeight = MAX_WEIGHT): Chat
 }
 
 /** Rebuilds a foldable state from a snapshot (saved, or a resync's), weighed like a fold's. */
-export function restore(snapshot: Snapshot): ChatState {
-  const state = initialState();
+export function restore(
+  snapshot: FoldSnapshot,
+  maxItems = FOLD_MAX_ITEMS,
+  maxWeight = FOLD_MAX_WEIGHT,
+): ChatState {
+  const state = initialState(maxItems, maxWeight);
   const { toolCalls, permissions, elicitations, dropped, ...rest } = snapshot;
   const internal = state.internal;
   Object.assign(state, rest);
   state.internal = internal; // a saved snapshot is anyone's: it sets no bookkeeping
+  // A copy: a current_mode_update sets its currentModeId in place.
+  if (isRecord(state.modes)) state.modes = { ...state.modes };
+  const phase = isRecord(state.turn) ? state.turn.phase : null;
+  if (phase === "thinking" || phase === "responding" || phase === "tool") {
+    internal.activity = phase;
+  }
   state.items = (state.items as unknown[]).filter(isRecord) as unknown as Item[];
   state.toolCalls = new Map(Object.entries(toolCalls));
   state.permissions = new Map(Object.entries(permissions));
@@ -269,12 +178,8 @@ export function restore(snapshot: Snapshot): ChatState {
     if (entry.outcome === null) internal.pending.add(key);
     else internal.weight += weight;
   };
-  for (const [id, p] of state.permissions) {
-    card("permission", id, p, ["toolCall", "options", "deadline"]);
-  }
-  for (const [id, e] of state.elicitations) {
-    card("elicitation", id, e, ["message", "fields", "toolCallId", "title", "deadline"]);
-  }
+  for (const [id, p] of state.permissions) card("permission", id, p, PERMISSION_FIELDS);
+  for (const [id, e] of state.elicitations) card("elicitation", id, e, ELICITATION_FIELDS);
   if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
     compact(state);
   }
@@ -344,12 +249,12 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
 }
 
 /** The spec's JSON; after the bounds took something, `dropped` says what. */
-export function snapshot(state: ChatState): Snapshot {
-  const snap: Snapshot = {
+export function snapshot(state: ChatState): FoldSnapshot {
+  const snap: FoldSnapshot = {
     seq: state.seq,
     agent: { ...state.agent },
     turn: { ...state.turn },
-    items: state.items.map((item) => ({ ...item })),
+    items: state.items.map(itemJson),
     toolCalls: copyTable(state.toolCalls),
     plan: [...state.plan],
     usage: state.usage && { ...state.usage },
@@ -383,6 +288,12 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
     tool(state, kind === "tool_call", u, ts);
     return;
   }
+  // Every update of the state ends a running thought.
+  if (setPart(state, kind, u)) closeThought(state, ts);
+}
+
+/** Sets the part of the state an update of `kind` carries; false for another kind. */
+function setPart(state: ChatState, kind: string, u: JsonObject): boolean {
   switch (kind) {
     case "plan":
       state.plan = records(u.entries);
@@ -405,9 +316,9 @@ function update(state: ChatState, u: JsonObject, ts: number | null): void {
       if ("title" in u) state.title = str(u.title);
       break;
     default:
-      return; // not an update of the state
+      return false;
   }
-  closeThought(state, ts); // every update of the state ends a running thought
+  return true;
 }
 
 function chunk(state: ChatState, type: ChunkItem["type"], u: JsonObject, ts: number | null): void {
@@ -450,9 +361,8 @@ function blockText(block: unknown): string {
 }
 
 function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | null): void {
-  const toolCallId = str(u.toolCallId);
+  const toolCallId = cardId(state, u, "toolCallId", ts);
   if (toolCallId === null) return;
-  closeThought(state, ts);
   let entry = state.toolCalls.get(toolCallId);
   if (entry === undefined) add(state, { type: "tool", toolCallId });
   if (entry === undefined || isNewCall) {
@@ -527,9 +437,8 @@ function agentStatus(state: ChatState, ev: JsonObject): void {
 }
 
 function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
-  const requestId = str(ev.requestId);
+  const requestId = cardId(state, ev, "requestId", ts);
   if (requestId === null) return;
-  closeThought(state, ts);
   const deadline = num(ev.deadline);
   const fields =
     kind === "permission"
@@ -546,23 +455,22 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   const internal = state.internal;
   // Weighed once it settles: a pending card is never dropped.
   const weight = size(fields);
-  const before = internal.cardSizes.get(key)?.get("");
-  internal.cardSizes.set(key, new Map([["", weight]]));
   const table: Map<string, PermissionView | ElicitationView> =
     kind === "permission" ? state.permissions : state.elicitations;
   const entry = table.get(requestId);
-  if (entry !== undefined) {
+  if (entry === undefined) {
+    const view = { requestId, ...fields, outcome: null, by: null };
+    if (kind === "permission")
+      state.permissions.set(requestId, { ...view, optionId: null } as PermissionView);
+    else state.elicitations.set(requestId, view as ElicitationView);
+    internal.pending.add(key);
+    add(state, { type: kind, requestId });
+  } else {
     // A repeated request keeps the outcome it may already have.
     Object.assign(entry, fields);
-    if (!internal.pending.has(key) && before !== undefined) internal.weight += weight - before;
-    return;
+    if (!internal.pending.has(key)) internal.weight += weight - cardSize(state, key);
   }
-  const view = { requestId, ...fields, outcome: null, by: null };
-  if (kind === "permission")
-    state.permissions.set(requestId, { ...view, optionId: null } as PermissionView);
-  else state.elicitations.set(requestId, view as ElicitationView);
-  internal.pending.add(key);
-  add(state, { type: kind, requestId });
+  internal.cardSizes.set(key, new Map([["", weight]]));
 }
 
 function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number | null): void {
@@ -672,12 +580,23 @@ function size(value: unknown): number {
   }
 }
 
+/** The id of the card an event opens or updates; a card ends the running thought. */
+function cardId(state: ChatState, ev: JsonObject, key: string, ts: number | null): string | null {
+  const id = str(ev[key]);
+  if (id !== null) closeThought(state, ts);
+  return id;
+}
+
 function closeThought(state: ChatState, ts: number | null): void {
   const open = state.internal.openThought;
   if (open !== null) {
     open.endTs = ts;
     state.internal.openThought = null;
   }
+}
+
+function itemJson(item: Item): Item {
+  return { ...item };
 }
 
 function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {

@@ -2,8 +2,8 @@
 // what changed: streamed text is appended, never re-set from the start.
 
 import { decorateCodeBlocks } from "./codeblocks";
+import type { ThoughtItem as Thought } from "./contracts";
 import { el, setText } from "./dom";
-import type { ThoughtItem as Thought } from "./fold";
 import type { Translate } from "./i18n";
 import { BreakingText } from "./longtext";
 import { MarkdownStream } from "./markdown";

@@ -4,13 +4,12 @@
 // read-only; "Continue" asks the server for a new chat on the notebook's kernel that
 // loads the agent's session, then hands the output over to the live chat.
 
+import { SESSION_ID_PATTERN } from "./contracts";
 import { el, isRecord, str } from "./dom";
 import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
-export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
-
-/** The output's data (Python: `transcript.saved_chat`). */
+/** What readSavedChat makes of the output's data (`SavedChatData`, Python: `transcript.saved_chat`). */
 export interface SavedChat {
   chatId: string;
   kernelId: string;
@@ -45,7 +44,7 @@ export interface SavedChatDeps {
 
 /** Python: `contracts.valid_session_id`. The file is anyone's: an id that is too long or
  * holds spaces, control characters or direction marks is never sent to an agent. */
-const SESSION_ID = /^[!-~]{1,256}$/;
+const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
 
 /** Python keeps 200 items (transcript.MAX_ITEMS); a notebook file holding far more was
  * not written by us, and is not painted item by item. */

@@ -1,9 +1,9 @@
 // Tool calls: title, kind, status badge, locations, content (diffs as unified diffs),
 // raw output collapsed. Every agent string goes in as text.
 
+import type { ToolCallView } from "./contracts";
 import { unifiedDiff } from "./diff";
 import { bdi, clip, el, isRecord, records, str } from "./dom";
-import type { ToolCallView } from "./fold";
 import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";

@@ -3,7 +3,7 @@
 // EventBatch in contracts.ts); the rest of the widget cannot tell them apart.
 
 import { type ConnectSlots, pageSlots } from "./connect_slots";
-import type { Ack, ClientRequest, StreamEvent } from "./contracts";
+import { type Ack, CHAT_GONE, type ClientRequest, type StreamEvent } from "./contracts";
 import { isRecord, pageConfig, str } from "./dom";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -67,7 +67,6 @@ const OPEN_TIMEOUT_MS = 5000;
 /** Reconnect delays double from 1 s up to this. */
 const MAX_BACKOFF_MS = 30_000;
 /** The server's close code for a chat that no longer exists (its kernel shut down). */
-const CHAT_GONE = 4404;
 
 /** The server extension's browser socket URL, or null when this page is not a Jupyter server's. */
 export function serverSocketUrl(kernelId: string, chatId: string): string | null {

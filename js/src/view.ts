@@ -5,9 +5,9 @@
 import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
-import type { StreamEvent } from "./contracts";
+import type { FoldSnapshot, SnapshotItem as Item, StreamEvent } from "./contracts";
 import { el, isRecord, setText } from "./dom";
-import { type ChatState, fold, type Item, initialState, restore, type Snapshot } from "./fold";
+import { type ChatState, fold, initialState, restore } from "./fold";
 import { agentName, Header } from "./header";
 import type { Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
@@ -66,7 +66,7 @@ function nextFrame(callback: () => void): () => void {
   return () => cancelAnimationFrame(handle);
 }
 
-function isSnapshot(value: unknown): value is Snapshot {
+function isSnapshot(value: unknown): value is FoldSnapshot {
   if (!isRecord(value)) return false;
   const table = (v: unknown): boolean => typeof v === "object" && v !== null;
   return (

@@ -2,8 +2,7 @@
 // Permission and elicitation cards: every field kind, gating, the requests they send.
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
-import type { ElicitationField } from "../src/contracts";
-import type { ElicitationView, PermissionView } from "../src/fold";
+import type { ElicitationField, ElicitationView, PermissionView } from "../src/contracts";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { recorder, settle } from "./helpers";
 

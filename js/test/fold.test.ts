@@ -2,15 +2,31 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { StreamEvent } from "../src/contracts";
-import { type ChatState, fold, initialState, MAX_ITEMS, restore, snapshot } from "../src/fold";
+import type { FoldSnapshot, StreamEvent } from "../src/contracts";
+import {
+  type ChatState,
+  fold,
+  initialState,
+  MAX_ITEMS,
+  MAX_WEIGHT,
+  restore,
+  snapshot,
+} from "../src/fold";
 
+/** tests/vectors/fold_vector.schema.json */
 interface Vector {
   name: string;
   events: StreamEvent[];
   expected: Record<string, unknown>;
   /** Parts of the snapshot after the first `after` events. */
   checkpoints?: { after: number; expected: Record<string, unknown> }[];
+  /** The bounds of the initial state. */
+  maxItems?: number;
+  maxWeight?: number;
+  /** A snapshot to start from instead of the initial state. */
+  restore?: FoldSnapshot;
+  /** Fold this many events, restore their snapshot, fold the rest: the same expected. */
+  restoreAfter?: number;
 }
 
 const dir = fileURLToPath(new URL("../../tests/vectors/fold/", import.meta.url));
@@ -27,14 +43,61 @@ function run(events: StreamEvent[]): ChatState {
   return state;
 }
 
+/** The vector format (its keys are those of Vector). */
+const format = JSON.parse(readFileSync(`${dir}../fold_vector.schema.json`, "utf8")) as {
+  properties: Record<string, unknown>;
+};
+
+function start(vector: Vector): ChatState {
+  const bounds = [vector.maxItems ?? MAX_ITEMS, vector.maxWeight ?? MAX_WEIGHT] as const;
+  // restore() keeps the snapshot's objects: a copy leaves the vector as read.
+  const from = vector.restore === undefined ? undefined : structuredClone(vector.restore);
+  return from === undefined ? initialState(...bounds) : restore(from, ...bounds);
+}
+
 describe("fold vectors", () => {
   it("has a vector for every rule", () => {
     expect(vectors.length).toBeGreaterThanOrEqual(12);
   });
 
+  it("reads every key of every vector", () => {
+    // Every key of Vector, which tsc holds to the interface, is every key of the format.
+    const read: Record<keyof Vector, true> = {
+      name: true,
+      events: true,
+      expected: true,
+      checkpoints: true,
+      maxItems: true,
+      maxWeight: true,
+      restore: true,
+      restoreAfter: true,
+    };
+    expect(Object.keys(read).sort()).toEqual(Object.keys(format.properties).sort());
+    const known = new Set(Object.keys(format.properties));
+    for (const [file, vector] of vectors) {
+      expect(
+        Object.keys(vector).filter((key) => !known.has(key)),
+        file,
+      ).toEqual([]);
+    }
+  });
+
+  it.each(vectors.filter(([, v]) => v.restoreAfter !== undefined))(
+    "%s, restored midway",
+    (_file, vector) => {
+      const cut = vector.restoreAfter as number;
+      let state = start(vector);
+      for (const event of vector.events.slice(0, cut)) state = fold(state, event);
+      const saved = JSON.parse(JSON.stringify(snapshot(state))) as FoldSnapshot;
+      state = restore(saved, vector.maxItems ?? MAX_ITEMS, vector.maxWeight ?? MAX_WEIGHT);
+      for (const event of vector.events.slice(cut)) state = fold(state, event);
+      expect(JSON.parse(JSON.stringify(snapshot(state)))).toStrictEqual(vector.expected);
+    },
+  );
+
   it.each(vectors)("%s", (_file, vector) => {
     const checkpoints = new Map((vector.checkpoints ?? []).map((c) => [c.after, c.expected]));
-    let state = initialState();
+    let state = start(vector);
     vector.events.forEach((event, index) => {
       state = fold(state, event);
       const want = checkpoints.get(index + 1);

@@ -3,7 +3,7 @@
 // permission card: words for the action, the code as Python, the output unfenced.
 import { describe, expect, it } from "vitest";
 import { type CardContext, PermissionCard } from "../src/cards";
-import type { ToolCallView } from "../src/fold";
+import type { ToolCallView } from "../src/contracts";
 import { translator } from "../src/i18n";
 import { notebookTool } from "../src/notebook";
 import { renderToolCall } from "../src/tools";

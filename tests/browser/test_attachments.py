@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from acp_notebook.kernel.transcript import SAVED_MIME
+from acp_notebook.wire.contracts import SAVED_MIME
 from tests.support.chromium import PageLog
 from tests.support.lab import (
     JupyterServer,

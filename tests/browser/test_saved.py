@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 from playwright.sync_api import Page, WebSocket, expect
 
-from acp_notebook.kernel.transcript import SAVED_MIME
+from acp_notebook.wire.contracts import SAVED_MIME
 from tests.support.lab import (
     JupyterServer,
     agent_text,

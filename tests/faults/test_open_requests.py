@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from acp_notebook.bridge.chat_session import MAX_OPEN_REQUESTS, MAX_RUNNING_TOOLS
+from acp_notebook.bridge.chat_session import MAX_RUNNING_TOOLS
+from acp_notebook.bridge.ledger import MAX_OPEN_REQUESTS
 from tests.support.fault_chats import FaultChat
 
 ASKED = 5000

@@ -12,7 +12,7 @@ import pytest
 from jupyter_server.serverapp import ServerApp
 
 from acp_notebook.server.app import AcpNotebookApp
-from acp_notebook.server.handlers import CHAT_GONE
+from acp_notebook.wire.contracts import CHAT_GONE
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 from tests.support.processes import exists, gone
 from tests.support.server_peers import OPEN_CHAT

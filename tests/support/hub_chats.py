@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from acp_notebook.bridge.hub import Hub, Subscription
+from acp_notebook.bridge.hub import Hub
+from acp_notebook.bridge.subscriptions import Subscription
 
 Event = dict[str, Any]
 

@@ -11,8 +11,8 @@ import { INotebookTracker, NotebookActions, type NotebookPanel } from "@jupyterl
 import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import { LabIcon } from "@jupyterlab/ui-components";
 import { setLabHooks } from "../codeblocks";
+import { SAVED_MIME } from "../contracts";
 import { resolveLocale, translator } from "../i18n";
-import { SAVED_MIME } from "../saved";
 import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";

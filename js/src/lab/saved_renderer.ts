@@ -6,11 +6,12 @@
 
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { Panel } from "@lumino/widgets";
+import { SAVED_MIME } from "../contracts";
 import { el } from "../dom";
 import { resolveLocale, type Translate, translator } from "../i18n";
 import { acquire, type Live } from "../live";
 import { mountChat, socketModel } from "../mount";
-import { readSavedChat, renderSavedChat, SAVED_MIME } from "../saved";
+import { readSavedChat, renderSavedChat } from "../saved";
 import { listChats, openChat } from "./api";
 
 export const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";

@@ -1,0 +1,34 @@
+"""What the bridge asks of the layers that host it, as types they satisfy structurally.
+
+The bridge imports nothing above it: ``notebook_tools`` serves a chat's ``notebook``
+MCP server and answers kernel queries, and the kernel or the server hands those to the
+hub. These are the shapes the hub and the chat session use them by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+
+class NotebookEndpoint(Protocol):
+    """A chat's own ``notebook`` MCP server: where the agent reaches it, and the secret
+    that names the chat."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def secret(self) -> str: ...
+
+    def cancel_runs(self) -> None:
+        """The turn was cancelled: stop the chat's runs of code."""
+
+    def close(self) -> None:
+        """The chat is gone: stop its runs, forget its secret."""
+
+
+# Serves one more chat's notebook tools: its endpoint.
+ToolsFactory = Callable[[], Awaitable[NotebookEndpoint]]
+# Asks the kernel to run one kernel-side tool (a name and its arguments); its answer's text.
+KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
