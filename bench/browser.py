@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
+from tests.support.agents import DEMO_FAULTS
 from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support.lab import JupyterServer, chat, open_notebook, run_cell
 
@@ -39,8 +40,9 @@ from .common import DEMO_ENV, Context, Row, Server, StreamCheck, fmt, stream_tex
 T = TypeVar("T")
 TASK_LIMIT_MS = 50.0
 RATE_TARGET = 0.5  # of the rate the server delivers, for the largest answer
-OPEN_CHAT = """from acp_notebook import Chat
-chat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})
+# The demo agent with the test-only behaviours (``longline``), with no delay.
+OPEN_CHAT = f"""from acp_notebook import Chat
+chat = Chat(command={DEMO_FAULTS!r}, env={{"ACP_DEMO_DELAY": "0"}})
 chat"""
 # Installed before any script of the page: every long task the Long Tasks API reports.
 LONG_TASKS = """

@@ -72,14 +72,11 @@ def _events(chat: int) -> list[dict[str, Any]]:
         {"kind": "agent_status", "status": "ready", "agent": "demo", "sessionId": f"s{chat}"}
     ]
     for turn in range(1, TURNS + 1):
-        tool = {
-            "sessionUpdate": "tool_call",
-            "toolCallId": f"t{turn}",
-            "title": f"Read file {turn}",
-        }
+        call = f"t{turn}"
+        tool = {"sessionUpdate": "tool_call", "toolCallId": call, "title": f"Read file {turn}"}
         done = {
             "sessionUpdate": "tool_call_update",
-            "toolCallId": f"t{turn}",
+            "toolCallId": call,
             "status": "completed",
             "content": [{"type": "content", "content": {"type": "text", "text": "ok\n" * 5}}],
         }

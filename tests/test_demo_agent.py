@@ -424,6 +424,7 @@ def test_sessions_outlive_the_process(tmp_path: Path) -> None:
     assert third.close() == 0
 
 
+@with_test_behaviours
 def test_longline_is_one_unbroken_line(agent: AgentProcess) -> None:
     sid = agent.session()
     _, seen = agent.prompt(sid, "longline 500")

@@ -16,17 +16,8 @@ from acp_notebook.bridge.elicitation import (
     take_elicitation_view,
     validate_answer,
 )
+from acp_notebook.wire import contracts as wire
 from acp_notebook.wire.contracts import (
-    MAX_DESCRIPTION,
-    MAX_FIELDS,
-    MAX_MESSAGE,
-    MAX_NAME,
-    MAX_OPTION_VALUE,
-    MAX_OPTIONS,
-    MAX_PLACEHOLDER,
-    MAX_TITLE,
-    MAX_TOOL_CALL_ID,
-    MAX_VALUE_TEXT,
     ElicitationField,
     ElicitationRespondRequest,
     stream_event,
@@ -385,7 +376,7 @@ def test_property_kinds(spec: dict[str, Any], expected: dict[str, Any]) -> None:
         {"type": "string", "enum": []},
         {"type": "string", "enum": [1, 2.5, None]},
         {"type": "object", "oneOf": ["a"]},
-        {"oneOf": [{"const": "x" * (MAX_OPTION_VALUE + 1)}]},
+        {"oneOf": [{"const": "x" * (wire.MAX_OPTION_VALUE + 1)}]},
         "string",
         ["string"],
         None,
@@ -436,20 +427,20 @@ def test_no_required_list_means_nobody_is_required(required: Any) -> None:
 def test_message_title_and_tool_call_id_caps() -> None:
     view = take_elicitation_view(
         {
-            "message": "m" * (MAX_MESSAGE + 10),
-            "toolCallId": "t" * (MAX_TOOL_CALL_ID + 1),
+            "message": "m" * (wire.MAX_MESSAGE + 10),
+            "toolCallId": "t" * (wire.MAX_TOOL_CALL_ID + 1),
             "requestedSchema": {"title": "T" * 5000, "properties": {}},
         }
     )
-    assert len(view.message) == MAX_MESSAGE and view.message.endswith("…")
-    assert view.title is not None and len(view.title) == MAX_TITLE and view.title.endswith("…")
+    assert len(view.message) == wire.MAX_MESSAGE and view.message.endswith("…")
+    assert view.title is not None and len(view.title) == wire.MAX_TITLE and view.title.endswith("…")
     # An id is matched verbatim: too long means unusable, never cut.
     assert view.tool_call_id is None
     exact = take_elicitation_view(
-        {"message": "m" * MAX_MESSAGE, "toolCallId": "t" * MAX_TOOL_CALL_ID}
+        {"message": "m" * wire.MAX_MESSAGE, "toolCallId": "t" * wire.MAX_TOOL_CALL_ID}
     )
-    assert exact.message == "m" * MAX_MESSAGE
-    assert exact.tool_call_id == "t" * MAX_TOOL_CALL_ID
+    assert exact.message == "m" * wire.MAX_MESSAGE
+    assert exact.tool_call_id == "t" * wire.MAX_TOOL_CALL_ID
 
 
 def test_field_text_caps() -> None:
@@ -464,39 +455,42 @@ def test_field_text_caps() -> None:
     )
     assert field is not None
     assert (len(field["title"]), len(field["description"]), len(field["placeholder"])) == (
-        MAX_TITLE,
-        MAX_DESCRIPTION,
-        MAX_PLACEHOLDER,
+        wire.MAX_TITLE,
+        wire.MAX_DESCRIPTION,
+        wire.MAX_PLACEHOLDER,
     )
     option = field["options"][0]
-    assert (len(option["label"]), len(option["description"])) == (MAX_TITLE, MAX_DESCRIPTION)
+    assert (len(option["label"]), len(option["description"])) == (
+        wire.MAX_TITLE,
+        wire.MAX_DESCRIPTION,
+    )
 
 
 def test_names_longer_than_the_cap_drop_the_property() -> None:
     names = [
         f["name"]
         for f in fields_of(
-            {"n" * (MAX_NAME + 1): {"type": "string"}, "k" * MAX_NAME: {"type": "string"}}
+            {"n" * (wire.MAX_NAME + 1): {"type": "string"}, "k" * wire.MAX_NAME: {"type": "string"}}
         )
     ]
-    assert names == ["k" * MAX_NAME]
+    assert names == ["k" * wire.MAX_NAME]
 
 
 def test_options_are_truncated_and_long_values_dropped() -> None:
-    values = ["v" * (MAX_OPTION_VALUE + 1)] + [f"o{i}" for i in range(MAX_OPTIONS + 8)]
+    values = ["v" * (wire.MAX_OPTION_VALUE + 1)] + [f"o{i}" for i in range(wire.MAX_OPTIONS + 8)]
     field = one({"enum": values})
     assert field is not None
-    assert [o["value"] for o in field["options"]] == [f"o{i}" for i in range(MAX_OPTIONS)]
-    assert one({"enum": ["v" * MAX_OPTION_VALUE]}) is not None
+    assert [o["value"] for o in field["options"]] == [f"o{i}" for i in range(wire.MAX_OPTIONS)]
+    assert one({"enum": ["v" * wire.MAX_OPTION_VALUE]}) is not None
 
 
 def test_at_most_sixteen_usable_fields() -> None:
     properties: dict[str, Any] = {}
-    for i in range(MAX_FIELDS + 5):
+    for i in range(wire.MAX_FIELDS + 5):
         properties[f"f{i}"] = {"type": "string"}
         properties[f"junk{i}"] = {"type": "object"}
     names = [f["name"] for f in fields_of(properties)]
-    assert names == [f"f{i}" for i in range(MAX_FIELDS)]
+    assert names == [f"f{i}" for i in range(wire.MAX_FIELDS)]
 
 
 def test_lone_surrogates() -> None:
@@ -580,7 +574,7 @@ def test_type_correct_defaults_are_kept(spec: dict[str, Any], default: Any) -> N
     "spec",
     [
         {"type": "string", "default": 5},
-        {"type": "string", "default": "x" * (MAX_VALUE_TEXT + 1)},
+        {"type": "string", "default": "x" * (wire.MAX_VALUE_TEXT + 1)},
         {"type": "number", "default": "1"},
         {"type": "number", "default": True},
         {"type": "number", "default": math.nan},
@@ -668,7 +662,7 @@ def test_accept_keeps_answered_fields_in_form_order() -> None:
         ({"pick": "a", "flag": 0}, "'flag' must be true or false"),
         ({"pick": "a", "text": 5}, "'text' must be a string"),
         (
-            {"pick": "a", "text": "x" * (MAX_VALUE_TEXT + 1)},
+            {"pick": "a", "text": "x" * (wire.MAX_VALUE_TEXT + 1)},
             "'text' must be a string of at most 65536",
         ),
     ],
@@ -718,13 +712,13 @@ edge_strings = st.sampled_from(
     [
         "",
         "a\ud800",
-        "x" * MAX_NAME,
-        "x" * (MAX_NAME + 1),
-        "x" * (MAX_TITLE + 1),
-        "x" * MAX_OPTION_VALUE,
-        "x" * (MAX_OPTION_VALUE + 1),
-        "x" * (MAX_DESCRIPTION + 1),
-        "x" * (MAX_MESSAGE + 1),
+        "x" * wire.MAX_NAME,
+        "x" * (wire.MAX_NAME + 1),
+        "x" * (wire.MAX_TITLE + 1),
+        "x" * wire.MAX_OPTION_VALUE,
+        "x" * (wire.MAX_OPTION_VALUE + 1),
+        "x" * (wire.MAX_DESCRIPTION + 1),
+        "x" * (wire.MAX_MESSAGE + 1),
     ]
 )
 strings = st.text(max_size=12) | edge_strings
@@ -742,7 +736,9 @@ option_entry = mostly(
 )
 option_lists = mostly(
     st.lists(option_entry, max_size=4)
-    | st.lists(st.text(max_size=3), min_size=MAX_OPTIONS, max_size=MAX_OPTIONS + 4, unique=True),
+    | st.lists(
+        st.text(max_size=3), min_size=wire.MAX_OPTIONS, max_size=wire.MAX_OPTIONS + 4, unique=True
+    ),
     junk,
 )
 option_keys = {"enum": option_lists, "oneOf": option_lists, "anyOf": option_lists}
@@ -807,7 +803,7 @@ def claude_params(draw: st.DrawFn) -> dict[str, Any]:
         st.lists(
             st.tuples(st.booleans(), st.lists(option, min_size=1, max_size=3), strings),
             min_size=1,
-            max_size=MAX_FIELDS // 2 + 1,
+            max_size=wire.MAX_FIELDS // 2 + 1,
         )
     )
     properties: dict[str, Any] = {}
@@ -860,7 +856,7 @@ def check_view(view: ElicitationView) -> None:
         options = field.get("options")
         assert (options is not None) == (field["type"] in ("enum", "multi"))
         if options is not None:
-            assert 0 < len(options) <= MAX_OPTIONS
+            assert 0 < len(options) <= wire.MAX_OPTIONS
             assert len({o["value"] for o in options}) == len(options)
         if "custom" in field:
             assert by_name[field["custom"]]["customOf"] == field["name"]
@@ -923,7 +919,7 @@ def answers(draw: st.DrawFn) -> tuple[list[dict[str, Any]], Any, Any]:
     near_misses = (
         junk
         | st.sampled_from(
-            [0, -1, 2.0, 2.5, True, False, math.inf, 10**5000, "x" * (MAX_VALUE_TEXT + 1)]
+            [0, -1, 2.0, 2.5, True, False, math.inf, 10**5000, "x" * (wire.MAX_VALUE_TEXT + 1)]
         )
         | st.lists(strings, max_size=3)
     )

@@ -612,13 +612,6 @@ async def stream(turn: Turn, match: re.Match[str]) -> None:
     turn.session.record.add(update)
 
 
-@behaviour(rf"longline{COUNT}")
-async def longline(turn: Turn, match: re.Match[str]) -> None:
-    count = int(match.group(1) or 1000)
-    # One unbroken line (no space, no newline): the worst case for wrapping and layout.
-    await turn.chunks(f"{i % 10}abcdefgh" for i in range(count))
-
-
 @behaviour(rf"history{COUNT}")
 async def history(turn: Turn, match: re.Match[str]) -> None:
     """About N events that stay separate in the history: in groups of 25, a tool call with

@@ -1,5 +1,6 @@
 """The demo agent plus behaviours that only tests use: ``crash`` (exits with code 3 mid
-turn), ``garbage`` (writes lines that are not JSON-RPC) and ``error`` (the turn fails)."""
+turn), ``garbage`` (writes lines that are not JSON-RPC), ``error`` (the turn fails) and
+``longline N`` (one unbroken line, for the layout tests and benchmarks)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 
 from acp_notebook.agent.jsonrpc import RpcError
 from acp_notebook.demo import agent as demo_agent
-from acp_notebook.demo.agent import Turn, behaviour
+from acp_notebook.demo.agent import COUNT, Turn, behaviour
 
 
 @behaviour()
@@ -29,6 +30,13 @@ async def error(turn: Turn, _match: re.Match[str]) -> None:
     message = "API Error: 400 demo failure"
     await turn.chunks([message])
     raise RpcError(-32603, message)
+
+
+@behaviour(rf"longline{COUNT}")
+async def longline(turn: Turn, match: re.Match[str]) -> None:
+    count = int(match.group(1) or 1000)
+    # One unbroken line (no space, no newline): the worst case for wrapping and layout.
+    await turn.chunks(f"{i % 10}abcdefgh" for i in range(count))
 
 
 if __name__ == "__main__":
