@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from acp_notebook.notebook_tools import bounded
-from acp_notebook.notebook_tools.cells import MAX_IMAGES, history_cells, notebook_cells
+from acp_notebook.notebook_tools.cells import (
+    MAX_IMAGES,
+    history_cells,
+    notebook_cells,
+    revision,
+)
 from acp_notebook.server.kernel_queries import KernelQueries, KernelUnavailable
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -61,7 +66,9 @@ def notebook(cells: int, images_per_cell: int = 0) -> dict[str, Any]:
 def test_cells_are_paged_and_images_capped() -> None:
     parts = notebook_cells(notebook(100, images_per_cell=3), start=10, count=5)
     text = "\n".join(p["text"] for p in parts if p["type"] == "text")
-    assert "100 cells; showing 10..14" in text and "--- cell 10 (code) [10]\nx = 10\nx" in text
+    rev = revision("code", "x = 10\nx")
+    assert "100 cells; showing 10..14" in text
+    assert f"--- cell 10 (code) [10] (no id) rev={rev}\nx = 10\nx" in text
     assert "--- cell 15" not in text and "read_cells(start=15)" in text
     assert "red" in text and "\x1b" not in text
     assert sum(p["type"] == "image" for p in parts) == MAX_IMAGES
@@ -73,7 +80,35 @@ def test_cells_are_paged_and_images_capped() -> None:
 def test_history_cells_without_a_notebook() -> None:
     parts = history_cells(["", "a = 1", "a + 1"], {2: 2}, start=0, count=10)
     text = parts[0]["text"]  # type: ignore[typeddict-item]
-    assert "No notebook is known" in text and "--- In[2]\na + 1\n[Out[2]]\n2" in text
+    rev = revision("code", "a + 1")
+    assert "No notebook is known" in text and f"--- In[2] rev={rev}\na + 1\n[Out[2]]\n2" in text
+    assert "no cell ids" in text
+
+
+def test_a_revision_follows_the_cells_type_and_whole_source() -> None:
+    rev = revision("code", "x = 1")
+    assert len(rev) == 12 and int(rev, 16) >= 0
+    assert revision("code", "x = 1") == rev
+    assert revision("code", "x = 2") != rev and revision("markdown", "x = 1") != rev
+    # The source is clipped for reading, never for the revision.
+    long = "y" * 10_000
+    assert revision("code", long) != revision("code", long[:-1] + "z")
+    assert revision("code", "\ud800") != rev  # a lone surrogate (valid JSON) does not raise
+
+
+def test_cells_show_their_ids_and_revisions() -> None:
+    cells = [
+        {"cell_type": "markdown", "id": "intro-1", "source": ["# Title\n", "text"]},
+        {"cell_type": "code", "id": "bad id!", "source": "x", "outputs": []},
+        {"cell_type": "code", "source": "y", "execution_count": None, "outputs": []},
+    ]
+    text = "\n".join(p["text"] for p in notebook_cells({"cells": cells}) if p["type"] == "text")
+    title = revision("markdown", "# Title\ntext")
+    assert f"--- cell 0 (markdown) id=intro-1 rev={title}\n# Title\ntext" in text
+    # An id nbformat does not allow is no id to address the cell by: its index is.
+    assert f"--- cell 1 (code) [None] (no id) rev={revision('code', 'x')}\nx" in text
+    assert f"--- cell 2 (code) [None] (no id) rev={revision('code', 'y')}\ny" in text
+    assert "bad id" not in text
 
 
 async def test_a_kernel_answers_only_its_own_queries() -> None:

@@ -1,5 +1,6 @@
 """The ``notebook`` MCP server: the agent sees the kernel's variables, the notebook's
-cells and last error, and runs code in the kernel (DESIGN.md, "Notebook tools").
+cells (with ids and revisions) and last error, runs code in the kernel, and tells the
+kernel's state, interrupts or restarts it (DESIGN.md, "Notebook tools").
 
 ``variables`` is the one variable reader (the composer's ``@`` mentions, ``mentions``,
 use it too, as does ``attachments``, which turns Python objects into prompt blocks);

@@ -2,12 +2,15 @@
 
 ``notebook_cells`` turns a notebook (as the contents manager returns it) into text
 and image parts, paged and bounded; ``history_cells`` does the same from a kernel's
-own input/output history when no notebook is known (local mode).
+own input/output history when no notebook is known (local mode). Each cell shows its
+nbformat 4.5 ``id`` and its ``revision``, which the edit tools check before they write.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
@@ -23,6 +26,7 @@ MAX_TEXT = 40_000  # all text parts of one answer
 MAX_IMAGES = 4
 MAX_IMAGE_BYTES = 512 * 1024  # base64 characters of one image
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # nbformat 4.5's cell id
 
 
 class TextPart(TypedDict):
@@ -46,6 +50,19 @@ def _joined(value: Any) -> str:
     if isinstance(value, list):
         return "".join(v for v in value if isinstance(v, str))
     return ""
+
+
+def revision(cell_type: str, source: str) -> str:
+    """A short hash of what a cell holds (its type and whole source): equal revisions,
+    equal cells, so an edit can tell whether the cell changed since it was read."""
+    digest = hashlib.sha256(f"{cell_type}\n{source}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:12]
+
+
+def cell_id(cell: Mapping[str, Any]) -> str | None:
+    """The cell's nbformat id; None for a notebook older than 4.5 (or a malformed id)."""
+    value = cell.get("id")
+    return value if isinstance(value, str) and CELL_ID.fullmatch(value) else None
 
 
 class Parts:
@@ -122,8 +139,13 @@ def notebook_cells(
         cell = cells[index] if isinstance(cells[index], Mapping) else {}
         kind = cell.get("cell_type", "?")
         count_label = f" [{cell.get('execution_count')}]" if kind == "code" else ""
-        source = clip(_joined(cell.get("source")), MAX_SOURCE)
-        parts.text(f"--- cell {index} ({kind}){count_label}\n{source}")
+        identity = cell_id(cell)
+        label = f"id={identity}" if identity else "(no id)"
+        source = _joined(cell.get("source"))
+        rev = revision(str(kind), source)
+        parts.text(
+            f"--- cell {index} ({kind}){count_label} {label} rev={rev}\n{clip(source, MAX_SOURCE)}"
+        )
         for output in cell.get("outputs") or []:
             if isinstance(output, Mapping):
                 add_output(parts, output)
@@ -145,9 +167,11 @@ def history_cells(
     parts.text(
         f"No notebook is known for this kernel: its input history ({total} executions)"
         + (f"; showing In[{first + 1}]..In[{end}]" if end > first else "")
+        + ". Executions have no cell ids."
     )
     for number in range(first + 1, end + 1):
-        parts.text(f"--- In[{number}]\n{clip(inputs[number], MAX_SOURCE)}")
+        rev = revision("code", inputs[number])
+        parts.text(f"--- In[{number}] rev={rev}\n{clip(inputs[number], MAX_SOURCE)}")
         if number in outputs:
             shown = bounded.call(functools.partial(repr, outputs[number]), 0.5)
             parts.text(f"[Out[{number}]]\n{str(shown)[:MAX_OUTPUT]}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
+from ..wire.clip import clip
 from .cells import Part, Parts, add_output
 
 log = logging.getLogger(__name__)
@@ -64,32 +65,56 @@ class Runner:
         self._interrupt = interrupt
         self._client: AsyncKernelClient | None = None
         self._lock = asyncio.Lock()
+        self._current: _Run | None = None
+        self._reconnect = False
+
+    def running(self) -> str | None:
+        """What the run in progress does (running, or queued behind a cell), else None."""
+        run = self._current
+        if run is None or run.finished or run.lost:
+            return None
+        lines = run.code.strip().splitlines()
+        doing = "is running" if run.started else "waits for the kernel"
+        return f"an agent's run_code {doing}: {clip(lines[0] if lines else '', 200)}"
+
+    def restarted(self) -> None:
+        """The kernel was restarted: the run in progress ends without its reply (and
+        without an interrupt, which would hit the new kernel), the next run reconnects."""
+        if self._current is not None:
+            self._current.lost = True
+        self._reconnect = True
 
     async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
         run: _Run | None = None
         await self._lock.acquire()
         try:
+            if self._reconnect and self._client is not None:
+                self._client.stop_channels()
+                self._client = None
+            self._reconnect = False
             if self._client is None:
                 client = await self._connect()
                 client.start_channels()
                 await wait_subscribed(client)
                 self._client = client
-            run = _Run(self._client, code)
+            run = self._current = _Run(self._client, code)
             return await run.collect(timeout, progress, self._interrupt)
         finally:
-            if run is not None and not run.finished:
+            if run is not None and not run.finished and not run.lost:
                 # Cancelled (the turn was), or still running after the interrupt: stop it
                 # and let its outputs drain in the background, holding the lock, so the
                 # next run starts clean.
                 asyncio.get_running_loop().create_task(self._abandon(run))
             else:
+                self._current = None
                 self._lock.release()
 
     async def _abandon(self, run: _Run) -> None:
         try:
             await run.abandon(self._interrupt)
         finally:
+            self._current = None
             self._lock.release()
 
     def close(self) -> None:
@@ -101,11 +126,13 @@ class Runner:
 class _Run:
     def __init__(self, client: AsyncKernelClient, code: str) -> None:
         self.client = client
+        self.code = code
         self.msg_id: str = client.execute(
             code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False
         )
         self.started = False
         self.finished = False  # only ever set once started (see _take)
+        self.lost = False  # the kernel restarted under it: no reply will come
         self.outputs: list[dict[str, Any]] = []
         self._streams: dict[str, dict[str, Any]] = {}
 
@@ -134,7 +161,7 @@ class _Run:
 
     async def _pump(self, until: float) -> None:
         """Take iopub messages until this request is done or ``until``."""
-        while not self.finished and (left := until - time.monotonic()) > 0:
+        while not (self.finished or self.lost) and (left := until - time.monotonic()) > 0:
             try:
                 msg = await self.client.get_iopub_msg(timeout=min(left, 0.5))
             except Exception:  # queue.Empty
@@ -145,9 +172,9 @@ class _Run:
         begun = time.monotonic()
         parts = Parts()
         # Queued behind a running cell: say so, and do not count it against the timeout.
-        while not self.started:
+        while not self.started and not self.lost:
             await self._pump(time.monotonic() + PROGRESS_EVERY)
-            if not self.started:
+            if not self.started and not self.lost:
                 waited = time.monotonic() - begun
                 await progress(f"waiting for the kernel: another cell is running ({waited:.0f} s)")
                 if waited > MAX_TIMEOUT:
@@ -157,7 +184,7 @@ class _Run:
             parts.text(f"[waited {time.monotonic() - begun:.0f} s for the kernel]")
         await progress("running")
         await self._pump(time.monotonic() + timeout)
-        timed_out = not self.finished
+        timed_out = not self.finished and not self.lost
         if timed_out:
             await interrupt()
             await self._pump(time.monotonic() + SETTLE)
@@ -168,6 +195,8 @@ class _Run:
             add_output(parts, output)
         if timed_out:
             parts.text(f"[interrupted: it ran longer than the timeout of {timeout:g} s]")
+        if self.lost:
+            parts.text("[the kernel was restarted while this ran]")
         if not parts.parts:
             parts.text("(no output)")
         return parts.parts
@@ -180,9 +209,9 @@ class _Run:
         """Wait for this request to start, interrupt it, let it end."""
         try:
             give_up = time.monotonic() + 2 * MAX_TIMEOUT
-            while not self.started and time.monotonic() < give_up:
+            while not (self.started or self.lost) and time.monotonic() < give_up:
                 await self._pump(time.monotonic() + 1.0)
-            if not self.finished:
+            if not (self.finished or self.lost):
                 await interrupt()
                 await self._pump(time.monotonic() + SETTLE)
             await self._read_reply()

@@ -4,6 +4,7 @@ Variables and the last error are read on a worker thread; the cells are the
 kernel's own input/output history (no notebook is known here); ``run_code`` goes to
 this very kernel's shell channel through a client made from its connection file,
 and an interrupt is a SIGINT to this process, as the kernel manager would send.
+The agent may not interrupt or restart the kernel here: the chat lives in it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from .cells import Part, history_cells
 from .execute import Progress, Runner
 from .kernel_side import answer
 from .variables import ipython_shell
+
+LOCAL = (
+    "This chat runs inside the kernel itself (local mode: no Jupyter server with "
+    "acp_notebook started the kernel)"
+)
 
 
 async def _connect() -> AsyncKernelClient:
@@ -60,3 +66,16 @@ class LocalBackend:
         if app is None or not app.IPKernelApp.initialized():
             return [{"type": "text", "text": "Not run: this Python is not a Jupyter kernel."}]
         return await self._runner.run(code, timeout, progress)
+
+    async def kernel_state(self) -> str:
+        doing = self._runner.running() or "no run_code of an agent is running"
+        return (
+            f"{LOCAL}, so the kernel is alive; whether a cell of the notebook is running is "
+            f"not known here; {doing}."
+        )
+
+    async def interrupt_kernel(self) -> str:
+        return f"Not done: {LOCAL}; ask the user to interrupt it from the notebook."
+
+    async def restart_kernel(self) -> str:
+        return f"Not done: {LOCAL}, and a restart would end this chat; ask the user to restart it."

@@ -59,6 +59,9 @@ class Backend(Protocol):
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str: ...
     async def read_cells(self, start: int, count: int) -> list[Part]: ...
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]: ...
+    async def kernel_state(self) -> str: ...
+    async def interrupt_kernel(self) -> str: ...
+    async def restart_kernel(self) -> str: ...
 
 
 @dataclass
@@ -149,7 +152,8 @@ class ToolHost:
                 SERVER_NAME,
                 instructions=(
                     "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
-                    "the notebook's cells, the last error, and running code in the kernel."
+                    "the notebook's cells, the last error, running code in the kernel, and the "
+                    "kernel's state (interrupt, restart)."
                 ),
                 log_level="WARNING",
             )
@@ -174,8 +178,9 @@ class ToolHost:
         async def read_cells(
             ctx: Context[Any, Any], start: int = 0, count: int = DEFAULT_COUNT
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
-            """Read the notebook's cells (source, execution count, outputs, images), from
-            index ``start`` (negative counts from the end), at most ``count`` (<= 50)."""
+            """Read the notebook's cells (id, revision, source, execution count, outputs,
+            images), from index ``start`` (negative counts from the end), at most ``count``
+            (<= 50). A cell's revision changes whenever its type or source does."""
             backend, _ = self._of(ctx)
             return _content(await backend.read_cells(start, count))
 
@@ -220,6 +225,24 @@ class ToolHost:
             finally:
                 endpoint.runs.discard(work)
                 work.cancel()
+
+        @server.tool()
+        async def kernel_state(ctx: Context[Any, Any]) -> str:
+            """The user's kernel's state (idle, busy, starting, dead) and what it runs, if known."""
+            backend, _ = self._of(ctx)
+            return await backend.kernel_state()
+
+        @server.tool()
+        async def interrupt_kernel(ctx: Context[Any, Any]) -> str:
+            """Interrupt the user's kernel, like the notebook's stop button (the cell ends)."""
+            backend, _ = self._of(ctx)
+            return await backend.interrupt_kernel()
+
+        @server.tool()
+        async def restart_kernel(ctx: Context[Any, Any]) -> str:
+            """Restart the user's kernel, like the restart button: all its variables are lost."""
+            backend, _ = self._of(ctx)
+            return await backend.restart_kernel()
 
         return server
 

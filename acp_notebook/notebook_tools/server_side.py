@@ -5,11 +5,17 @@ socket to the extension (``KernelQuery``), answered from the kernel's loop threa
 while a cell runs. The cells come from the notebook of the kernel's session
 (session -> path -> contents manager). ``run_code`` is a client of the kernel's
 channels from the kernel manager, interrupted through the kernel manager.
+``kernel_state``, ``interrupt_kernel`` and ``restart_kernel`` go through the kernel
+manager too, as JupyterLab's toolbar does; the chats live in the server and outlive a
+restart, as they do the user's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -22,6 +28,8 @@ from .mcp_endpoint import Endpoint, ToolHost, ToolsFactory
 
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
+SETTLE = 10.0  # seconds an interrupted or restarted kernel has to become idle
+GONE = "dead: the kernel is gone (shut down)"
 
 
 class ServerBackend:
@@ -31,6 +39,7 @@ class ServerBackend:
         self, kernel_id: str, kernel_manager: Any, session_manager: Any, query: KernelQuery
     ) -> None:
         self.kernel_id = kernel_id
+        self._kernels = kernel_manager
         self._sessions = session_manager
         self._query = query
 
@@ -68,6 +77,64 @@ class ServerBackend:
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         return await self._runner.run(code, timeout, progress)
+
+    async def _state(self) -> str | None:
+        """The kernel's execution state as the kernel manager tracks it; None when gone."""
+        if self.kernel_id not in self._kernels:
+            return None
+        kernel = self._kernels.get_kernel(self.kernel_id)
+        if not await ensure_async(kernel.is_alive()):
+            return "dead"
+        return str(kernel.execution_state or "unknown")
+
+    async def _settled(self) -> str | None:
+        """The state once the kernel is idle again, or after ``SETTLE`` seconds."""
+        deadline = time.monotonic() + SETTLE
+        state = await self._state()
+        while state not in (None, "idle", "dead") and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            state = await self._state()
+        return state
+
+    async def kernel_state(self) -> str:
+        state = await self._state()
+        if state is None:
+            return GONE
+        doing = self._runner.running()
+        if doing is None and state == "busy":
+            doing = "a cell is running (sent by the notebook or another client)"
+        elif doing is None and state == "idle":
+            doing = "nothing is running"
+        return f"{state}: {doing}" if doing else state
+
+    async def interrupt_kernel(self) -> str:
+        before = await self._state()
+        if before is None:
+            return GONE
+        await ensure_async(self._kernels.interrupt_kernel(self.kernel_id))
+        after = await self._settled()
+        return f"Interrupted the kernel (it was {before}); it is now {after or 'gone'}."
+
+    async def restart_kernel(self) -> str:
+        if await self._state() is None:
+            return GONE
+        # As the server does when a restart moves the kernel's ports: the new kernel's
+        # first status then counts, else the old kernel's last state (busy) would stay.
+        self._kernels.get_kernel(self.kernel_id).execution_state = "starting"
+        try:
+            # The server's restart returns a future of the new kernel's first answer.
+            started = await ensure_async(self._kernels.restart_kernel(self.kernel_id))
+            if inspect.isawaitable(started):
+                await started
+        except Exception as exc:  # the server's own: a timeout, a kernel that died
+            return f"The restart failed: {str(exc) or type(exc).__name__}"
+        finally:
+            self._runner.restarted()
+        after = await self._settled()
+        return (
+            f"Restarted the kernel: its variables and imports are gone; it is now "
+            f"{after or 'gone'}. The chat goes on."
+        )
 
     def close(self) -> None:
         self._runner.close()

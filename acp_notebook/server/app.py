@@ -92,7 +92,8 @@ class AcpNotebookApp(ExtensionApp):
     notebook_tools = Bool(
         True,
         help="Whether every chat gets the `notebook` MCP server: the kernel's variables, "
-        "the notebook's cells and last error, and running code in the kernel.",
+        "the notebook's cells and last error, running code in the kernel, and its state, "
+        "interrupt and restart.",
     ).tag(config=True)
     reconcile_interval = Float(
         10.0, help="Seconds between checks for kernels that are gone without a shutdown event."

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
+from acp_notebook.notebook_tools.cells import revision
 from tests.support.frontend import Cells, local_kernel
 from tests.support.kernel_chat import kernel_turn
 from tests.support.mock_anthropic import MockAnthropic, text, tool_use
@@ -87,9 +88,8 @@ def result_images(mock: MockAnthropic, tool: str) -> list[dict[str, Any]]:
 async def test_the_model_reads_the_notebook_and_runs_code(
     kernel: Cells, mock_api: MockAnthropic
 ) -> None:
-    failed = kernel.execute(
-        "revenue_by_region = sales.set_index('region')['revenue']\nsales['profit']"
-    )
+    failing = "revenue_by_region = sales.set_index('region')['revenue']\nsales['profit']"
+    failed = kernel.execute(failing)
     await kernel.finished(failed)
     mock_api.on_user("Look at my notebook", tool_use(TOOLS[0], {}))
     mock_api.on_tool_result(TOOLS[0], tool_use(TOOLS[1], {"name": "sales"}))
@@ -111,7 +111,8 @@ async def test_the_model_reads_the_notebook_and_runs_code(
     error = result_text(mock_api, TOOLS[2])
     assert "KeyError: 'profit'" in error and "sales['profit']" in error
     cells = result_text(mock_api, TOOLS[3])  # no notebook in local mode: the kernel's history
-    assert "--- In[2]\nrevenue_by_region = sales.set_index('region')['revenue']" in cells
+    assert f"--- In[2] rev={revision('code', failing)}\n{failing}" in cells
+    assert "no cell ids" in cells
     assert "total 361.75" in result_text(mock_api, RUN, 0)
     [image] = result_images(mock_api, RUN)
     assert base64.b64decode(image["source"]["data"]).startswith(b"\x89PNG")

@@ -15,6 +15,7 @@ from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from mcp import Client, StdioServerParameters
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER, notebook_entry
+from acp_notebook.notebook_tools.cells import revision
 from tests.support.frontend import Cells, local_kernel
 from tests.support.kernel_chat import kernel_turn
 from tests.support.mcp_client import call_tool, images_of, post, text_of
@@ -109,6 +110,10 @@ async def test_last_error_and_run_code(kernel: Kernel) -> None:
 
     cells = await kernel.tool("read_cells", start=0, count=50)
     assert "f()" in cells
+    # Executions of the kernel's history have no cell ids; their revisions are given.
+    assert "no cell ids" in cells and " id=" not in cells
+    failing = "def f():\n    raise ValueError('the answer is not 41')\nf()"
+    assert f"] rev={revision('code', failing)}\n{failing}" in cells
 
 
 async def test_run_code_waits_for_a_running_cell_with_progress(kernel: Kernel) -> None:
@@ -171,6 +176,18 @@ async def test_hostile_values_stay_bounded(kernel: Kernel) -> None:
     assert "1073741824" in big and len(big) <= 20_000
 
 
+async def test_the_kernel_hosting_the_chat_is_not_interrupted_or_restarted(kernel: Kernel) -> None:
+    await kernel.cells.run("kept = 'still here'")
+    state = await kernel.tool("kernel_state")
+    assert state.startswith("This chat runs inside the kernel itself (local mode")
+    assert state.endswith("no run_code of an agent is running.")
+    for tool in ("interrupt_kernel", "restart_kernel"):
+        said = await kernel.tool(tool)
+        assert said.startswith("Not done: This chat runs inside the kernel itself"), said
+    assert "still here" in await kernel.tool("run_code", code="kept")
+    assert await kernel.cells.run("print(kept)") == "still here\n"
+
+
 async def test_the_endpoint_refuses_wrong_secrets_and_bad_bodies(kernel: Kernel) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
     assert await post(kernel.url, {}, body) == 401
@@ -212,6 +229,9 @@ async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
             "read_cells",
             "last_error",
             "run_code",
+            "kernel_state",
+            "interrupt_kernel",
+            "restart_kernel",
         }
         listing = text_of(await client.call_tool("list_variables", {}))
     assert "through_the_proxy: list, len 3" in listing

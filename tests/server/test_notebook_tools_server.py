@@ -12,8 +12,10 @@ import nbformat
 import pytest
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER
+from acp_notebook.notebook_tools.cells import revision
 from acp_notebook.server.app import AcpNotebookApp
 from tests.support.mcp_client import call_tool, images_of, post, text_of
+from tests.support.processes import exists
 from tests.support.server_peers import OPEN_CHAT
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -70,7 +72,9 @@ async def test_cells_and_run_code_from_the_server(
     read = await call_tool(endpoint.url, endpoint.secret, "read_cells", {"start": 0, "count": 10})
     text = text_of(read)
     assert "analysis.ipynb" in text and "# Sales analysis" in text
-    assert "--- cell 1 (code) [3]\ndf.describe()" in text
+    saved = json.loads((await jp_fetch("api", "contents", "analysis.ipynb")).body)["content"]
+    code_id, code_rev = saved["cells"][1]["id"], revision("code", "df.describe()")
+    assert f"--- cell 1 (code) [3] id={code_id} rev={code_rev}\ndf.describe()" in text
     assert "[error] KeyError: 'price'" in text and "\x1b[" not in text
     assert [i.mime_type for i in images_of(read)] == ["image/png"]
 
@@ -166,3 +170,123 @@ async def test_cancelling_the_turn_interrupts_run_code(
     after = text_of(await call_tool(endpoint.url, endpoint.secret, "run_code", {"code": "6 * 7"}))
     assert "42" in after
     assert asyncio.get_running_loop().time() - started < 30
+
+
+async def tool(endpoint: Any, name: str, **arguments: object) -> str:
+    return text_of(await call_tool(endpoint.url, endpoint.secret, name, dict(arguments)))
+
+
+async def printed(kernel: Any, msg_id: str, text: str, timeout: float = 30) -> None:
+    """Wait until the cell ``msg_id`` printed ``text`` (so it runs)."""
+    async with asyncio.timeout(timeout):
+        while text not in kernel.stdout.get(msg_id, ""):
+            await asyncio.sleep(0.05)
+
+
+async def state_becomes(endpoint: Any, expected: str, timeout: float = 30) -> None:
+    """Wait until kernel_state says ``expected`` (the server sees the kernel's status
+    messages on a socket of its own, a moment after the test's client does)."""
+    async with asyncio.timeout(timeout):
+        while await tool(endpoint, "kernel_state") != expected:
+            await asyncio.sleep(0.1)
+
+
+async def agent_sleeps(endpoint: Any, deaf: bool = False) -> asyncio.Task[str]:
+    """A run_code of the chat that sleeps a minute, once kernel_state says it runs;
+    ``deaf``: it ignores interrupts (so only the end of its kernel ends it)."""
+    first = "import signal, time" if deaf else "import time"
+    ignore = "signal.signal(signal.SIGINT, signal.SIG_IGN)\n" if deaf else ""
+    code = f"{first}\n{ignore}print('agent sleeps', flush=True)\ntime.sleep(60)"
+    run = asyncio.create_task(tool(endpoint, "run_code", code=code, timeout=120))
+    await state_becomes(endpoint, f"busy: an agent's run_code is running: {first}")
+    return run
+
+
+async def test_cell_ids_stay_and_revisions_follow_the_saved_source(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "revs.ipynb", "Revisions")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    saved = json.loads((await jp_fetch("api", "contents", "revs.ipynb")).body)["content"]
+    ids = [cell["id"] for cell in saved["cells"]]
+    assert all(ids) and len(set(ids)) == 2
+    first = await tool(endpoint, "read_cells")
+    title_rev, code_rev = revision("markdown", "# Revisions"), revision("code", "df.describe()")
+    assert f"--- cell 0 (markdown) id={ids[0]} rev={title_rev}\n# Revisions" in first
+    assert f"--- cell 1 (code) [3] id={ids[1]} rev={code_rev}\n" in first
+    assert first == await tool(endpoint, "read_cells")  # the same notebook, the same revisions
+
+    # The user edits the code cell and saves: its id stays, its revision moves.
+    saved["cells"][1]["source"] = "df.describe(include='all')"
+    body = {"type": "notebook", "format": "json", "content": saved}
+    await jp_fetch("api", "contents", "revs.ipynb", method="PUT", body=json.dumps(body))
+    second = await tool(endpoint, "read_cells")
+    new_rev = revision("code", "df.describe(include='all')")
+    assert new_rev != code_rev
+    assert f"--- cell 1 (code) [3] id={ids[1]} rev={new_rev}\ndf.describe(include='all')" in second
+    assert f"--- cell 0 (markdown) id={ids[0]} rev={title_rev}\n" in second
+
+
+async def test_kernel_state_and_interrupt_kernel(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "state.ipynb", "State")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    await state_becomes(endpoint, "idle: nothing is running", 5)
+
+    kernel = await cells(kernel_id)
+    sleeping = kernel.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(60)")
+    await printed(kernel, sleeping, "sleeping")
+    await state_becomes(
+        endpoint, "busy: a cell is running (sent by the notebook or another client)", 5
+    )
+    started = asyncio.get_running_loop().time()
+    said = await tool(endpoint, "interrupt_kernel")
+    assert said == "Interrupted the kernel (it was busy); it is now idle.", said
+    await kernel.finished(sleeping, timeout=10)
+    assert asyncio.get_running_loop().time() - started < 15
+    assert "KeyboardInterrupt" in kernel.errors[sleeping]
+    assert await tool(endpoint, "kernel_state") == "idle: nothing is running"
+
+    # A run_code of the chat counts as what runs, and an interrupt stops it too.
+    run = await agent_sleeps(endpoint)
+    assert (await tool(endpoint, "interrupt_kernel")).endswith("it is now idle.")
+    ran = await asyncio.wait_for(run, 15)
+    assert "agent sleeps" in ran and "KeyboardInterrupt" in ran
+    assert await tool(endpoint, "kernel_state") == "idle: nothing is running"
+
+
+async def test_restart_kernel_clears_the_namespace_and_the_chat_goes_on(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any], browser: Any
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "restart.ipynb", "Restart")
+    chat_id, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    hub = extension.hubs.get(kernel_id)
+    assert hub is not None
+    agent = hub.chats[chat_id].session.conn.pid
+    kernel = await cells(kernel_id)
+    await kernel.run("before_restart = 41")
+    assert "42" in await tool(endpoint, "run_code", code="before_restart + 1")
+    old_pid = extension._server.kernel_manager.get_kernel(kernel_id).provisioner.process.pid
+    # A run_code in progress ends with the restart, never waiting out its timeout, even
+    # one the restart's interrupt does not stop (the old kernel is killed under it).
+    run = await agent_sleeps(endpoint, deaf=True)
+
+    said = await tool(endpoint, "restart_kernel")
+    assert said.startswith("Restarted the kernel") and "it is now idle" in said, said
+    ran = await asyncio.wait_for(run, 15)
+    assert "agent sleeps" in ran and "[the kernel was restarted while this ran]" in ran
+    assert "KeyboardInterrupt" not in ran
+    new_pid = extension._server.kernel_manager.get_kernel(kernel_id).provisioner.process.pid
+    assert new_pid != old_pid
+    assert "NameError" in await tool(endpoint, "run_code", code="before_restart")
+    assert await tool(endpoint, "kernel_state") == "idle: nothing is running"
+
+    # The chat lives in the server: same hub, same agent, and it answers a prompt.
+    assert extension.hubs.get(kernel_id) is hub and hub.chats[chat_id].session.conn.pid == agent
+    assert agent is not None and exists(agent)
+    tab = await browser(kernel_id, chat_id)
+    prompt = {"type": "chat:prompt", "chatId": chat_id, "text": "after the restart"}
+    turn = (await tab.request(prompt))["turn"]
+    await tab.event(chat_id, "turn_ended", turn=turn)
+    assert "You said: after the restart" in tab.text(chat_id)
