@@ -129,12 +129,18 @@ class ServerBackend:
         except Exception as exc:  # the server's own: a timeout, a kernel that died
             return f"The restart failed: {str(exc) or type(exc).__name__}"
         finally:
-            self._runner.restarted()
+            # Not announced as the toolbar's restart is (a kernel_actions event): say it.
+            self.restarted()
         after = await self._settled()
         return (
             f"Restarted the kernel: its variables and imports are gone; it is now "
             f"{after or 'gone'}. The chat goes on."
         )
+
+    def restarted(self) -> None:
+        """The kernel restarted (this tool, the toolbar, the REST API): a run_code in
+        progress ends now, the next one reconnects."""
+        self._runner.restarted()
 
     def close(self) -> None:
         self._runner.close()
@@ -168,6 +174,11 @@ class ServerTools:
             return await self.host.add(backend)
 
         return add
+
+    def restarted(self, kernel_id: str) -> None:
+        backend = self._backends.get(kernel_id)
+        if backend is not None:
+            backend.restarted()
 
     def drop(self, kernel_id: str) -> None:
         backend = self._backends.pop(kernel_id, None)

@@ -194,13 +194,14 @@ class AcpNotebookApp(ExtensionApp):
     async def _on_kernel_action(
         self, logger: EventLogger, schema_id: str, data: dict[str, Any]
     ) -> None:
-        # A restart keeps the chats; only a shutdown ends them.
-        if (
-            data.get("action") == "shutdown"
-            and data.get("status") == "success"
-            and data.get("kernel_id")
-        ):
-            await self.hubs.drop(data["kernel_id"], "shut down")
+        # A restart keeps the chats (only their runs of code end); a shutdown ends them.
+        kernel_id, action = data.get("kernel_id"), data.get("action")
+        if not kernel_id or data.get("status") != "success":
+            return
+        if action == "shutdown":
+            await self.hubs.drop(kernel_id, "shut down")
+        elif action == "restart" and self.hubs.tools is not None:
+            self.hubs.tools.restarted(kernel_id)
 
     async def _reconcile(self) -> None:
         await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())

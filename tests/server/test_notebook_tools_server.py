@@ -290,3 +290,16 @@ async def test_restart_kernel_clears_the_namespace_and_the_chat_goes_on(
     turn = (await tab.request(prompt))["turn"]
     await tab.event(chat_id, "turn_ended", turn=turn)
     assert "You said: after the restart" in tab.text(chat_id)
+
+
+async def test_a_restart_from_the_toolbar_ends_a_run_in_progress(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    kernel_id = await open_notebook(jp_fetch, "toolbar.ipynb", "Toolbar")
+    _, _, endpoint = await chat_endpoint(extension, cells, kernel_id)
+    run = await agent_sleeps(endpoint, deaf=True)
+    # JupyterLab's restart button: the REST API, which announces it as a kernel action.
+    await jp_fetch("api", "kernels", kernel_id, "restart", method="POST", body="")
+    ran = await asyncio.wait_for(run, 15)
+    assert "[the kernel was restarted while this ran]" in ran
+    assert "2" in await tool(endpoint, "run_code", code="1 + 1")
