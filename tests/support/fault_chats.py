@@ -29,7 +29,9 @@ def _is_answer(message: dict[str, Any]) -> bool:
 def agent_log(log: Path) -> list[dict[str, Any]]:
     if not log.exists():
         return []
-    return [json.loads(line) for line in log.read_text().splitlines() if line]
+    # The agent may be writing its last line: only lines it has ended count.
+    lines = log.read_text().split("\n")[:-1]
+    return [json.loads(line) for line in lines if line]
 
 
 def received(log: Path) -> list[dict[str, Any]]:
