@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
+from ..wire.contracts import CellEdit
+from ..wire.review import EditReview
+
 
 class NotebookEndpoint(Protocol):
     """A chat's own ``notebook`` MCP server: where the agent reaches it, and the secret
@@ -26,6 +29,13 @@ class NotebookEndpoint(Protocol):
 
     def close(self) -> None:
         """The chat is gone: stop its runs, forget its secret."""
+
+    # Set by the chat session: how this chat's edit tools get their changes reviewed.
+    review: EditReview | None
+
+    async def preview(self, tool_call: Mapping[str, Any]) -> CellEdit | None:
+        """The edit an agent's permission request for one of these tools would make (its
+        diff for the card), or None when the tool call is no notebook edit."""
 
 
 # Serves one more chat's notebook tools: its endpoint.

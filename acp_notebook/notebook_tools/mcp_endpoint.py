@@ -26,6 +26,8 @@ from pydantic import Field
 
 from ..agent.mcp_servers import SECRET_HEADER
 from ..wire import bounded_json
+from ..wire.contracts import CellEdit
+from ..wire.review import EditReview
 from .cells import DEFAULT_COUNT, Part
 from .execute import DEFAULT_TIMEOUT, Progress
 from .waiting import NOT_RUN
@@ -72,6 +74,9 @@ class Endpoint:
     url: str
     secret: str
     runs: set[asyncio.Future[list[Part]]] = field(default_factory=set)
+    # Set by the chat session: how this chat's edits are reviewed (None: not reviewable,
+    # so the edit tools refuse).
+    review: EditReview | None = None
 
     def cancel_runs(self) -> None:
         """The turn was cancelled: stop every run_code of this chat."""
@@ -81,6 +86,10 @@ class Endpoint:
     def close(self) -> None:
         self.cancel_runs()
         self.host.remove(self.secret)
+
+    async def preview(self, tool_call: Mapping[str, Any]) -> CellEdit | None:
+        """The edit an agent's permission request for an edit tool would make."""
+        return None  # the edit tools land with the next commits
 
 
 def _content(parts: list[Part]) -> list[mcp_types.TextContent | mcp_types.ImageContent]:

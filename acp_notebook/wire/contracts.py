@@ -188,11 +188,35 @@ class AgentErrorEvent(_Event):
     message: str
 
 
+# Characters of a cell's source an edit may carry (before and after each).
+MAX_EDIT_SOURCE = 200_000
+
+
+class CellEdit(TypedDict):
+    """One change the agent makes to the notebook, as its review card shows it.
+
+    ``before`` is the cell's source as the agent read it ("" for an insert) and
+    ``after`` what it becomes ("" for a delete; a move keeps it). ``index`` is where the
+    cell is (an insert: where it goes); ``toIndex`` where a move takes it.
+    """
+
+    op: Literal["insert", "edit", "delete", "move"]
+    path: Annotated[str, Field(max_length=MAX_PATH)]
+    cellType: Literal["code", "markdown", "raw"]
+    index: int
+    toIndex: NotRequired[Maybe[int]]
+    cellId: NotRequired[Maybe[Annotated[str, Field(max_length=64)]]]
+    before: Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
+    after: Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
+
+
 class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"]
     requestId: Stamped[str]
     toolCall: Json
     options: list[Json]
+    # A notebook edit this request decides: its card shows the cell's diff.
+    edit: NotRequired[Maybe[CellEdit]]
     # Epoch milliseconds when it is cancelled unless answered.
     deadline: NotRequired[Maybe[float]]
 

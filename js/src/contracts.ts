@@ -33,6 +33,7 @@ export const KERNEL_ANSWER = "kernel:answer";
 export const MAX_ANSWER = 65536;
 export const SESSION_ID_PATTERN = "^[!-~]{1,256}$";
 export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
+export const MAX_EDIT_SOURCE = 200000;
 
 export type ClientRequest =
   | OpenRequest
@@ -164,6 +165,23 @@ export interface CancelRequest {
   id?: number | string | null;
   chatId: string;
   type: "chat:cancel";
+}
+
+/**
+ * One change the agent makes to the notebook, as its review card shows it. ``before`` is the cell's
+ * source as the agent read it ("" for an insert) and ``after`` what it becomes ("" for a delete; a
+ * move keeps it). ``index`` is where the cell is (an insert: where it goes); ``toIndex`` where a
+ * move takes it.
+ */
+export interface CellEdit {
+  op: "insert" | "edit" | "delete" | "move";
+  path: string;
+  cellType: "code" | "markdown" | "raw";
+  index: number;
+  toIndex?: number | null;
+  cellId?: string | null;
+  before: string;
+  after: string;
 }
 
 export interface CloseRequest {
@@ -337,6 +355,7 @@ export interface PermissionRequestEvent {
   requestId: string;
   toolCall: Record<string, unknown>;
   options: Record<string, unknown>[];
+  edit?: CellEdit | null;
   deadline?: number | null;
 }
 
