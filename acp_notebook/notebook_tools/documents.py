@@ -68,4 +68,6 @@ class LiveDocument(Protocol):
 class DocumentSource(Protocol):
     """Finds the live document of a notebook path, or None when this kind has none."""
 
-    async def open(self, path: str) -> LiveDocument | None: ...
+    async def open(self, path: str, agent: str) -> LiveDocument | None:
+        """``agent``: who edits (the agent's display name), as collaborators see it."""
+        ...
