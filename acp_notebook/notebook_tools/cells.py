@@ -43,7 +43,7 @@ class ImagePart(TypedDict):
 Part = TextPart | ImagePart
 
 
-def _joined(value: Any) -> str:
+def joined(value: Any) -> str:
     """nbformat keeps multiline strings as a string or a list of lines."""
     if isinstance(value, str):
         return value
@@ -100,7 +100,7 @@ def add_output(parts: Parts, output: Mapping[str, Any]) -> None:
     kind = output.get("output_type")
     if kind == "stream":
         name = output.get("name", "stdout")
-        parts.text(f"[{name}]\n{clip(strip_ansi(_joined(output.get('text'))), MAX_OUTPUT)}")
+        parts.text(f"[{name}]\n{clip(strip_ansi(joined(output.get('text'))), MAX_OUTPUT)}")
     elif kind == "error":
         tb = strip_ansi("\n".join(t for t in output.get("traceback") or [] if isinstance(t, str)))
         head = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
@@ -112,7 +112,7 @@ def add_output(parts: Parts, output: Mapping[str, Any]) -> None:
         image = next((m for m in IMAGE_TYPES if isinstance(data.get(m), str)), None)
         if image is not None:
             parts.image(image, data[image])
-        text = _joined(data.get("text/plain"))
+        text = joined(data.get("text/plain"))
         if text and (image is None or not text.startswith("<Figure")):
             label = "result" if kind == "execute_result" else "display"
             parts.text(f"[{label}]\n{clip(strip_ansi(text), MAX_OUTPUT)}")
@@ -141,7 +141,7 @@ def notebook_cells(
         count_label = f" [{cell.get('execution_count')}]" if kind == "code" else ""
         identity = cell_id(cell)
         label = f"id={identity}" if identity else "(no id)"
-        source = _joined(cell.get("source"))
+        source = joined(cell.get("source"))
         rev = revision(str(kind), source)
         parts.text(
             f"--- cell {index} ({kind}){count_label} {label} rev={rev}\n{clip(source, MAX_SOURCE)}"
