@@ -250,6 +250,8 @@ class Hub:
         notebook = None
         try:
             notebook = await self.notebook_tools() if tools and self.notebook_tools else None
+            if notebook is not None:
+                notebook.agent = spec.name
             if self._closed:  # while it waited: close() has ended every chat it knew
                 raise RuntimeError(CLOSED)
             session = ChatSession(

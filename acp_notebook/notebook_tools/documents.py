@@ -45,6 +45,8 @@ class LiveDocument(Protocol):
 
     # Where the edits land, for the agent and the person: "the shared document", ...
     where: str
+    # The notebook's path (the server's contents path; local mode: the file's).
+    path: str
 
     async def cells(self) -> list[dict[str, Any]]:
         """The cells as nbformat v4 dicts (``source`` a string; ``id`` always set)."""

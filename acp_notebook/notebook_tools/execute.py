@@ -17,7 +17,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
@@ -33,6 +33,15 @@ MAX_STREAM = 20_000  # characters of stdout / stderr kept
 SETTLE = 5.0  # after an interrupt, how long the outputs may take to end
 Progress = Callable[[str], Awaitable[None]]
 Interrupt = Callable[[], Awaitable[None]]
+Tool = Literal["run_code", "run_cell"]
+
+
+class Ran(NamedTuple):
+    """One run: its answer for the agent, and what a notebook cell keeps of it."""
+
+    parts: list[Part]
+    outputs: list[dict[str, Any]]  # as iopub sent them: output_type and the content
+    execution_count: int | None  # None unless it was stored in the history
 
 
 async def wait_subscribed(client: AsyncKernelClient, seconds: float = 10.0) -> None:
@@ -75,7 +84,7 @@ class Runner:
             return None
         lines = run.code.strip().splitlines()
         doing = "is running" if run.started else "waits for the kernel"
-        return f"an agent's run_code {doing}: {clip(lines[0] if lines else '', 200)}"
+        return f"an agent's {run.tool} {doing}: {clip(lines[0] if lines else '', 200)}"
 
     def restarted(self) -> None:
         """The kernel was restarted: the run in progress ends without its reply (and
@@ -85,6 +94,14 @@ class Runner:
         self._reconnect = True
 
     async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
+        """``run_code``: out of the history, as the agent's own."""
+        return (await self.execute(code, timeout, progress)).parts
+
+    async def execute(
+        self, code: str, timeout: float, progress: Progress, tool: Tool = "run_code"
+    ) -> Ran:
+        """Runs ``code``; ``tool`` "run_cell" stores it in the history as a cell the user
+        ran (the execution count moves), "run_code" does not."""
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
         run: _Run | None = None
         await self._lock.acquire()
@@ -98,8 +115,9 @@ class Runner:
                 client.start_channels()
                 await wait_subscribed(client)
                 self._client = client
-            run = self._current = _Run(self._client, code)
-            return await run.collect(timeout, progress, self._interrupt)
+            run = self._current = _Run(self._client, code, tool)
+            parts = await run.collect(timeout, progress, self._interrupt)
+            return Ran(parts, run.outputs, run.execution_count)
         finally:
             if run is not None and not run.finished and not run.lost:
                 # Cancelled (the turn was), or still running after the interrupt: stop it
@@ -124,12 +142,18 @@ class Runner:
 
 
 class _Run:
-    def __init__(self, client: AsyncKernelClient, code: str) -> None:
+    def __init__(self, client: AsyncKernelClient, code: str, tool: Tool) -> None:
         self.client = client
         self.code = code
+        self.tool = tool
         self.msg_id: str = client.execute(
-            code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False
+            code,
+            silent=False,
+            store_history=tool == "run_cell",
+            allow_stdin=False,
+            stop_on_error=False,
         )
+        self.execution_count: int | None = None
         self.started = False
         self.finished = False  # only ever set once started (see _take)
         self.lost = False  # the kernel restarted under it: no reply will come
@@ -148,6 +172,9 @@ class _Run:
                 self.finished = True
         elif kind == "execute_input":
             self.started = True
+            count = content.get("execution_count")
+            if self.tool == "run_cell" and isinstance(count, int):
+                self.execution_count = count
         elif kind == "stream":
             name = content.get("name", "stdout")
             stream = self._streams.get(name)

@@ -5,6 +5,10 @@ in local mode) on a loopback port of its own, served by uvicorn inside the proce
 asyncio loop. Each chat gets a secret; a request is served only with a known chat's
 secret in ``SECRET_HEADER``, and the tools act for that chat's kernel only (its
 ``Backend``). Request bodies are bounded in size and depth before the SDK parses them.
+
+The edit tools plan their change against the chat's live notebook (``cell_edits``),
+have it reviewed (``Endpoint.review``, set by the chat session) and apply it to that
+document, which checks again that the cell holds what the agent saw.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import mcp_types
 import uvicorn
@@ -26,10 +30,14 @@ from pydantic import Field
 
 from ..agent.mcp_servers import SECRET_HEADER
 from ..wire import bounded_json
+from ..wire.clip import clip
 from ..wire.contracts import CellEdit
 from ..wire.review import EditReview
-from .cells import DEFAULT_COUNT, Part
+from .cell_edits import EDIT_TOOLS, find, plan
+from .cells import DEFAULT_COUNT, MAX_SOURCE, Part, notebook_cells, revision
+from .documents import Applied, EditRefused, LiveDocument
 from .execute import DEFAULT_TIMEOUT, Progress
+from .file_document import CALLER, Sight
 from .waiting import NOT_RUN
 
 SERVER_NAME = "notebook"
@@ -40,7 +48,13 @@ MAX_DEPTH = 16
 # minutes for a busy kernel); more get 503. Each holds up to MAX_BODY: an agent opening
 # connections in a loop held the server's memory without end.
 MAX_CONCURRENT = 256
+NOT_NOTEBOOK_FILES = (
+    "For a Jupyter notebook (.ipynb) use these cell tools, never an edit of the .ipynb file "
+    "itself: they change the notebook the user has open, unsaved work included."
+)
+Timeout = Annotated[float, Field(allow_inf_nan=False)]  # NaN would pass every clamp
 
+log = logging.getLogger(__name__)
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -59,7 +73,14 @@ class Backend(Protocol):
     """
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str: ...
-    async def read_cells(self, start: int, count: int) -> list[Part]: ...
+    async def document(self, agent: str) -> LiveDocument | str:
+        """The notebook as the user sees it, edited in ``agent``'s name; else why none is."""
+        ...
+
+    async def read_cells(self, start: int, count: int) -> list[Part]:
+        """The cells when no document is reachable (local mode: the kernel's history)."""
+        ...
+
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]: ...
     async def kernel_state(self) -> str: ...
     async def interrupt_kernel(self) -> str: ...
@@ -77,6 +98,10 @@ class Endpoint:
     # Set by the chat session: how this chat's edits are reviewed (None: not reviewable,
     # so the edit tools refuse).
     review: EditReview | None = None
+    # Who edits, as collaborators see it: set by the hub to the chat's agent.
+    agent: str = "agent"
+    # What this chat last read or wrote of the notebook files it edits.
+    sight: Sight = field(default_factory=Sight)
 
     def cancel_runs(self) -> None:
         """The turn was cancelled: stop every run_code of this chat."""
@@ -88,8 +113,65 @@ class Endpoint:
         self.host.remove(self.secret)
 
     async def preview(self, tool_call: Mapping[str, Any]) -> CellEdit | None:
-        """The edit an agent's permission request for an edit tool would make."""
-        return None  # the edit tools land with the next commits
+        """The edit an agent's permission request for an edit tool would make, planned
+        against the live document now; None when it is no edit or cannot be made."""
+        name, args = _edit_call(tool_call)
+        chat = self.host.chat_for(self.secret)
+        if name is None or chat is None:
+            return None
+        try:
+            with _calling(self, reading=False):
+                planned = await _planned(chat[0], self.agent, name, args)
+        except Exception:  # EditRefused, or a document gone: the tool itself will say
+            log.debug("acp_notebook: no preview of %s", name, exc_info=True)
+            return None
+        return None if isinstance(planned, str) else planned[1]
+
+
+@contextlib.contextmanager
+def _calling(endpoint: Endpoint, reading: bool) -> Iterator[None]:
+    """Within a tool call of ``endpoint``'s chat (``file_document.CALLER``)."""
+    token = CALLER.set((endpoint.sight, reading))
+    try:
+        yield
+    finally:
+        CALLER.reset(token)
+
+
+def _edit_call(tool_call: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
+    """An ACP tool call's edit tool (claude names it in ``_meta``, others in ``title`` or
+    ``name``: ``mcp__notebook__insert_cell`` or ``insert_cell``) and its arguments."""
+    meta = tool_call.get("_meta")
+    claude = meta.get("claudeCode") if isinstance(meta, Mapping) else None
+    named = claude.get("toolName") if isinstance(claude, Mapping) else None
+    args = tool_call.get("rawInput")
+    for name in (named, tool_call.get("title"), tool_call.get("name")):
+        if isinstance(name, str) and name.removeprefix(f"mcp__{SERVER_NAME}__") in EDIT_TOOLS:
+            bare = name.removeprefix(f"mcp__{SERVER_NAME}__")
+            return bare, args if isinstance(args, Mapping) else {}
+    return None, {}
+
+
+async def _planned(
+    backend: Backend, agent: str, tool: str, args: Mapping[str, Any]
+) -> tuple[LiveDocument, CellEdit] | str:
+    """The live document and the edit ``tool`` would make in it; else why there is none."""
+    document = await backend.document(agent)
+    if isinstance(document, str):
+        return document
+    return document, plan(tool, args, await document.cells(), document.path)
+
+
+def _done(edit: CellEdit, applied: Applied, where: str) -> str:
+    cell, at = f"cell id={applied['cellId']}", applied["index"]
+    rev = revision(edit["cellType"], edit["after"])
+    if edit["op"] == "insert":
+        return f"Inserted {edit['cellType']} {cell} at index {at} (rev={rev}) in {where}."
+    if edit["op"] == "edit":
+        return f"Edited {cell} at index {at}: its rev is now {rev}, in {where}."
+    if edit["op"] == "delete":
+        return f"Deleted {cell} (it was at index {at}) from {where}."
+    return f"Moved {cell} from index {edit['index']} to index {at} (rev={rev}) in {where}."
 
 
 def _content(parts: list[Part]) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
@@ -161,8 +243,9 @@ class ToolHost:
                 SERVER_NAME,
                 instructions=(
                     "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
-                    "the notebook's cells, the last error, running code in the kernel, and the "
-                    "kernel's state (interrupt, restart)."
+                    "the notebook's cells (read, insert, edit, delete, move, run: each edit is "
+                    "reviewed by the user in the chat), the last error, running code in the "
+                    "kernel, and the kernel's state (interrupt, restart). " + NOT_NOTEBOOK_FILES
                 ),
                 log_level="WARNING",
             )
@@ -187,11 +270,21 @@ class ToolHost:
         async def read_cells(
             ctx: Context[Any, Any], start: int = 0, count: int = DEFAULT_COUNT
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
-            """Read the notebook's cells (id, revision, source, execution count, outputs,
-            images), from index ``start`` (negative counts from the end), at most ``count``
-            (<= 50). A cell's revision changes whenever its type or source does."""
-            backend, _ = self._of(ctx)
-            return _content(await backend.read_cells(start, count))
+            """Read the notebook's cells as the user sees them, unsaved changes included (id,
+            revision, source, execution count, outputs, images), from index ``start``
+            (negative counts from the end), at most ``count`` (<= 50). A cell's revision
+            changes whenever its type or source does."""
+            backend, endpoint = self._of(ctx)
+            with _calling(endpoint, reading=True):
+                document = await backend.document(endpoint.agent)
+                if isinstance(document, str):
+                    return _content(await backend.read_cells(start, count))
+                try:
+                    cells = await document.cells()
+                except EditRefused as exc:
+                    return _content([{"type": "text", "text": f"Not read: {exc}"}])
+            title = f"Notebook {document.path} ({document.where}): "
+            return _content(notebook_cells({"cells": cells}, start, count, title))
 
         @server.tool()
         async def last_error(ctx: Context[Any, Any]) -> str:
@@ -202,38 +295,123 @@ class ToolHost:
 
         @server.tool()
         async def run_code(
-            code: str,
-            ctx: Context[Any, Any],
-            # NaN would pass every clamp and interrupt the code at once.
-            timeout: Annotated[float, Field(allow_inf_nan=False)] = DEFAULT_TIMEOUT,
+            code: str, ctx: Context[Any, Any], timeout: Timeout = DEFAULT_TIMEOUT
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
             """Run Python code in the notebook's kernel, in the user's namespace, like a
             cell; returns stdout, stderr, the result, displayed images or the error.
             Waits for a running cell first; interrupted after ``timeout`` seconds."""
+            backend, _ = self._of(ctx)
+            return await self._run(ctx, lambda progress: backend.run_code(code, timeout, progress))
+
+        @server.tool()
+        async def insert_cell(
+            source: str,
+            ctx: Context[Any, Any],
+            cell_type: Literal["code", "markdown", "raw"] = "code",
+            index: int | None = None,
+            after_cell_id: str | None = None,
+        ) -> str:
+            """Insert a new cell into the notebook the user has open: at ``index``, right
+            after the cell ``after_cell_id``, or (neither) at the end. The user reviews it
+            in the chat first. Returns the new cell's id, index and revision.
+            """
+            return await self._edit(
+                ctx,
+                "insert_cell",
+                {
+                    "source": source,
+                    "cell_type": cell_type,
+                    "index": index,
+                    "after_cell_id": after_cell_id,
+                },
+            )
+
+        @server.tool()
+        async def edit_cell(
+            ctx: Context[Any, Any],
+            cell_id: str | None = None,
+            index: int | None = None,
+            source: str | None = None,
+            old: str | None = None,
+            new: str | None = None,
+            rev: str | None = None,
+        ) -> str:
+            """Change one cell of the open notebook, named by ``cell_id`` or ``index``: its
+            whole new ``source``, or ``old`` replaced by ``new`` (``old`` must occur exactly
+            once in the cell). With ``rev`` (from read_cells) a cell changed since is refused
+            and its current source shown. The user reviews the change in the chat first."""
+            args = {"cell_id": cell_id, "index": index, "source": source, "old": old}
+            return await self._edit(ctx, "edit_cell", {**args, "new": new, "rev": rev})
+
+        @server.tool()
+        async def delete_cell(
+            ctx: Context[Any, Any],
+            cell_id: str | None = None,
+            index: int | None = None,
+            rev: str | None = None,
+        ) -> str:
+            """Delete one cell of the open notebook, named by ``cell_id`` or ``index`` (with
+            ``rev``: only if unchanged since read). The user reviews it in the chat first."""
+            return await self._edit(
+                ctx, "delete_cell", {"cell_id": cell_id, "index": index, "rev": rev}
+            )
+
+        @server.tool()
+        async def move_cell(
+            to_index: int,
+            ctx: Context[Any, Any],
+            cell_id: str | None = None,
+            index: int | None = None,
+            rev: str | None = None,
+        ) -> str:
+            """Move one cell of the open notebook, named by ``cell_id`` or ``index``, so that
+            it ends at ``to_index``. The user reviews it in the chat first."""
+            args = {"cell_id": cell_id, "index": index, "rev": rev, "to_index": to_index}
+            return await self._edit(ctx, "move_cell", args)
+
+        @server.tool()
+        async def run_cell(
+            ctx: Context[Any, Any],
+            cell_id: str | None = None,
+            index: int | None = None,
+            timeout: Timeout = DEFAULT_TIMEOUT,
+        ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
+            """Run one cell of the open notebook, named by ``cell_id`` or ``index``, as if the
+            user ran it: its outputs show in the notebook and the execution count moves.
+            Returns its outputs like run_code; interrupted after ``timeout`` seconds."""
             backend, endpoint = self._of(ctx)
 
-            async def progress(message: str) -> None:
-                with contextlib.suppress(Exception):  # a client without a progress token
-                    await ctx.report_progress(0, None, message)
+            async def run(progress: Progress) -> list[Part]:
+                document = await backend.document(endpoint.agent)
+                if isinstance(document, str):
+                    return [{"type": "text", "text": f"Not run: {document}"}]
+                try:
+                    cells = await document.cells()
+                    at = find(cells, cell_id, index)
+                    named = cells[at].get("id")
+                    if not isinstance(named, str):
+                        raise EditRefused(f"cell {at} has no id to run it by")
+                    return await document.run(named, timeout, progress)
+                except EditRefused as exc:
+                    return [{"type": "text", "text": f"Not run: {exc}"}]
 
-            async def run() -> list[Part]:
-                # No socket to the kernel (restarted, no Chat yet): no cell waits.
-                with contextlib.suppress(KernelUnavailable):
-                    if await backend.kernel("cell_waits", {}) == "yes":  # it would wait on itself
-                        return [{"type": "text", "text": NOT_RUN}]
-                return await backend.run_code(code, timeout, progress)
+            with _calling(endpoint, reading=False):
+                return await self._run(ctx, run)
 
-            work = asyncio.ensure_future(run())
-            endpoint.runs.add(work)
-            try:
-                return _content(await asyncio.shield(work))
-            except asyncio.CancelledError:
-                if not work.cancelled():  # this tool call itself was cancelled
-                    raise
-                return _content([{"type": "text", "text": "Cancelled: the turn was cancelled."}])
-            finally:
-                endpoint.runs.discard(work)
-                work.cancel()
+        @server.tool()
+        async def active_cell(ctx: Context[Any, Any]) -> str:
+            """The cell the user has selected in the notebook page, and any text selected in
+            it."""
+            backend, endpoint = self._of(ctx)
+            document = await backend.document(endpoint.agent)
+            if isinstance(document, str):
+                return f"No active cell: {document}"
+            active = await document.active_cell()
+            if active is None:
+                return f"No page reports a selection: the notebook is reached through {document.where}."
+            said = f"The user's cell: index {active.get('index')}, id={active.get('cellId')}"
+            selection = active.get("selection")
+            return f"{said}; selected text:\n{clip(selection, MAX_SOURCE)}" if selection else said
 
         @server.tool()
         async def kernel_state(ctx: Context[Any, Any]) -> str:
@@ -254,6 +432,55 @@ class ToolHost:
             return await backend.restart_kernel()
 
         return server
+
+    async def _edit(self, ctx: Context[Any, Any], tool: str, args: Mapping[str, Any]) -> str:
+        """Plan ``tool``'s edit in the live document, have it reviewed, apply it."""
+        backend, endpoint = self._of(ctx)
+        if endpoint.review is None:
+            return "Not done: this chat has no way to review notebook edits."
+        try:
+            with _calling(endpoint, reading=False):
+                planned = await _planned(backend, endpoint.agent, tool, args)
+                if isinstance(planned, str):
+                    return f"Not done: {planned}"
+                document, edit = planned
+                review = await endpoint.review(edit)
+                if not review.accepted:
+                    return f"Not done: {review.detail}"
+                applied = await document.apply(edit)
+        except EditRefused as exc:
+            return f"Not done: {exc}"
+        return _done(edit, applied, document.where)
+
+    async def _run(
+        self, ctx: Context[Any, Any], work: Callable[[Progress], Awaitable[list[Part]]]
+    ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
+        """Run code in the kernel for the chat (``run_code``, ``run_cell``): cancelled with
+        the turn, never waiting on the chat's own cell."""
+        backend, endpoint = self._of(ctx)
+
+        async def progress(message: str) -> None:
+            with contextlib.suppress(Exception):  # a client without a progress token
+                await ctx.report_progress(0, None, message)
+
+        async def run() -> list[Part]:
+            # No socket to the kernel (restarted, no Chat yet): no cell waits.
+            with contextlib.suppress(KernelUnavailable):
+                if await backend.kernel("cell_waits", {}) == "yes":  # it would wait on itself
+                    return [{"type": "text", "text": NOT_RUN}]
+            return await work(progress)
+
+        running = asyncio.ensure_future(run())
+        endpoint.runs.add(running)
+        try:
+            return _content(await asyncio.shield(running))
+        except asyncio.CancelledError:
+            if not running.cancelled():  # this tool call itself was cancelled
+                raise
+            return _content([{"type": "text", "text": "Cancelled: the turn was cancelled."}])
+        finally:
+            endpoint.runs.discard(running)
+            running.cancel()
 
     # ------------------------------------------------------------ HTTP
 

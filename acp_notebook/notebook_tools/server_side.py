@@ -3,7 +3,9 @@
 The kernel-side tools (variables, the last error) are asked of the kernel over its
 socket to the extension (``KernelQuery``), answered from the kernel's loop thread
 while a cell runs. The cells come from the notebook of the kernel's session
-(session -> path -> contents manager). ``run_code`` is a client of the kernel's
+(session -> path), from the first document source that has it: the shared document
+or the open page when their sources are given, else the saved file through the
+contents manager (``file_document``). ``run_code`` is a client of the kernel's
 channels from the kernel manager, interrupted through the kernel manager.
 ``kernel_state``, ``interrupt_kernel`` and ``restart_kernel`` go through the kernel
 manager too, as JupyterLab's toolbar does; the chats live in the server and outlive a
@@ -16,27 +18,36 @@ import asyncio
 import functools
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_core.utils import ensure_async
 
-from .cells import Part, notebook_cells
+from .cells import Part
+from .documents import DocumentSource, LiveDocument
 from .execute import Progress, Runner
+from .file_document import ContentsStore, FileSource
 from .mcp_endpoint import Endpoint, ToolHost, ToolsFactory
 
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
 SETTLE = 10.0  # seconds an interrupted or restarted kernel has to become idle
 GONE = "dead: the kernel is gone (shut down)"
+NO_NOTEBOOK = "no notebook is open with this kernel (no session of the server names one)"
 
 
 class ServerBackend:
     """The tools of one kernel's chats, in the server process."""
 
     def __init__(
-        self, kernel_id: str, kernel_manager: Any, session_manager: Any, query: KernelQuery
+        self,
+        kernel_id: str,
+        kernel_manager: Any,
+        session_manager: Any,
+        query: KernelQuery,
+        sources: Sequence[DocumentSource],
+        store: ContentsStore,
     ) -> None:
         self.kernel_id = kernel_id
         self._kernels = kernel_manager
@@ -56,6 +67,8 @@ class ServerBackend:
             await ensure_async(kernel_manager.interrupt_kernel(kernel_id))
 
         self._runner = Runner(connect, interrupt)
+        # The saved file comes last: it needs this kernel's runner for run_cell.
+        self._sources = [*sources, FileSource(store, self._runner)]
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
         return await self._query(tool, args)
@@ -67,13 +80,18 @@ class ServerBackend:
                 return str(session["path"])
         return None
 
-    async def read_cells(self, start: int, count: int) -> list[Part]:
+    async def document(self, agent: str) -> LiveDocument | str:
         path = await self._notebook_path()
         if path is None:
-            return [{"type": "text", "text": "No notebook is open with this kernel."}]
-        contents = self._sessions.contents_manager
-        model = await ensure_async(contents.get(path, content=True, type="notebook"))
-        return notebook_cells(model["content"], start, count, f"Notebook {path} (as last saved): ")
+            return NO_NOTEBOOK
+        for source in self._sources:
+            document = await source.open(path, agent)
+            if document is not None:
+                return document
+        return f"no document of the notebook {path} is reachable"
+
+    async def read_cells(self, start: int, count: int) -> list[Part]:
+        return [{"type": "text", "text": f"No cells: {NO_NOTEBOOK}."}]
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
         return await self._runner.run(code, timeout, progress)
@@ -154,8 +172,13 @@ class ServerTools:
         kernel_manager: Any,
         session_manager: Any,
         query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]],
+        sources: Sequence[DocumentSource] = (),
     ) -> None:
+        """``sources``: where a kernel's notebook is found live, tried in order before
+        its saved file."""
         self.host = ToolHost()
+        self._sources = sources
+        self._store = ContentsStore(session_manager.contents_manager)
         self._kernels = kernel_manager
         self._sessions = session_manager
         self._query = query
@@ -169,7 +192,7 @@ class ServerTools:
             if backend is None:
                 query = functools.partial(self._query, kernel_id)
                 backend = self._backends[kernel_id] = ServerBackend(
-                    kernel_id, self._kernels, self._sessions, query
+                    kernel_id, self._kernels, self._sessions, query, self._sources, self._store
                 )
             return await self.host.add(backend)
 
