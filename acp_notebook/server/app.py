@@ -25,6 +25,7 @@ from ..agent.jsonrpc import LineBudget
 from ..bridge.chat_session import SessionConfig
 from ..bridge.hub import ChatCount, HubConfig
 from ..kernel import widget_code
+from ..notebook_tools.documents import DocumentSource
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
@@ -142,7 +143,11 @@ class AcpNotebookApp(ExtensionApp):
         tools = None
         if self.notebook_tools:
             server = self._server
-            tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
+            # Where a kernel's notebook is found live, tried in order; its saved file is last.
+            sources: list[DocumentSource] = []
+            tools = ServerTools(
+                server.kernel_manager, server.session_manager, self.queries.ask, sources
+            )
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
