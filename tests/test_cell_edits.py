@@ -11,14 +11,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from acp_notebook.notebook_tools.cell_edits import (
-    find,
-    plan,
-    plan_delete,
-    plan_edit,
-    plan_insert,
-    plan_move,
-)
+from acp_notebook.notebook_tools.cell_edits import find, plan, plan_insert
 from acp_notebook.notebook_tools.cells import revision
 from acp_notebook.notebook_tools.documents import EditRefused
 from acp_notebook.notebook_tools.execute import Ran
@@ -31,6 +24,19 @@ from acp_notebook.notebook_tools.file_document import (
 )
 from acp_notebook.notebook_tools.local_side import notebook_path
 from acp_notebook.wire.contracts import MAX_EDIT_SOURCE
+
+
+def edit(cells: list[dict[str, Any]] | None = None, **args: Any) -> Any:
+    return plan("edit_cell", args, CELLS if cells is None else cells, "a.ipynb")
+
+
+def delete(cells: list[dict[str, Any]] | None = None, **args: Any) -> Any:
+    return plan("delete_cell", args, CELLS if cells is None else cells, "a.ipynb")
+
+
+def move(cells: list[dict[str, Any]] | None = None, **args: Any) -> Any:
+    return plan("move_cell", args, CELLS if cells is None else cells, "a.ipynb")
+
 
 CELLS: list[dict[str, Any]] = [
     {"cell_type": "markdown", "id": "title", "source": "# Sales"},
@@ -78,7 +84,7 @@ def test_an_insert_goes_at_the_end_at_an_index_or_after_a_cell() -> None:
 
 
 def test_an_edit_replaces_the_whole_source_or_one_exact_occurrence() -> None:
-    whole = plan_edit(CELLS, "a.ipynb", cell_id="plot", source="df.plot(kind='bar')")
+    whole = edit(cell_id="plot", source="df.plot(kind='bar')")
     assert whole == {
         "op": "edit",
         "path": "a.ipynb",
@@ -88,48 +94,49 @@ def test_an_edit_replaces_the_whole_source_or_one_exact_occurrence() -> None:
         "before": "df.plot()",
         "after": "df.plot(kind='bar')",
     }
-    part = plan_edit(CELLS, "a.ipynb", index=1, old="head()", new="tail()")
+    part = edit(index=1, old="head()", new="tail()")
     assert part["after"] == "df = load()\ndf.tail()" and part["before"] == CELLS[1]["source"]
     with pytest.raises(EditRefused, match="old occurs 2 times in cell 1; it must occur exactly"):
-        plan_edit(CELLS, "a.ipynb", index=1, old="df", new="frame")
+        edit(index=1, old="df", new="frame")
     with pytest.raises(EditRefused, match="old occurs 0 times"):
-        plan_edit(CELLS, "a.ipynb", index=1, old="missing", new="x")
+        edit(index=1, old="missing", new="x")
     with pytest.raises(EditRefused, match="not both"):
-        plan_edit(CELLS, "a.ipynb", index=1, source="x", old="df", new="y")
+        edit(index=1, source="x", old="df", new="y")
     with pytest.raises(EditRefused, match="give the new source, or old and new"):
-        plan_edit(CELLS, "a.ipynb", index=1, old="df")
+        edit(index=1, old="df")
     with pytest.raises(EditRefused, match="old is empty"):
-        plan_edit(CELLS, "a.ipynb", index=1, old="", new="x")
+        edit(index=1, old="", new="x")
     with pytest.raises(EditRefused, match="leaves cell 2 as it is"):
-        plan_edit(CELLS, "a.ipynb", index=2, source="df.plot()")
+        edit(index=2, source="df.plot()")
 
 
 def test_a_stale_revision_is_refused_with_the_current_source() -> None:
     now = revision("code", "df.plot()")
-    assert plan_delete(CELLS, "a.ipynb", cell_id="plot", rev=now)["after"] == ""
+    assert delete(cell_id="plot", rev=now)["after"] == ""
     with pytest.raises(EditRefused) as refused:
-        plan_edit(CELLS, "a.ipynb", cell_id="plot", source="y", rev="0123456789ab")
+        edit(cell_id="plot", source="y", rev="0123456789ab")
     said = str(refused.value)
     assert f"cell 2 changed since you read it (its revision is {now}, not 0123456789ab)" in said
     assert said.endswith("its current source:\ndf.plot()")
-    for planned in (plan_delete, lambda *a, **k: plan_move(*a, to_index=0, **k)):
-        with pytest.raises(EditRefused, match="changed since you read it"):
-            planned(CELLS, "a.ipynb", cell_id="plot", rev="stale")
+    with pytest.raises(EditRefused, match="changed since you read it"):
+        delete(cell_id="plot", rev="stale")
+    with pytest.raises(EditRefused, match="changed since you read it"):
+        move(cell_id="plot", rev="stale", to_index=0)
     # The source shown is clipped, the check is on the whole source.
     long = [{"cell_type": "code", "id": "big", "source": "x" * 10_000}]
     with pytest.raises(EditRefused) as refused:
-        plan_delete(long, "a.ipynb", index=0, rev=revision("code", "x" * 9_999))
+        delete(long, index=0, rev=revision("code", "x" * 9_999))
     assert len(str(refused.value)) < 4_200
 
 
 def test_a_move_names_where_the_cell_ends() -> None:
-    moved = plan_move(CELLS, "a.ipynb", 0, cell_id="plot")
+    moved = move(to_index=0, cell_id="plot")
     assert moved["index"] == 2 and moved["toIndex"] == 0
     assert moved["before"] == moved["after"] == "df.plot()"
     with pytest.raises(EditRefused, match="at index 2 already"):
-        plan_move(CELLS, "a.ipynb", 2, cell_id="plot")
+        move(to_index=2, cell_id="plot")
     with pytest.raises(EditRefused, match=r"to_index 3 is out of range: 0..2"):
-        plan_move(CELLS, "a.ipynb", 3, index=0)
+        move(to_index=3, index=0)
 
 
 def test_sources_are_bounded() -> None:
@@ -137,10 +144,10 @@ def test_sources_are_bounded() -> None:
     with pytest.raises(EditRefused, match=f"the source has {MAX_EDIT_SOURCE + 1} characters"):
         plan_insert(CELLS, "a.ipynb", big)
     with pytest.raises(EditRefused, match="the new source has"):
-        plan_edit(CELLS, "a.ipynb", index=2, source=big)
+        edit(index=2, source=big)
     huge = [{"cell_type": "code", "id": "huge", "source": big}]
     with pytest.raises(EditRefused, match=f"cell 0 has {MAX_EDIT_SOURCE + 1} characters"):
-        plan_delete(huge, "a.ipynb", index=0)
+        delete(huge, index=0)
 
 
 def test_plan_takes_a_tool_calls_raw_arguments() -> None:
@@ -231,14 +238,14 @@ async def test_the_file_takes_each_kind_of_edit(tmp_path: Path) -> None:
     assert after[1].id not in ids
 
     cells = await doc.cells()
-    await doc.apply(plan_edit(cells, doc.path, cell_id=ids[1], old="2", new="3"))
+    await doc.apply(plan("edit_cell", {"cell_id": ids[1], "old": "2", "new": "3"}, cells, doc.path))
     assert on_disk(path)[2].source == "b = 3"
     cells = await doc.cells()
-    moved = await doc.apply(plan_move(cells, doc.path, 0, cell_id=ids[1]))
+    moved = await doc.apply(plan("move_cell", {"cell_id": ids[1], "to_index": 0}, cells, doc.path))
     assert moved == {"cellId": ids[1], "index": 0}
     assert [c.source for c in on_disk(path)] == ["b = 3", "a = 1", "# notes"]
     cells = await doc.cells()
-    gone = await doc.apply(plan_delete(cells, doc.path, index=1))
+    gone = await doc.apply(plan("delete_cell", {"index": 1}, cells, doc.path))
     assert gone == {"cellId": ids[0], "index": 1}
     assert [c.source for c in on_disk(path)] == ["b = 3", "# notes"]
 
@@ -247,7 +254,7 @@ async def test_the_file_refuses_a_cell_that_changed_since_the_plan(tmp_path: Pat
     path = tmp_path / "a.ipynb"
     saved(path, "a = 1")
     doc = document(path)
-    edit = plan_edit(await doc.cells(), doc.path, index=0, source="a = 2")
+    edit = plan("edit_cell", {"index": 0, "source": "a = 2"}, await doc.cells(), doc.path)
     touched(path, "a = 100  # the user's")
     with pytest.raises(EditRefused, match=CHANGED):
         await doc.apply(edit)
@@ -275,10 +282,10 @@ async def test_a_file_changed_since_the_chat_read_it_is_refused(tmp_path: Path) 
     await document(path).cells()
     CALLER.set((sight, False))
     doc = document(path)
-    await doc.apply(plan_edit(await doc.cells(), doc.path, index=0, source="a = 6"))
+    await doc.apply(plan("edit_cell", {"index": 0, "source": "a = 6"}, await doc.cells(), doc.path))
     # Its own write is what the chat has seen: the next edit goes through.
     doc = document(path)
-    await doc.apply(plan_edit(await doc.cells(), doc.path, index=0, source="a = 7"))
+    await doc.apply(plan("edit_cell", {"index": 0, "source": "a = 7"}, await doc.cells(), doc.path))
     CALLER.reset(token)
     assert on_disk(path)[0].source == "a = 7"
 

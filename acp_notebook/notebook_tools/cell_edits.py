@@ -58,8 +58,9 @@ def _bounded(text: str, what: str) -> str:
     return text
 
 
-def _named(cells: Cells, cell_id: str | None, index: int | None, rev: str | None) -> int:
-    """``find``, and refuse a cell whose revision is no longer ``rev``."""
+def named(cells: Cells, cell_id: str | None, index: int | None, rev: str | None) -> int:
+    """``find``, refusing a cell whose revision is no longer ``rev`` (the one the agent
+    read) or that is too large for an edit to carry."""
     at = find(cells, cell_id, index)
     cell = cells[at]
     source = source_of(cell)
@@ -121,17 +122,9 @@ def plan_insert(
 
 
 def plan_edit(
-    cells: Cells,
-    path: str,
-    cell_id: str | None = None,
-    index: int | None = None,
-    source: str | None = None,
-    old: str | None = None,
-    new: str | None = None,
-    rev: str | None = None,
+    cells: Cells, path: str, at: int, source: str | None, old: str | None, new: str | None
 ) -> CellEdit:
-    """The cell's whole new ``source``, or its one occurrence of ``old`` replaced by ``new``."""
-    at = _named(cells, cell_id, index, rev)
+    """Cell ``at`` gets the whole new ``source``, or its one ``old`` replaced by ``new``."""
     edit = _edit("edit", path, cells, at)
     before = edit["before"]
     if source is not None:
@@ -156,28 +149,14 @@ def plan_edit(
     return edit
 
 
-def plan_delete(
-    cells: Cells,
-    path: str,
-    cell_id: str | None = None,
-    index: int | None = None,
-    rev: str | None = None,
-) -> CellEdit:
-    edit = _edit("delete", path, cells, _named(cells, cell_id, index, rev))
+def plan_delete(cells: Cells, path: str, at: int) -> CellEdit:
+    edit = _edit("delete", path, cells, at)
     edit["after"] = ""
     return edit
 
 
-def plan_move(
-    cells: Cells,
-    path: str,
-    to_index: int,
-    cell_id: str | None = None,
-    index: int | None = None,
-    rev: str | None = None,
-) -> CellEdit:
-    """The cell taken out and put back so that it ends at ``to_index``."""
-    at = _named(cells, cell_id, index, rev)
+def plan_move(cells: Cells, path: str, at: int, to_index: int) -> CellEdit:
+    """Cell ``at`` taken out and put back so that it ends at ``to_index``."""
     if not 0 <= to_index < len(cells):
         raise EditRefused(f"to_index {to_index} is out of range: 0..{len(cells) - 1}")
     if to_index == at:
@@ -204,26 +183,26 @@ def _needed(value: T | None, key: str) -> T:
 
 def plan(tool: str, args: Mapping[str, Any], cells: Cells, path: str) -> CellEdit:
     """The edit of one edit tool's call (``EDIT_TOOLS``) from its raw arguments."""
-    cell_id, index, rev = (
-        _arg(args, "cell_id", str),
-        _arg(args, "index", int),
-        _arg(args, "rev", str),
-    )
     if tool == "insert_cell":
         return plan_insert(
             cells,
             path,
             _needed(_arg(args, "source", str), "source"),
             _arg(args, "cell_type", str) or "code",
-            index,
+            _arg(args, "index", int),
             _arg(args, "after_cell_id", str),
         )
+    if tool not in EDIT_TOOLS:
+        raise EditRefused(f"{clip(tool, 80)!r} is no edit tool")
+    cell_id, index, rev = (
+        _arg(args, "cell_id", str),
+        _arg(args, "index", int),
+        _arg(args, "rev", str),
+    )
+    at = named(cells, cell_id, index, rev)
     if tool == "edit_cell":
         source, old, new = (_arg(args, key, str) for key in ("source", "old", "new"))
-        return plan_edit(cells, path, cell_id, index, source, old, new, rev)
+        return plan_edit(cells, path, at, source, old, new)
     if tool == "delete_cell":
-        return plan_delete(cells, path, cell_id, index, rev)
-    if tool == "move_cell":
-        to_index = _needed(_arg(args, "to_index", int), "to_index")
-        return plan_move(cells, path, to_index, cell_id, index, rev)
-    raise EditRefused(f"{clip(tool, 80)!r} is no edit tool")
+        return plan_delete(cells, path, at)
+    return plan_move(cells, path, at, _needed(_arg(args, "to_index", int), "to_index"))
