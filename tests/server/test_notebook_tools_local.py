@@ -8,8 +8,10 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 from mcp import Client, StdioServerParameters
@@ -306,3 +308,36 @@ async def test_the_secret_stays_out_of_widget_state_and_the_agents_command_line(
     assert "acp_notebook.demo.agent" in argv
     for shown in (state, snapshot, bundle, argv):
         assert kernel.secret not in shown
+
+
+async def test_edits_in_local_mode_go_to_the_notebook_file_the_frontend_names(
+    kernel: Kernel, tmp_path: Path
+) -> None:
+    await kernel.cells.run(
+        "from acp_notebook.wire.review import Review\n"
+        "async def _accept(edit):\n"
+        "    return Review(True, 'accepted by the test')\n"
+        "_endpoint.review = _accept\n"
+    )
+    said = await kernel.tool("insert_cell", source="x = 1")
+    assert said.startswith("Not done: no notebook document is reachable in local mode: "), said
+    assert "input history" in await kernel.tool("read_cells")
+
+    path = tmp_path / "local.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Local")]
+    nbformat.write(notebook, str(path))
+    # As VS Code names the notebook a kernel runs.
+    await kernel.cells.run(f"__vsc_ipynb_file__ = {str(path)!r}")
+    read = await kernel.tool("read_cells")
+    assert read.startswith(f"Notebook {path} (the saved file (a page that has it open "), read
+    said = await kernel.tool("insert_cell", source="answer = 6 * 7\nanswer")
+    cell = nbformat.read(str(path), as_version=4).cells[1]
+    assert cell.source == "answer = 6 * 7\nanswer"
+    assert said.startswith(f"Inserted code cell id={cell.id} at index 1 ")
+    ran = await kernel.tool("run_cell", cell_id=cell.id)
+    assert "[result]\n42" in ran and "its outputs are in the notebook file" in ran
+    cell = nbformat.read(str(path), as_version=4).cells[1]
+    assert cell.outputs[0].data["text/plain"] == "42" and isinstance(cell.execution_count, int)
+    # It ran in this kernel's namespace, as a cell of it.
+    assert (await kernel.cells.run("print(answer)")).strip() == "42"
