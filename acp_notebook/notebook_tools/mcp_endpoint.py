@@ -313,8 +313,8 @@ class ToolHost:
         ) -> str:
             """Insert a new cell into the notebook the user has open: at ``index``, right
             after the cell ``after_cell_id``, or (neither) at the end. The user reviews it
-            in the chat first. Returns the new cell's id, index and revision.
-            """
+            in the chat first. Returns the new cell's id, index and revision. For .ipynb
+            notebooks use this, never an edit of the .ipynb file."""
             return await self._edit(
                 ctx,
                 "insert_cell",
@@ -339,7 +339,8 @@ class ToolHost:
             """Change one cell of the open notebook, named by ``cell_id`` or ``index``: its
             whole new ``source``, or ``old`` replaced by ``new`` (``old`` must occur exactly
             once in the cell). With ``rev`` (from read_cells) a cell changed since is refused
-            and its current source shown. The user reviews the change in the chat first."""
+            and its current source shown. The user reviews the change in the chat first. For
+            .ipynb notebooks use this, never an edit of the .ipynb file."""
             args = {"cell_id": cell_id, "index": index, "source": source, "old": old}
             return await self._edit(ctx, "edit_cell", {**args, "new": new, "rev": rev})
 

@@ -249,6 +249,7 @@ async def test_active_cell_without_a_page(
     extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
 ) -> None:
     endpoint, _, _ = await edits_chat(extension, jp_fetch, cells, "active.ipynb")
+    assert endpoint.agent == "demo"  # the name its edits are made in
     said = await tool(endpoint, "active_cell")
     assert said == "No page reports a selection: the notebook is reached through the saved file."
 
