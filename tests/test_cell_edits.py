@@ -209,8 +209,11 @@ def saved(path: Path, *sources: str) -> list[str]:
     return [cell.id for cell in nb.cells]
 
 
+STORE = DiskStore()  # one per process, as local mode has: its locks are shared
+
+
 def document(path: Path, runner: FakeRunner | None = None) -> FileDocument:
-    return FileDocument(str(path), DiskStore(), runner or FakeRunner())  # type: ignore[arg-type]
+    return FileDocument(str(path), STORE, runner or FakeRunner())  # type: ignore[arg-type]
 
 
 def on_disk(path: Path) -> list[Any]:
@@ -326,3 +329,15 @@ def test_local_mode_finds_the_notebook_vs_code_or_a_server_names(
     vs = {"__vsc_ipynb_file__": str(tmp_path / "vs.ipynb")}
     assert notebook_path(vs, {"JPY_SESSION_NAME": here}) == str(tmp_path / "vs.ipynb")
     assert notebook_path({}, {"JPY_SESSION_NAME": "missing.ipynb"}) is None
+
+
+async def test_two_edits_at_once_one_lands_the_other_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "a.ipynb"
+    saved(path, "a = 1")
+    first, second = document(path), document(path)
+    one = plan("edit_cell", {"index": 0, "source": "a = 2"}, await first.cells(), first.path)
+    two = plan("insert_cell", {"source": "b = 1"}, await second.cells(), second.path)
+    results = await asyncio.gather(first.apply(one), second.apply(two), return_exceptions=True)
+    refused = [r for r in results if isinstance(r, EditRefused)]
+    assert len(refused) == 1 and str(refused[0]) == CHANGED
+    assert len(on_disk(path)) == (1 if isinstance(results[1], EditRefused) else 2)

@@ -12,6 +12,7 @@ and execution count into the cell, again only into an unchanged file.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import tempfile
 from contextvars import ContextVar
@@ -63,7 +64,8 @@ class Store(Protocol):
 
 
 class ContentsStore:
-    """Server mode: the Jupyter server's contents manager (stamp: ``last_modified``)."""
+    """Server mode: the Jupyter server's contents manager (stamp: ``last_modified`` and
+    the size)."""
 
     def __init__(self, contents_manager: Any) -> None:
         self._contents = contents_manager
@@ -74,29 +76,31 @@ class ContentsStore:
             model = await ensure_async(self._contents.get(path, content=True, type="notebook"))
         except Exception as exc:  # the server's own: HTTPError 404, a file that is no notebook
             raise EditRefused(f"the notebook {path} cannot be read: {clip(str(exc), 300)}") from exc
-        return model["content"], str(model["last_modified"])
+        return model["content"], f"{model['last_modified']}-{model.get('size')}"
 
     async def write(self, path: str, notebook: dict[str, Any]) -> str:
         model = {"type": "notebook", "format": "json", "content": notebook}
         saved = await ensure_async(self._contents.save(model, path))
-        return str(saved["last_modified"])
+        return f"{saved['last_modified']}-{saved.get('size')}"
 
 
-def _stamp(path: str) -> str:
-    status = os.stat(path)
-    return f"{status.st_mtime_ns}-{status.st_size}"
+def _stamp(data: bytes) -> str:
+    # Of the bytes, not the mtime: the kernel's clock ticks coarsely enough for two saves
+    # of the same size to share an mtime.
+    return hashlib.sha256(data).hexdigest()
 
 
 class DiskStore:
-    """Local mode: the file itself, through nbformat (stamp: its mtime and size)."""
+    """Local mode: the file itself, through nbformat (stamp: a hash of its bytes)."""
 
     def __init__(self) -> None:
         self.locks: dict[str, asyncio.Lock] = {}
 
     async def read(self, path: str) -> tuple[dict[str, Any], str]:
         def read() -> tuple[dict[str, Any], str]:
-            stamp = _stamp(path)  # before the read: a write in between reads as a change
-            return nbformat.read(path, as_version=4), stamp
+            with open(path, "rb") as file:
+                data = file.read()
+            return nbformat.reads(data.decode("utf-8"), as_version=4), _stamp(data)
 
         try:
             return await asyncio.to_thread(read)
@@ -105,16 +109,17 @@ class DiskStore:
 
     async def write(self, path: str, notebook: dict[str, Any]) -> str:
         def write() -> str:
+            data = nbformat.writes(nbformat.from_dict(notebook)).encode("utf-8")
             # A whole new file moved over the old: a reader never sees half of it.
             fd, temporary = tempfile.mkstemp(".ipynb", dir=os.path.dirname(path) or ".")
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as file:
-                    nbformat.write(nbformat.from_dict(notebook), file)
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
                 os.replace(temporary, path)
             except BaseException:
                 os.unlink(temporary)
                 raise
-            return _stamp(path)
+            return _stamp(data)
 
         return await asyncio.to_thread(write)
 
