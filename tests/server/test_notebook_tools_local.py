@@ -234,6 +234,12 @@ async def test_the_stdio_proxy_reaches_the_same_tools(kernel: Kernel) -> None:
             "kernel_state",
             "interrupt_kernel",
             "restart_kernel",
+            "insert_cell",
+            "edit_cell",
+            "delete_cell",
+            "move_cell",
+            "run_cell",
+            "active_cell",
         }
         listing = text_of(await client.call_tool("list_variables", {}))
     assert "through_the_proxy: list, len 3" in listing
