@@ -341,3 +341,24 @@ async def test_two_edits_at_once_one_lands_the_other_is_refused(tmp_path: Path) 
     refused = [r for r in results if isinstance(r, EditRefused)]
     assert len(refused) == 1 and str(refused[0]) == CHANGED
     assert len(on_disk(path)) == (1 if isinstance(results[1], EditRefused) else 2)
+
+
+async def test_a_file_that_cannot_be_written_refuses_the_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.ipynb"
+    saved(path, "a = 1")
+    doc = document(path)
+    edit = plan("insert_cell", {"source": "b = 2"}, await doc.cells(), doc.path)
+
+    def full_disk(source: str, target: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(
+        EditRefused, match=f"the notebook {path} cannot be written: .*No space left"
+    ):
+        await doc.apply(edit)
+    monkeypatch.undo()
+    assert [c.source for c in on_disk(path)] == ["a = 1"]
+    assert [p.name for p in tmp_path.iterdir()] == ["a.ipynb"]  # no temporary file left

@@ -80,7 +80,12 @@ class ContentsStore:
 
     async def write(self, path: str, notebook: dict[str, Any]) -> str:
         model = {"type": "notebook", "format": "json", "content": notebook}
-        saved = await ensure_async(self._contents.save(model, path))
+        try:
+            saved = await ensure_async(self._contents.save(model, path))
+        except Exception as exc:  # the server's own: no permission, a full disk
+            raise EditRefused(
+                f"the notebook {path} cannot be written: {clip(str(exc), 300)}"
+            ) from exc
         return f"{saved['last_modified']}-{saved.get('size')}"
 
 
@@ -121,7 +126,12 @@ class DiskStore:
                 raise
             return _stamp(data)
 
-        return await asyncio.to_thread(write)
+        try:
+            return await asyncio.to_thread(write)
+        except OSError as exc:
+            raise EditRefused(
+                f"the notebook {path} cannot be written: {clip(str(exc), 300)}"
+            ) from exc
 
 
 def _with_ids(notebook: dict[str, Any]) -> None:
