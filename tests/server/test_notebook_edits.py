@@ -9,6 +9,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from acp_notebook.agent.mcp_servers import SECRET_HEADER
 from acp_notebook.notebook_tools.cells import revision
 from acp_notebook.notebook_tools.mcp_endpoint import MAX_BODY
@@ -302,3 +304,23 @@ async def test_a_restart_during_run_cell_ends_it_with_what_it_printed(
     assert "started" in said and "[the kernel was restarted while this ran]" in said
     cell = (await saved_cells(jp_fetch, "restart.ipynb"))[2]
     assert cell["outputs"][0]["text"] == "started\n" and cell["source"] == code
+
+
+async def test_a_notebook_closed_during_the_review_gets_the_edit_in_its_file(
+    extension: AcpNotebookApp, jp_fetch: Any, cells: Callable[[str], Any]
+) -> None:
+    endpoint, reviewer, kernel_id = await edits_chat(extension, jp_fetch, cells, "closed.ipynb")
+    sessions = json.loads((await jp_fetch("api", "sessions")).body)
+    [session] = [s for s in sessions if s["kernel"]["id"] == kernel_id]
+
+    async def closed() -> None:  # the user closes the notebook: its session and kernel end
+        await jp_fetch("api", "sessions", session["id"], method="DELETE")
+
+    reviewer.during = closed
+    # The chat ends with its kernel: the client's next request (it lists the tools to
+    # check the answer) is refused, as the agent ends with the chat.
+    with pytest.raises(Exception, match="unhandled errors in a TaskGroup"):
+        await tool(endpoint, "insert_cell", source="kept = True")
+    assert await post(endpoint.url, {SECRET_HEADER: endpoint.secret}, b"{}") == 401
+    # The document was the saved file all along: with no page, the edit lands there.
+    assert (await saved_cells(jp_fetch, "closed.ipynb"))[2]["source"] == "kept = True"
