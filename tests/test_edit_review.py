@@ -330,3 +330,17 @@ async def test_accept_edits_request_is_the_owners(hub: Hub) -> None:
     assert hub.chats[chat_id].session.accept_edits is True
     resync = await hub.handle({"type": "chat:resync", "chatId": chat_id, "id": 4}, user="bob")
     assert any(e["kind"] == "edit_policy" for e in resync["events"])
+
+
+def test_a_saved_edit_card_keeps_the_start_of_its_sources() -> None:
+    from acp_notebook.kernel.transcript import MAX_TEXT, compact
+
+    big: CellEdit = {**EDIT, "op": "edit", "before": "a" * 50_000, "after": "b" * 50_000}
+    card = {"kind": "permission_request", "seq": 1, "requestId": "r1", "toolCall": {}}
+    state = folding.fold(folding.initial_state(), {**card, "options": [], "edit": big})  # type: ignore[typeddict-item]
+    saved = compact(folding.snapshot(state))["permissions"]["r1"]["edit"]
+    assert len(saved["before"]) == len(saved["after"]) == MAX_TEXT
+    assert saved["after"].startswith("bbb") and saved["after"].endswith("…")
+    assert {k: v for k, v in saved.items() if k not in ("before", "after")} == {
+        k: v for k, v in big.items() if k not in ("before", "after")
+    }
