@@ -124,6 +124,14 @@ async def review(chat: Session, edit: CellEdit = EDIT) -> asyncio.Task[Review]:
     return task
 
 
+async def answered(chat: Session, option: str, shown: int = 1, edit: CellEdit = EDIT) -> Review:
+    """The review of ``edit`` when alice picks ``option`` on its card (the ``shown``th)."""
+    task = await review(chat, edit)
+    card = await chat.card(shown)
+    chat.session.respond_permission(card["requestId"], option, by="alice")
+    return await task
+
+
 async def test_the_card_and_an_accept(chat: Session) -> None:
     assert chat.notebook.review == chat.session.review_edit
     update = {"sessionUpdate": "tool_call", "toolCallId": "t9", "title": "insert_cell"}
@@ -151,10 +159,7 @@ async def test_the_card_and_an_accept(chat: Session) -> None:
 
 
 async def test_a_reject(chat: Session) -> None:
-    task = await review(chat)
-    card = await chat.card()
-    chat.session.respond_permission(card["requestId"], "reject", by="alice")
-    assert await task == Review(False, "rejected by alice")
+    assert await answered(chat, "reject") == Review(False, "rejected by alice")
 
 
 async def test_an_unanswered_card_times_out() -> None:
@@ -197,10 +202,7 @@ async def test_an_abandoned_review_ends_its_card(chat: Session) -> None:
 
 
 async def test_accept_all_in_this_turn(chat: Session) -> None:
-    task = await review(chat)
-    card = await chat.card()
-    chat.session.respond_permission(card["requestId"], "accept_turn", by="alice")
-    assert await task == Review(True, "accepted by alice")
+    assert await answered(chat, "accept_turn") == Review(True, "accepted by alice")
     # The rest of the turn: no card.
     assert await chat.session.review_edit(OTHER) == Review(
         True, "accepted: alice chose to accept all in this turn"
@@ -208,10 +210,7 @@ async def test_accept_all_in_this_turn(chat: Session) -> None:
     assert len(chat.of("permission_request")) == 1
     await chat.end_turn()
     # A new turn asks again.
-    task = await review(chat)
-    card = await chat.card(2)
-    chat.session.respond_permission(card["requestId"], "reject", by="alice")
-    assert await task == Review(False, "rejected by alice")
+    assert await answered(chat, "reject", shown=2) == Review(False, "rejected by alice")
 
 
 async def test_the_accept_edits_setting(chat: Session) -> None:
@@ -249,10 +248,7 @@ async def test_an_allow_of_the_agents_request_approves_its_edit_once(chat: Sessi
         }
     ]
     # Another edit is not the one allowed: its own card.
-    task = await review(chat, OTHER)
-    other = await chat.card(3)
-    chat.session.respond_permission(other["requestId"], "reject", by="alice")
-    assert await task == Review(False, "rejected by alice")
+    assert await answered(chat, "reject", 3, OTHER) == Review(False, "rejected by alice")
     # The tool call's own review: accepted at once, no second card for one edit.
     assert await chat.session.review_edit(EDIT) == Review(True, "accepted by alice")
     assert len(chat.of("permission_request")) == 3
