@@ -190,6 +190,14 @@ async def test_the_card_ends_with_the_chat() -> None:
     assert await task == Review(False, "the chat ended")
 
 
+async def test_no_card_once_the_chat_has_ended() -> None:
+    chat = Session()
+    await chat.session.close()
+    chat.session.status = "exited"  # as the agent's exit leaves it
+    assert await chat.session.review_edit(EDIT) == Review(False, "the chat ended")
+    assert chat.of("permission_request") == []
+
+
 async def test_an_abandoned_review_ends_its_card(chat: Session) -> None:
     task = await review(chat)
     await chat.card()
@@ -299,6 +307,23 @@ async def test_a_request_waiting_for_its_preview_ends_once(chat: Session) -> Non
     assert replies[1]["result"] == {"outcome": {"outcome": "cancelled"}}
     assert chat.of("permission_request") == []
     assert chat.session._previews == {}
+
+
+async def test_a_duplicate_id_while_previewing_is_refused(chat: Session) -> None:
+    chat.notebook.delay = 0.05
+    chat.ask_permission(1, "insert_cell")
+    chat.ask_permission(1, "insert_cell")
+    card = await chat.card()
+    assert card["edit"] == EDIT
+    chat.session.respond_permission(card["requestId"], "allow")
+    replies = chat.replies()
+    assert replies[0] == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32600, "message": "duplicate request id"},
+    }
+    assert replies[1]["result"]["outcome"]["optionId"] == "allow"
+    assert len(replies) == 2
 
 
 async def test_edits_over_the_cap_are_refused(

@@ -525,6 +525,8 @@ class ChatSession:
         request; the "accept edits" setting; "Accept all in this turn" chosen earlier in
         the turn; else a card (a permission request of the chat's own) and its answer.
         """
+        if self.status == "exited":
+            return Review(False, "the chat ended")
         self._turn_edits += 1
         if self._turn_edits > MAX_EDITS_PER_TURN:
             if not self._told_edits:
@@ -656,13 +658,11 @@ class ChatSession:
             "toolCall": bound(tool_call) if isinstance(tool_call, dict) else {},
             "options": options,
         }
-        if (
-            self.notebook is None
-            or req.id in self._previews
-            or len(self._previews) >= MAX_OPEN_REQUESTS
-        ):
-            # No edit to show (or too many waiting for theirs): the card as it is. A
-            # duplicate id is refused by the ledger.
+        if req.id in self._previews:  # the ledger cannot see it yet
+            self.conn.respond_error(req.id, jsonrpc.INVALID_REQUEST, "duplicate request id")
+            return
+        if self.notebook is None or len(self._previews) >= MAX_OPEN_REQUESTS:
+            # No edit to show (or too many waiting for theirs): the card as it is.
             self._register(req.id, event)
             return
         # Its card waits for the edit's diff (bounded); every way out of the wait ends it.
