@@ -210,15 +210,21 @@ async def test_an_abandoned_review_ends_its_card(chat: Session) -> None:
 
 
 async def test_accept_all_in_this_turn(chat: Session) -> None:
-    assert await answered(chat, "accept_turn") == Review(True, "accepted by alice")
+    tasks = [await review(chat, {**EDIT, "index": n}) for n in (3, 5, 6)]
+    card = await chat.card(3)
+    chat.session.respond_permission(card["requestId"], "accept_turn", by="alice")
+    # The cards already waiting are accepted with it.
+    assert [await task for task in tasks] == [Review(True, "accepted by alice")] * 3
+    resolved = chat.of("permission_resolved")
+    assert [(e["optionId"], e["by"]) for e in resolved] == [("accept_turn", "alice")] * 3
     # The rest of the turn: no card.
     assert await chat.session.review_edit(OTHER) == Review(
         True, "accepted: alice chose to accept all in this turn"
     )
-    assert len(chat.of("permission_request")) == 1
+    assert len(chat.of("permission_request")) == 3
     await chat.end_turn()
     # A new turn asks again.
-    assert await answered(chat, "reject", shown=2) == Review(False, "rejected by alice")
+    assert await answered(chat, "reject", shown=4) == Review(False, "rejected by alice")
 
 
 async def test_the_accept_edits_setting(chat: Session) -> None:

@@ -482,6 +482,10 @@ class ChatSession:
             self._approved.append((_edit_key(edit), by))
             del self._approved[:-MAX_OPEN_REQUESTS]
         self._carry_out(settled)
+        if settled.reply.local and option_id == "accept_turn":
+            # "All in this turn": the other edits waiting for their review too.
+            others = self.ledger.local_ids()
+            self._carry_out(*(self.ledger.answer_permission(o, option_id, by) for o in others))
 
     def respond_elicitation(
         self, request_id: str, action: str, values: Mapping[str, Any] | None, by: str | None = None

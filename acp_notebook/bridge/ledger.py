@@ -90,6 +90,10 @@ class Ledger:
     def ids(self) -> list[str]:
         return list(self._open)
 
+    def local_ids(self) -> list[str]:
+        """The chat's own requests still open, oldest first."""
+        return [rid for rid, entry in self._open.items() if entry.local]
+
     def events(self) -> list[RequestEvent]:
         """The events of the requests still open, oldest first."""
         return [entry.event for entry in self._open.values()]
