@@ -371,3 +371,18 @@ def test_a_saved_edit_card_keeps_the_start_of_its_sources() -> None:
     assert {k: v for k, v in saved.items() if k not in ("before", "after")} == {
         k: v for k, v in big.items() if k not in ("before", "after")
     }
+
+
+def test_the_history_keeps_the_setting_past_its_bounds() -> None:
+    from acp_notebook.bridge.history import History
+
+    history = History(max_events=3)
+    history.append({"kind": "edit_policy", "seq": 1, "acceptEdits": True})  # type: ignore[typeddict-item]
+    for seq in range(2, 10):
+        history.append({"kind": "agent_error", "seq": seq, "message": f"m{seq}"})  # type: ignore[typeddict-item]
+    events = history.events()
+    assert events[0]["kind"] == "edit_policy" and len(events) == 4
+    state = folding.initial_state()
+    for event in events:
+        state = folding.fold(state, event)
+    assert folding.snapshot(state)["acceptEdits"] is True
