@@ -55,7 +55,7 @@ class ServerBackend:
         async def interrupt() -> None:
             await ensure_async(kernel_manager.interrupt_kernel(kernel_id))
 
-        self._runner = Runner(connect, interrupt)
+        self.runner = Runner(connect, interrupt)
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
         return await self._query(tool, args)
@@ -76,7 +76,7 @@ class ServerBackend:
         return notebook_cells(model["content"], start, count, f"Notebook {path} (as last saved): ")
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        return await self._runner.run(code, timeout, progress)
+        return await self.runner.run(code, timeout, progress)
 
     async def _state(self) -> str | None:
         """The kernel's execution state as the kernel manager tracks it; None when gone."""
@@ -100,7 +100,7 @@ class ServerBackend:
         state = await self._state()
         if state is None:
             return GONE
-        doing = self._runner.running()
+        doing = self.runner.running()
         if doing is None and state == "busy":
             doing = "a cell is running (sent by the notebook or another client)"
         elif doing is None and state == "idle":
@@ -140,10 +140,10 @@ class ServerBackend:
     def restarted(self) -> None:
         """The kernel restarted (this tool, the toolbar, the REST API): a run_code in
         progress ends now, the next one reconnects."""
-        self._runner.restarted()
+        self.runner.restarted()
 
     def close(self) -> None:
-        self._runner.close()
+        self.runner.close()
 
 
 class ServerTools:
@@ -165,15 +165,27 @@ class ServerTools:
         """What a kernel's hub calls to give a new chat its endpoint."""
 
         async def add() -> Endpoint:
-            backend = self._backends.get(kernel_id)
-            if backend is None:
-                query = functools.partial(self._query, kernel_id)
-                backend = self._backends[kernel_id] = ServerBackend(
-                    kernel_id, self._kernels, self._sessions, query
-                )
-            return await self.host.add(backend)
+            return await self.host.add(self._backend(kernel_id))
 
         return add
+
+    def _backend(self, kernel_id: str) -> ServerBackend:
+        backend = self._backends.get(kernel_id)
+        if backend is None:
+            query = functools.partial(self._query, kernel_id)
+            backend = self._backends[kernel_id] = ServerBackend(
+                kernel_id, self._kernels, self._sessions, query
+            )
+        return backend
+
+    async def runner_of(self, path: str) -> Runner | None:
+        """The runner of the kernel of the notebook at ``path`` (the one its chats'
+        ``run_code`` uses: one run at a time, restarts known); None without a kernel."""
+        for session in await ensure_async(self._sessions.list_sessions()):
+            kernel = session.get("kernel") or {}
+            if session.get("path") == path and session.get("type") == "notebook" and kernel:
+                return self._backend(str(kernel["id"])).runner
+        return None
 
     def restarted(self, kernel_id: str) -> None:
         backend = self._backends.get(kernel_id)

@@ -49,11 +49,15 @@ def jp_server_config(
     monkeypatch.delenv(URL_ENV, raising=False)
     monkeypatch.delenv(SECRET_ENV, raising=False)
     rtc = request.node.get_closest_marker("rtc") is not None
+    if rtc:
+        # A room the server opens itself keeps its history in the working directory
+        # (jupyter_server_ydoc's get_document does not pass the store's configuration).
+        monkeypatch.chdir(tmp_path)
     extensions = {"acp_notebook": True, **collaboration.server_extensions(rtc)}
     config: dict[str, Any] = {
         "ServerApp": {"jpserver_extensions": extensions},
         "AcpNotebookApp": {"answer_timeout": 30.0},
-        # The shared documents' history, out of the working directory.
+        # The shared documents' history (of the rooms a page opens), out of the checkout.
         "SQLiteYStore": {"db_path": str(tmp_path / "ystore.db")},
     }
     marker = request.node.get_closest_marker("acp_config")
