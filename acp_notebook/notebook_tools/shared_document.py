@@ -35,6 +35,7 @@ WHERE = "the shared document (real-time collaboration)"
 LINGER = 60.0  # seconds the agent stays a collaborator after its last edit or run
 # The collaborator colours JupyterLab gives people, one per agent name.
 COLORS = ("#ef6c00", "#1976d2", "#388e3c", "#7b1fa2", "#c2185b", "#00838f", "#5d4037")
+GLOBAL_AWARENESS = "JupyterLab:globalAwareness"  # the room of who is online, and where
 # The kernel that runs the notebook at a path (None: no kernel runs it).
 RunnerOf = Callable[[str], Awaitable[Runner | None]]
 
@@ -96,17 +97,26 @@ class SharedDocuments:
             raise EditRefused(f"No kernel runs {path}: open it with a kernel to run its cells.")
         return runner
 
-    def present(self, path: str, notebook: Any, agent: str) -> None:
-        """The agent shows as a collaborator of the room until ``LINGER`` seconds pass
-        without an edit or a run."""
-        awareness = notebook.awareness
-        awareness.set_local_state({"user": collaborator(agent)})
+    async def present(self, path: str, notebook: Any, agent: str) -> None:
+        """The agent shows as a collaborator until ``LINGER`` seconds pass without an edit
+        or a run: in the document's awareness (its remote users) and, once a page is
+        open, in the server's global one (JupyterLab's collaborators panel, which names
+        the document a collaborator is in)."""
+        user = collaborator(agent)
+        awarenesses = [notebook.awareness]
+        notebook.awareness.set_local_state({"user": user})
+        rooms = self._ydoc.ywebsocket_server
+        if rooms.room_exists(GLOBAL_AWARENESS):
+            everyone = (await rooms.get_room(GLOBAL_AWARENESS)).awareness
+            everyone.set_local_state({"user": user, "current": f"notebook:{path}"})
+            awarenesses.append(everyone)
         if (pending := self._present.pop(path, None)) is not None:
             pending.cancel()
 
         def leave() -> None:
             self._present.pop(path, None)
-            awareness.set_local_state(None)
+            for awareness in awarenesses:
+                awareness.set_local_state(None)
 
         self._present[path] = asyncio.get_running_loop().call_later(LINGER, leave)
 
@@ -141,7 +151,7 @@ class SharedDocument:
         # no other change can come between the check and the edit.
         with notebook.ydoc.transaction():
             applied = self._apply(notebook, edit)
-        self._source.present(self.path, notebook, self.agent)
+        await self._source.present(self.path, notebook, self.agent)
         return applied
 
     def _apply(self, notebook: Any, edit: CellEdit) -> Applied:
@@ -211,7 +221,7 @@ class SharedDocument:
         if ycell["cell_type"] != "code":
             raise EditRefused(f"Cell {cell_id} is a {ycell['cell_type']} cell: nothing to run.")
         runner = await self._source.runner(self.path)
-        self._source.present(self.path, notebook, self.agent)
+        await self._source.present(self.path, notebook, self.agent)
         # As a page does: the old outputs go, the cell shows it runs.
         with notebook.ydoc.transaction():
             ycell["outputs"] = Array()
@@ -231,7 +241,7 @@ class SharedDocument:
                 break
         else:
             log.info("acp_notebook: cell %s of %s went while it ran", cell_id, self.path)
-        self._source.present(self.path, notebook, self.agent)
+        await self._source.present(self.path, notebook, self.agent)
         return executed.parts
 
     async def active_cell(self) -> ActiveCell | None:

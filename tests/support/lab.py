@@ -110,11 +110,13 @@ def start_server(
     python: str = sys.executable,
     extra_args: Sequence[str] = (),
     rtc: bool = False,
+    extensions: Mapping[str, bool] | None = None,
 ) -> JupyterServer:
     """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one;
     ``extra_env`` on top of the server's own (an agent's settings); ``python`` of another
     environment and ``extra_args`` to its command line (the peer benchmark's JupyterLab);
-    ``rtc``: real-time collaboration on (jupyter-collaboration installed)."""
+    ``rtc``: real-time collaboration on (jupyter-collaboration installed); ``extensions``:
+    more server extensions on or off (modules of this checkout are importable)."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
@@ -127,7 +129,9 @@ def start_server(
     # Collaboration on or off for the server (its extensions) and the pages (theirs).
     server_config = {
         "AcpNotebookApp": {"answer_timeout": 180},
-        "ServerApp": {"jpserver_extensions": collaboration.server_extensions(rtc)},
+        "ServerApp": {
+            "jpserver_extensions": {**collaboration.server_extensions(rtc), **(extensions or {})}
+        },
     }
     (dirs["config"] / "jupyter_server_config.json").write_text(json.dumps(server_config))
     labconfig = dirs["config"] / "labconfig"
