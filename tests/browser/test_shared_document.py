@@ -64,28 +64,33 @@ def agent_edit(server: JupyterServer, edit: dict[str, Any]) -> dict[str, Any]:
         raise AssertionError(error.read().decode(errors="replace")) from error
 
 
-def test_an_agent_edit_shows_live_in_every_open_page(
+def test_an_agent_edit_needs_no_page_and_shows_live_in_every_open_page(
     page: Page, browser: Browser, rtc_server: JupyterServer
 ) -> None:
     filename = write_notebook(rtc_server, unique("rtc"), ["x = 1"])
+    insert = {"op": "insert", "path": filename, "cellType": "code"}
+    # No page has the notebook open: the edit goes into the shared document all the same.
+    agent_edit(rtc_server, {**insert, "index": 0, "before": "", "after": "first = 0"})
     other = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     try:
         pages = (page, other)
         for each in pages:
             open_notebook(each, rtc_server, filename)
-        insert = {"op": "insert", "path": filename, "cellType": "code", "index": 1}
-        applied = agent_edit(rtc_server, {**insert, "before": "", "after": "agent_wrote = 2"})
-        assert applied["index"] == 1
+            expect(cell(each, 0).locator(".jp-InputArea-editor")).to_contain_text("first = 0")
+        applied = agent_edit(
+            rtc_server, {**insert, "index": 2, "before": "", "after": "agent_wrote = 2"}
+        )
+        assert applied["index"] == 2
         for each in pages:
-            expect(each.locator(".jp-Notebook .jp-Cell")).to_have_count(2)
-            expect(cell(each, 1).locator(".jp-InputArea-editor")).to_contain_text("agent_wrote = 2")
+            expect(each.locator(".jp-Notebook .jp-Cell")).to_have_count(3)
+            expect(cell(each, 2).locator(".jp-InputArea-editor")).to_contain_text("agent_wrote = 2")
             # Among the online collaborators, under the agent's name.
             each.get_by_role("tab", name="Collaboration").click()
             expect(each.locator(".jp-CollaboratorHeader", has_text=AGENT)).to_be_visible()
-        # An edit of what a page typed goes into the same model: both pages show it.
-        change = {"op": "edit", "path": filename, "cellType": "code", "index": 0}
-        agent_edit(rtc_server, {**change, "cellId": None, "before": "x = 1", "after": "x = 10"})
+        # An edit of a cell both pages show changes it in both.
+        change = {"op": "edit", "path": filename, "cellType": "code", "index": 1}
+        agent_edit(rtc_server, {**change, "before": "x = 1", "after": "x = 10"})
         for each in pages:
-            expect(cell(each, 0).locator(".jp-InputArea-editor")).to_contain_text("x = 10")
+            expect(cell(each, 1).locator(".jp-InputArea-editor")).to_contain_text("x = 10")
     finally:
         other.context.close()
