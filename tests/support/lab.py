@@ -116,7 +116,7 @@ def start_server(
     ``extra_env`` on top of the server's own (an agent's settings); ``python`` of another
     environment and ``extra_args`` to its command line (the peer benchmark's JupyterLab);
     ``rtc``: real-time collaboration on (jupyter-collaboration installed); ``extensions``:
-    more server extensions on or off (modules of this checkout are importable)."""
+    more server extensions on or off (the server must be able to import them)."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
@@ -125,8 +125,8 @@ def start_server(
     notification = settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    # Questions stay open long enough for the slow cases (a blocked kernel, a reload).
-    # Collaboration on or off for the server (its extensions) and the pages (theirs).
+    # Questions stay open long enough for the slow cases (a blocked kernel, a reload);
+    # collaboration on or off for the server (its extensions) and the pages (theirs).
     server_config = {
         "AcpNotebookApp": {"answer_timeout": 180},
         "ServerApp": {
