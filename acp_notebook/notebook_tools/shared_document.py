@@ -66,7 +66,7 @@ def _youtput(output: dict[str, Any]) -> Map[Any]:
 
 class SharedDocuments:
     """The document source of the shared documents: ``ydoc`` is the server's
-    ``jupyter_server_ydoc`` extension (``web_app.settings["jupyter_server_ydoc"]``)."""
+    ``jupyter_server_ydoc`` extension app (its ``YDocExtension``)."""
 
     def __init__(self, ydoc: Any, runner_of: RunnerOf) -> None:
         self._ydoc = ydoc

@@ -110,8 +110,11 @@ async def test_a_stale_edit_is_refused_with_the_current_source(
     assert [c["id"] for c in await document.cells()] == [second, first]
     deleted = await document.apply(edit(path, "delete", 0, "b = 2", "", cellId=second))
     assert deleted == {"cellId": second, "index": 0}
-    on_disk = await saved(jp_root_dir, path, lambda nb: len(nb.cells) == 1)
-    assert (on_disk.cells[0].id, on_disk.cells[0].source) == (first, "a = 10")
+    # A new type makes a new cell of that type, with the same id.
+    markdown = {**edit(path, "edit", 0, "a = 10", "# Title", cellId=first), "cellType": "markdown"}
+    assert await document.apply(cast(CellEdit, markdown)) == {"cellId": first, "index": 0}
+    on_disk = await saved(jp_root_dir, path, lambda nb: nb.cells[0].cell_type == "markdown")
+    assert [(c.id, c.source) for c in on_disk.cells] == [(first, "# Title")]
 
 
 async def test_a_run_writes_outputs_and_execution_count_into_the_shared_cell(
