@@ -55,7 +55,12 @@ class ServerBackend:
         async def interrupt() -> None:
             await ensure_async(kernel_manager.interrupt_kernel(kernel_id))
 
-        self.runner = Runner(connect, interrupt)
+        self._runner = Runner(connect, interrupt)
+
+    @property
+    def runner(self) -> Runner:
+        """The kernel's runner: run_code's, which a document's cell runs share."""
+        return self._runner
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
         return await self._query(tool, args)
@@ -76,7 +81,7 @@ class ServerBackend:
         return notebook_cells(model["content"], start, count, f"Notebook {path} (as last saved): ")
 
     async def run_code(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        return await self.runner.run(code, timeout, progress)
+        return await self._runner.run(code, timeout, progress)
 
     async def _state(self) -> str | None:
         """The kernel's execution state as the kernel manager tracks it; None when gone."""
@@ -100,7 +105,7 @@ class ServerBackend:
         state = await self._state()
         if state is None:
             return GONE
-        doing = self.runner.running()
+        doing = self._runner.running()
         if doing is None and state == "busy":
             doing = "a cell is running (sent by the notebook or another client)"
         elif doing is None and state == "idle":
@@ -140,10 +145,10 @@ class ServerBackend:
     def restarted(self) -> None:
         """The kernel restarted (this tool, the toolbar, the REST API): a run_code in
         progress ends now, the next one reconnects."""
-        self.runner.restarted()
+        self._runner.restarted()
 
     def close(self) -> None:
-        self.runner.close()
+        self._runner.close()
 
 
 class ServerTools:
