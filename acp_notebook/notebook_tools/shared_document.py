@@ -227,22 +227,35 @@ class SharedDocument:
             ycell["outputs"] = Array()
             ycell["execution_count"] = None
             ycell["execution_state"] = "running"
-        executed = await runner.execute(str(ycell["source"]), timeout, progress)
-        # The cell may have gone while it ran (the room too): look for it again.
+        try:
+            executed = await runner.execute(str(ycell["source"]), timeout, progress)
+        except BaseException:  # cancelled with the turn: the cell does not stay running
+            await self._ran(cell_id, {"execution_state": "idle"})
+            raise
+        outputs = Array([_youtput(output) for output in executed.outputs])
+        count = executed.execution_count
+        await self._ran(
+            cell_id,
+            {
+                "outputs": outputs,
+                "execution_count": None if count is None else float(count),
+                "execution_state": "idle",
+            },
+        )
+        return executed.parts
+
+    async def _ran(self, cell_id: str, fields: dict[str, Any]) -> None:
+        """Writes the end of a run into the cell, which may have gone while it ran (the
+        room too, when every page closed): it is looked for again."""
         notebook = await self.notebook()
-        ycells = notebook.ycells
-        for ycell in ycells:
+        for ycell in notebook.ycells:
             if ycell.get("id") == cell_id:
                 with notebook.ydoc.transaction():
-                    ycell["outputs"] = Array([_youtput(out) for out in executed.outputs])
-                    count = executed.execution_count
-                    ycell["execution_count"] = None if count is None else float(count)
-                    ycell["execution_state"] = "idle"
-                break
-        else:
-            log.info("acp_notebook: cell %s of %s went while it ran", cell_id, self.path)
-        await self._source.present(self.path, notebook, self.agent)
-        return executed.parts
+                    for key, value in fields.items():
+                        ycell[key] = value
+                await self._source.present(self.path, notebook, self.agent)
+                return
+        log.info("acp_notebook: cell %s of %s went while it ran", cell_id, self.path)
 
     async def active_cell(self) -> ActiveCell | None:
         # The server knows no page's selection.
