@@ -8,6 +8,9 @@ interrupted the moment it starts instead of cutting the user's cell short.
 
 Both modes use this: the server with a client of the kernel from its kernel
 manager, local mode with a client of its own kernel from the connection file.
+``Runner.execute`` runs a notebook cell's source the same way but as the user's run
+(in the history, the execution count moves) and returns the outputs as nbformat too,
+for a document path that writes them into the cell.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -85,6 +89,15 @@ class Runner:
         self._reconnect = True
 
     async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
+        return (await self._execute(code, timeout, progress, as_cell=False)).parts
+
+    async def execute(self, code: str, timeout: float, progress: Progress) -> Executed:
+        """Runs ``code`` as a notebook cell: counted, in the history."""
+        return await self._execute(code, timeout, progress, as_cell=True)
+
+    async def _execute(
+        self, code: str, timeout: float, progress: Progress, as_cell: bool
+    ) -> Executed:
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
         run: _Run | None = None
         await self._lock.acquire()
@@ -98,8 +111,9 @@ class Runner:
                 client.start_channels()
                 await wait_subscribed(client)
                 self._client = client
-            run = self._current = _Run(self._client, code)
-            return await run.collect(timeout, progress, self._interrupt)
+            run = self._current = _Run(self._client, code, as_cell)
+            parts = await run.collect(timeout, progress, self._interrupt)
+            return Executed(parts, run.nbformat_outputs(), run.execution_count)
         finally:
             if run is not None and not run.finished and not run.lost:
                 # Cancelled (the turn was), or still running after the interrupt: stop it
@@ -123,13 +137,23 @@ class Runner:
             self._client = None
 
 
+@dataclass
+class Executed:
+    """A run's answer for the agent (``parts``) and for the notebook cell."""
+
+    parts: list[Part]
+    outputs: list[dict[str, Any]]  # nbformat v4 outputs
+    execution_count: int | None
+
+
 class _Run:
-    def __init__(self, client: AsyncKernelClient, code: str) -> None:
+    def __init__(self, client: AsyncKernelClient, code: str, as_cell: bool = False) -> None:
         self.client = client
         self.code = code
         self.msg_id: str = client.execute(
-            code, silent=False, store_history=False, allow_stdin=False, stop_on_error=False
+            code, silent=False, store_history=as_cell, allow_stdin=False, stop_on_error=False
         )
+        self.execution_count: int | None = None
         self.started = False
         self.finished = False  # only ever set once started (see _take)
         self.lost = False  # the kernel restarted under it: no reply will come
@@ -148,6 +172,8 @@ class _Run:
                 self.finished = True
         elif kind == "execute_input":
             self.started = True
+            count = content.get("execution_count")
+            self.execution_count = count if isinstance(count, int) else None
         elif kind == "stream":
             name = content.get("name", "stdout")
             stream = self._streams.get(name)
@@ -158,6 +184,13 @@ class _Run:
                 stream["text"] = (stream["text"] + str(content.get("text", "")))[:MAX_STREAM]
         elif kind in ("execute_result", "display_data", "error") and len(self.outputs) < 100:
             self.outputs.append({"output_type": kind, **content})
+
+    def nbformat_outputs(self) -> list[dict[str, Any]]:
+        """The outputs as a notebook keeps them (a display's transient id is not kept)."""
+        return [
+            {key: value for key, value in output.items() if key != "transient"}
+            for output in self.outputs
+        ]
 
     async def _pump(self, until: float) -> None:
         """Take iopub messages until this request is done or ``until``."""
