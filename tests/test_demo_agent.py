@@ -41,6 +41,8 @@ class AgentProcess:
             cwd=ROOT,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
+        # Seconds to wait for the agent's next line.
+        self.line_timeout = 5.0
         self._next_id = 100
         self.reader = threading.Thread(target=self._pump, daemon=True)
         self.reader.start()
@@ -60,7 +62,7 @@ class AgentProcess:
         self.proc.stdin.flush()
 
     def line(self) -> str:
-        line = self.lines.get(timeout=5)
+        line = self.lines.get(timeout=self.line_timeout)
         assert line is not None, "the agent closed stdout"
         return line
 
@@ -469,6 +471,14 @@ def edit_tools(refuse: str = "") -> Json:
     }
 
 
+@pytest.fixture
+def tools_agent(agent: AgentProcess) -> AgentProcess:
+    """The demo agent, patient while it starts the stdio tools (a Python process that
+    imports the MCP SDK takes seconds on a busy machine)."""
+    agent.line_timeout = 60.0
+    return agent
+
+
 def allow(request: Json) -> Json:
     return {"outcome": {"outcome": "selected", "optionId": "allow-once"}}
 
@@ -482,9 +492,9 @@ def ended_calls(messages: list[Json]) -> list[tuple[str, str, str]]:
     ]
 
 
-def test_edit_inserts_a_cell_edits_it_and_runs_it(agent: AgentProcess) -> None:
-    sid = agent.session(mcp_servers=[edit_tools()])
-    response, seen = agent.prompt(sid, "edit", allow)
+def test_edit_inserts_a_cell_edits_it_and_runs_it(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools()])
+    response, seen = tools_agent.prompt(sid, "edit", allow)
     assert response["result"] == {"stopReason": "end_turn"}
     calls = updates(seen, "tool_call")
     assert [(c["title"], c["rawInput"]) for c in calls] == [
@@ -515,9 +525,9 @@ def test_edit_inserts_a_cell_edits_it_and_runs_it(agent: AgentProcess) -> None:
     )
 
 
-def test_edit_stops_at_the_first_refusal(agent: AgentProcess) -> None:
-    sid = agent.session(mcp_servers=[edit_tools(refuse="edit_cell")])
-    _, seen = agent.prompt(sid, "edit", allow)
+def test_edit_stops_at_the_first_refusal(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools(refuse="edit_cell")])
+    _, seen = tools_agent.prompt(sid, "edit", allow)
     assert [c["toolCallId"] for c in updates(seen, "tool_call")] == ["call-1-insert", "call-1-edit"]
     assert [end[:2] for end in ended_calls(seen)] == [
         ("call-1-insert", "completed"),
@@ -526,16 +536,16 @@ def test_edit_stops_at_the_first_refusal(agent: AgentProcess) -> None:
     assert requests(seen) == []
     assert reply_text(seen).startswith("I added a cell but could not change it: ")
     assert "the user rejected the change" in reply_text(seen)
-    sid = agent.session(mcp_servers=[edit_tools(refuse="insert_cell")])
-    _, seen = agent.prompt(sid, "edit", allow)
+    sid = tools_agent.session(mcp_servers=[edit_tools(refuse="insert_cell")])
+    _, seen = tools_agent.prompt(sid, "edit", allow)
     assert [end[:2] for end in ended_calls(seen)] == [("call-2-insert", "failed")]
     assert "no notebook document is reachable" in reply_text(seen)
 
 
-def test_edit_asks_before_the_run(agent: AgentProcess) -> None:
-    sid = agent.session(mcp_servers=[edit_tools()])
+def test_edit_asks_before_the_run(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools()])
     reject = {"outcome": {"outcome": "selected", "optionId": "reject"}}
-    _, seen = agent.prompt(sid, "edit", lambda _: reject)
+    _, seen = tools_agent.prompt(sid, "edit", lambda _: reject)
     assert [end[:2] for end in ended_calls(seen)][-1] == ("call-1-run", "failed")
     assert reply_text(seen) == (
         "I added a cell and changed its last line; I did not run it: you declined."
