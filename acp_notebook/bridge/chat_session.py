@@ -33,7 +33,7 @@ from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
 from ..agent.handshake import INITIALIZE_PARAMS, inherited_env
 from ..agent.jsonrpc import Notification, Request, RpcError
-from ..agent.mcp_servers import notebook_entry
+from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.attachment_blocks import summary as attachment_summary
@@ -272,9 +272,10 @@ class ChatSession:
         self.conn.notify("initialized", {})
         servers = list(self.mcp_servers)
         capabilities = init.get("agentCapabilities")
+        params: dict[str, Any] = {"cwd": self.cwd, "mcpServers": servers}
         if self.notebook is not None:
             servers.append(notebook_entry(self.notebook.url, self.notebook.secret, capabilities))
-        params = {"cwd": self.cwd, "mcpServers": servers}
+            params["_meta"] = notebook_tools_meta()
         if self.load_session_id is None:
             new = await self.conn.request("session/new", params)
         else:
