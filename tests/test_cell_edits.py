@@ -14,7 +14,7 @@ import pytest
 from acp_notebook.notebook_tools.cell_edits import find, plan, plan_insert
 from acp_notebook.notebook_tools.cells import revision
 from acp_notebook.notebook_tools.documents import EditRefused
-from acp_notebook.notebook_tools.execute import Ran
+from acp_notebook.notebook_tools.execute import Executed
 from acp_notebook.notebook_tools.file_document import (
     CALLER,
     CHANGED,
@@ -181,20 +181,15 @@ class FakeRunner:
         self.during: Any = None
         self.ran: list[str] = []
 
-    async def execute(self, code: str, timeout: float, progress: Any, tool: str) -> Ran:
+    async def execute(self, code: str, timeout: float, progress: Any) -> Executed:
         self.ran.append(code)
         if self.during is not None:
             self.during()
         outputs = [
             {"output_type": "stream", "name": "stdout", "text": "hello\n"},
-            {
-                "output_type": "display_data",
-                "data": {"text/plain": "2"},
-                "metadata": {},
-                "transient": {},
-            },
+            {"output_type": "display_data", "data": {"text/plain": "2"}, "metadata": {}},
         ]
-        return Ran([{"type": "text", "text": "[stdout]\nhello"}], outputs, 7)
+        return Executed([{"type": "text", "text": "[stdout]\nhello"}], outputs, 7)
 
 
 def saved(path: Path, *sources: str) -> list[str]:
@@ -305,7 +300,7 @@ async def test_run_writes_outputs_and_count_into_an_unchanged_file(tmp_path: Pat
     }
     cell = on_disk(path)[0]
     assert cell.execution_count == 7 and cell.outputs[0].text == "hello\n"
-    assert "transient" not in cell.outputs[1]
+    assert cell.outputs[1].data == {"text/plain": "2"}
     # A save while the cell ran: the outputs are not written over it.
     runner.during = lambda: touched(path, "print('edited while running')")
     parts = await document(path, runner).run(ids[0], 30, lambda _: asyncio.sleep(0))

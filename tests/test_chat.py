@@ -150,3 +150,49 @@ async def test_a_view_that_falls_back_to_the_comm_gets_events_there(chat: Chat) 
     assert len(acks) == 1 and acks[0]["reset"] and acks[0]["events"]
     frames = [m for m in sent if "events" in m and "ack" not in m]
     assert any(e["kind"] == "turn_ended" and e["turn"] == 2 for f in frames for e in f["events"])
+
+
+async def test_an_edit_policy_answers_edit_reviews_before_the_permission_policy(
+    chat: Chat,
+) -> None:
+    """``on_edit`` decides the cards that carry an edit; ``on_permission`` the others and
+    the edits it leaves (None); ``accept_edits`` is the chat's folded setting."""
+    from acp_notebook.kernel.local_transport import LocalClient
+    from acp_notebook.wire.contracts import CellEdit
+
+    await chat.ready()
+    assert isinstance(chat._client, LocalClient)
+    session = chat._client.hub.chats[chat.chat_id].session
+    edit: CellEdit = {
+        "op": "edit",
+        "path": "a.ipynb",
+        "cellType": "code",
+        "index": 0,
+        "before": "x = 1",
+        "after": "x = 2",
+    }
+
+    def review() -> Any:
+        return chat._client.thread.submit(session.review_edit(edit)).result(10)
+
+    seen: list[dict[str, Any]] = []
+
+    def on_edit(change: dict[str, Any]) -> Any:
+        seen.append(change)
+        return "reject" if change["after"] == "x = 2" else None
+
+    chat.on_edit(on_edit)
+    chat.on_permission(lambda request: "accept")
+    assert (await asyncio.to_thread(review)).accepted is False
+    assert seen == [edit]
+    assert chat.state["permissions"][next(iter(chat.state["permissions"]))]["by"] == "kernel"
+    edit["after"] = "x = 3"  # the edit policy leaves it: the permission policy accepts
+    assert (await asyncio.to_thread(review)).accepted is True
+    # The setting, set from Python, folded back.
+    assert chat.accept_edits is False
+    chat.accept_edits = True
+    async with asyncio.timeout(5):
+        while not chat.accept_edits:
+            await asyncio.sleep(0.01)
+    assert session.accept_edits is True
+    assert chat.state.get("acceptEdits") is True

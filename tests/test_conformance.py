@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from acp import schema
 from pydantic import BaseModel, TypeAdapter
 
 from acp_notebook.bridge.hub import Hub
+from acp_notebook.bridge.ports import NotebookEndpoint
+from acp_notebook.wire.contracts import CellEdit
+from acp_notebook.wire.review import EditReview
 from tests.support.hub_chats import open_demo
 
 REQUESTS: dict[str, Any] = {
@@ -111,10 +116,32 @@ async def test_outgoing_frames_match_the_acp_schema(hub: Hub) -> None:
     assert responses == 6  # two permission answers, four elicitation answers
 
 
-async def test_handshake_frames_match_the_acp_schema() -> None:
+class UnusedTools:
+    """A chat's notebook endpoint that nobody calls: enough for session/new to offer it."""
+
+    url = "http://127.0.0.1:9/mcp"
+    secret = "unused"
+    review: EditReview | None = None
+
+    def cancel_runs(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    async def preview(self, tool_call: Mapping[str, Any]) -> CellEdit | None:
+        return None
+
+
+async def unused_tools() -> NotebookEndpoint:
+    return UnusedTools()
+
+
+@pytest.mark.parametrize("tools", [False, True], ids=["no-notebook-tools", "notebook-tools"])
+async def test_handshake_frames_match_the_acp_schema(tools: bool) -> None:
     from acp_notebook.agent.connection import AgentConnection
 
-    hub = Hub()
+    hub = Hub(notebook_tools=unused_tools if tools else None)
     frames: list[dict[str, Any]] = []
     original = AgentConnection._write
 
@@ -136,4 +163,10 @@ async def test_handshake_frames_match_the_acp_schema() -> None:
     assert init.client_capabilities.elicitation.form is not None
     assert init.client_capabilities.elicitation.url is None
     assert frames[0]["params"]["clientCapabilities"]["terminal"] is False
-    schema.NewSessionRequest.model_validate(frames[2]["params"])
+    new = frames[2]["params"]
+    schema.NewSessionRequest.model_validate(new)
+    assert [server["name"] for server in new["mcpServers"]] == (["notebook"] if tools else [])
+    # With our notebook tools claude withholds its own notebook editor; other agents
+    # (the demo here) ignore claude's _meta and start as before.
+    withheld = {"claudeCode": {"options": {"disallowedTools": ["NotebookEdit"]}}}
+    assert new.get("_meta") == (withheld if tools else None)

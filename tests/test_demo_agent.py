@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from acp_notebook.demo.agent import EDIT_NEW, EDIT_OLD, EDIT_SOURCE, NO_NOTEBOOK_TOOLS
+from acp_notebook.demo.notebook_client import cell_of
 from tests.support.agents import DEMO_FAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +41,8 @@ class AgentProcess:
             cwd=ROOT,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
+        # Seconds to wait for the agent's next line.
+        self.line_timeout = 5.0
         self._next_id = 100
         self.reader = threading.Thread(target=self._pump, daemon=True)
         self.reader.start()
@@ -58,7 +62,7 @@ class AgentProcess:
         self.proc.stdin.flush()
 
     def line(self) -> str:
-        line = self.lines.get(timeout=5)
+        line = self.lines.get(timeout=self.line_timeout)
         assert line is not None, "the agent closed stdout"
         return line
 
@@ -97,10 +101,11 @@ class AgentProcess:
             if predicate(message):
                 return message
 
-    def session(self, *, form: bool = True) -> str:
+    def session(self, *, form: bool = True, mcp_servers: list[Json] | None = None) -> str:
         caps = {"elicitation": {"form": {}}} if form else {}
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
-        response, _ = self.call("session/new", {"cwd": "/srv/project", "mcpServers": []})
+        params = {"cwd": "/srv/project", "mcpServers": mcp_servers or []}
+        response, _ = self.call("session/new", params)
         session_id: str = response["result"]["sessionId"]
         return session_id
 
@@ -206,7 +211,7 @@ def test_hello_reply(agent: AgentProcess) -> None:
     assert {c["messageId"] for c in chunks} == {"msg-1-2"}
     assert reply_text(seen) == (
         "Hello from the **demo agent**. You said: hello\n\n"
-        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `stream 100`."
+        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
     )
     [usage] = updates(seen, "usage_update")
     assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"
@@ -453,3 +458,115 @@ def test_history_sends_events_that_do_not_merge(agent: AgentProcess) -> None:
     assert len(updates(seen, "tool_call_update")) == 4 * 24
     chunks = updates(seen, "agent_message_chunk")
     assert len({c["messageId"] for c in chunks}) == 4
+
+
+def edit_tools(refuse: str = "") -> Json:
+    """The stand-in edit tools as the chat's ``notebook`` server (stdio); the tools named
+    in ``refuse`` refuse."""
+    return {
+        "name": "notebook",
+        "command": sys.executable,
+        "args": ["-m", "tests.support.fake_edit_tools"],
+        "env": [{"name": "FAKE_EDIT_TOOLS_REFUSE", "value": refuse}],
+    }
+
+
+@pytest.fixture
+def tools_agent(agent: AgentProcess) -> AgentProcess:
+    """The demo agent, patient while it starts the stdio tools (a Python process that
+    imports the MCP SDK takes seconds on a busy machine)."""
+    agent.line_timeout = 60.0
+    return agent
+
+
+def allow(request: Json) -> Json:
+    return {"outcome": {"outcome": "selected", "optionId": "allow-once"}}
+
+
+def ended_calls(messages: list[Json]) -> list[tuple[str, str, str]]:
+    """Each tool call's end: (toolCallId, status, the tool's answer)."""
+    return [
+        (u["toolCallId"], u["status"], u["content"][0]["content"]["text"] if "content" in u else "")
+        for u in updates(messages, "tool_call_update")
+        if u["status"] in ("completed", "failed")
+    ]
+
+
+def test_edit_inserts_a_cell_edits_it_and_runs_it(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools()])
+    response, seen = tools_agent.prompt(sid, "edit", allow)
+    assert response["result"] == {"stopReason": "end_turn"}
+    calls = updates(seen, "tool_call")
+    assert [(c["title"], c["rawInput"]) for c in calls] == [
+        ("mcp__notebook__insert_cell", {"source": EDIT_SOURCE, "cell_type": "code"}),
+        ("mcp__notebook__edit_cell", {"cell_id": "cell-1", "old": EDIT_OLD, "new": EDIT_NEW}),
+        ("mcp__notebook__run_cell", {"cell_id": "cell-1", "timeout": 30}),
+    ]
+    # Only the run is asked for: each edit is reviewed by the tool itself.
+    [asked] = requests(seen)
+    assert asked["method"] == "session/request_permission"
+    assert asked["params"]["toolCall"]["toolCallId"] == "call-1-run"
+    source = EDIT_SOURCE.replace(EDIT_OLD, EDIT_NEW)
+    assert ended_calls(seen) == [
+        (
+            "call-1-insert",
+            "completed",
+            f"Inserted code cell id=cell-1 index=1 rev=r{len(EDIT_SOURCE)}",
+        ),
+        ("call-1-edit", "completed", f"Edited cell id=cell-1 index=1 rev=r{len(source)}"),
+        (
+            "call-1-run",
+            "completed",
+            f"Ran cell id=cell-1 index=1 rev=r{len(source)}\nwarmest: Cairo at 28 C\n",
+        ),
+    ]
+    assert reply_text(seen) == (
+        "I added a cell, changed its last line and ran it: warmest: Cairo at 28 C"
+    )
+
+
+def test_edit_stops_at_the_first_refusal(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools(refuse="edit_cell")])
+    _, seen = tools_agent.prompt(sid, "edit", allow)
+    assert [c["toolCallId"] for c in updates(seen, "tool_call")] == ["call-1-insert", "call-1-edit"]
+    assert [end[:2] for end in ended_calls(seen)] == [
+        ("call-1-insert", "completed"),
+        ("call-1-edit", "failed"),
+    ]
+    assert requests(seen) == []
+    assert reply_text(seen).startswith("I added a cell but could not change it: ")
+    assert "the user rejected the change" in reply_text(seen)
+    sid = tools_agent.session(mcp_servers=[edit_tools(refuse="insert_cell")])
+    _, seen = tools_agent.prompt(sid, "edit", allow)
+    assert [end[:2] for end in ended_calls(seen)] == [("call-2-insert", "failed")]
+    assert "no notebook document is reachable" in reply_text(seen)
+
+
+def test_edit_asks_before_the_run(tools_agent: AgentProcess) -> None:
+    sid = tools_agent.session(mcp_servers=[edit_tools()])
+    reject = {"outcome": {"outcome": "selected", "optionId": "reject"}}
+    _, seen = tools_agent.prompt(sid, "edit", lambda _: reject)
+    assert [end[:2] for end in ended_calls(seen)][-1] == ("call-1-run", "failed")
+    assert reply_text(seen) == (
+        "I added a cell and changed its last line; I did not run it: you declined."
+    )
+
+
+def test_edit_without_notebook_tools_says_so(agent: AgentProcess) -> None:
+    _, seen = agent.prompt(agent.session(), "edit")
+    assert updates(seen, "tool_call") == []
+    assert reply_text(seen) == NO_NOTEBOOK_TOOLS
+
+
+@pytest.mark.parametrize(
+    ("answer", "cell"),
+    [
+        ("Inserted code cell id=a1-B_2 index=3 rev=9f", {"cell_id": "a1-B_2"}),
+        ("Inserted markdown cell (cell_id=xyz, index=0)", {"cell_id": "xyz"}),
+        ("Inserted a cell at index=4", {"index": 4}),
+        ("Inserted, hidden=1 and a video=2", None),
+        ("", None),
+    ],
+)
+def test_the_cell_an_answer_names(answer: str, cell: Json | None) -> None:
+    assert cell_of(answer) == cell

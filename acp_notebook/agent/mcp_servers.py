@@ -1,4 +1,5 @@
-"""The ``mcpServers`` of ``session/new``: the user's own entries, checked, and ours.
+"""The ``mcpServers`` of ``session/new``: the user's own entries, checked, and ours,
+and what the session withholds from the agent once it has ours.
 
 ACP wants ``env`` (stdio) and ``headers`` (http, sse) as lists of
 ``{"name", "value"}``; a plain ``{name: value}`` dict is what people write, and the
@@ -18,6 +19,10 @@ URL_ENV = "ACP_NOTEBOOK_MCP_URL"
 SECRET_ENV = "ACP_NOTEBOOK_MCP_SECRET"
 # The header that carries a chat's secret to its notebook MCP server.
 SECRET_HEADER = "X-Notebook-Secret"
+# claude-code's own notebook editor: it rewrites the .ipynb on disk behind the open page
+# (a "file changed on disk" conflict, lost keystrokes), where our tools edit the live
+# document and have each change reviewed.
+CLAUDE_NOTEBOOK_EDITOR = "NotebookEdit"
 
 
 def _pairs(value: Any, where: str) -> list[dict[str, str]]:
@@ -93,3 +98,12 @@ def notebook_entry(url: str, secret: str, capabilities: Any) -> dict[str, Any]:
         "args": ["-m", PROXY_MODULE],
         "env": [{"name": URL_ENV, "value": url}, {"name": SECRET_ENV, "value": secret}],
     }
+
+
+def notebook_tools_meta() -> dict[str, Any]:
+    """The ``_meta`` of ``session/new`` (and ``session/load`` / ``session/resume``) of a
+    chat that has our notebook tools: claude-code withholds its own notebook editor, so
+    the model edits notebooks with ours. The claude wrapper merges
+    ``claudeCode.options.disallowedTools`` into the tools it withholds; other agents
+    ignore a ``_meta`` key that is not theirs."""
+    return {"claudeCode": {"options": {"disallowedTools": [CLAUDE_NOTEBOOK_EDITOR]}}}

@@ -9,6 +9,12 @@ One deadline per pending request, owned here: armed when the ledger registers it
 cancelled in ``_carry_out`` (where every settled request ends). No second timer backs
 it up: the hub and this session share one process and one loop, and the one party
 that can fail on its own, the agent process, settles everything when it exits.
+
+The review of a notebook edit (``review_edit``, the chat's notebook tools ask it) is a
+permission request of the chat's own, in the same ledger: its card, deadline, resync
+and "who answered" are a permission's, and its answer resolves a future here instead
+of going to the agent. An Allow of the agent's own permission request for an edit tool
+call (the bridge attached the previewed edit) approves that edit: it is not asked twice.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
 from ..agent.handshake import INITIALIZE_PARAMS, inherited_env
 from ..agent.jsonrpc import Notification, Request, RpcError
-from ..agent.mcp_servers import notebook_entry
+from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.attachment_blocks import summary as attachment_summary
@@ -36,16 +42,22 @@ from ..wire.chunks import ChunkBatch, update_chunk_key, with_text
 from ..wire.contracts import (
     MAX_ID,
     MAX_TOOL_CALL_ID,
+    CellEdit,
+    EditPolicyEvent,
     ElicitationRequestEvent,
+    PermissionRequestEvent,
+    PermissionResolvedEvent,
     RequestEvent,
+    ResolvedEvent,
     StreamEvent,
     TurnEndedEvent,
     TurnStartedEvent,
     is_request,
 )
+from ..wire.review import Review
 from .elicitation import take_elicitation_view
 from .history import History
-from .ledger import Ledger, NotFound, Refused, Reply, Settled
+from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
 from .ports import NotebookEndpoint
 
 log = logging.getLogger(__name__)
@@ -56,6 +68,21 @@ MAX_OPTIONS = 16
 MAX_RUNNING_TOOLS = 1000
 MAX_OPTION_TEXT = 256
 MAX_STOP_REASON = 64
+
+
+# Notebook edits one turn may have reviewed; more are refused (an agent in a loop must
+# not bury the person under cards).
+MAX_EDITS_PER_TURN = 1000
+# How long the edit an agent's permission request would make may take to preview; a
+# slower or failing preview leaves the card without its diff.
+PREVIEW_TIMEOUT = 2.0
+# The options of an edit's review card.
+EDIT_OPTIONS = [
+    {"optionId": "accept", "name": "Accept", "kind": "allow_once"},
+    {"optionId": "accept_turn", "name": "Accept all in this turn", "kind": "allow_always"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+_CANCELLED = {"outcome": {"outcome": "cancelled"}}
 
 
 # What an agent has to answer a mode or config change: less than the clients wait for
@@ -118,6 +145,8 @@ class ChatSession:
         self.load_session_id = load_session_id
         # The chat's own `notebook` MCP server (notebook tools); None when they are off.
         self.notebook = notebook
+        if notebook is not None:
+            notebook.review = self.review_edit
         self.spec = spec
         self.cwd = cwd
         self.mcp_servers = [dict(s) for s in mcp_servers]
@@ -145,6 +174,20 @@ class ChatSession:
         self.exit_detail: str | None = None  # why the agent is gone (or, as a start failed, goes)
         self._started = asyncio.Event()  # the handshake is over, however it ended
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
+        # The chat's "accept edits" setting: the agent's notebook edits land unreviewed.
+        self.accept_edits = False
+        # Who chose "Accept all in this turn" (None: no one yet this turn).
+        self._accept_turn: str | None = None
+        self._turn_edits = 0  # edits reviewed this turn (MAX_EDITS_PER_TURN)
+        self._told_edits = False  # the person was told this turn's edits went over the cap
+        # Edits approved through the agent's own permission request, each with who
+        # allowed it: the tool call that makes one is not asked again (consumed once).
+        self._approved: list[tuple[dict[str, Any], str | None]] = []
+        # Each review waiting on its card, by the local rpc id of its request.
+        self._reviews: dict[str, asyncio.Future[PermissionResolvedEvent]] = {}
+        self._review_ids = 0
+        # Agent permission requests whose edit is being previewed, not registered yet.
+        self._previews: dict[jsonrpc.Id, asyncio.Task[None]] = {}
         self.conn = AgentConnection(
             spec.argv,
             env={**inherited_env(spec.drop), **spec.env},
@@ -229,9 +272,10 @@ class ChatSession:
         self.conn.notify("initialized", {})
         servers = list(self.mcp_servers)
         capabilities = init.get("agentCapabilities")
+        params: dict[str, Any] = {"cwd": self.cwd, "mcpServers": servers}
         if self.notebook is not None:
             servers.append(notebook_entry(self.notebook.url, self.notebook.secret, capabilities))
-        params = {"cwd": self.cwd, "mcpServers": servers}
+            params["_meta"] = notebook_tools_meta()
         if self.load_session_id is None:
             new = await self.conn.request("session/new", params)
         else:
@@ -261,6 +305,7 @@ class ChatSession:
 
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
+        self._end_previews()
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
@@ -357,6 +402,7 @@ class ChatSession:
             self._give_up, self._given_up = None, False
             self.turn_active = False
             self._running_tools.clear()
+            self._end_turn_edits()
             self._emit(ended)
 
     async def _wait_started(self) -> bool:
@@ -387,6 +433,7 @@ class ChatSession:
             self._give_up = asyncio.get_running_loop().call_later(
                 self.config.cancel_grace, self._give_up_turn
             )
+        self._end_previews()
         self._carry_out(*self.ledger.settle_all())
 
     def _give_up_turn(self) -> None:
@@ -428,7 +475,18 @@ class ChatSession:
         self, request_id: str, option_id: str | None, by: str | None = None
     ) -> None:
         """Select ``option_id``, or cancel when it is None."""
-        self._carry_out(self.ledger.answer_permission(request_id, option_id, by))
+        event = self.ledger.get(request_id)
+        settled = self.ledger.answer_permission(request_id, option_id, by)
+        edit = event.get("edit") if event and event["kind"] == "permission_request" else None
+        if edit is not None and not settled.reply.local and _allows(event, option_id):
+            # The agent's own request for an edit tool call: its tool is not asked again.
+            self._approved.append((_edit_key(edit), by))
+            del self._approved[:-MAX_OPEN_REQUESTS]
+        self._carry_out(settled)
+        if settled.reply.local and option_id == "accept_turn":
+            # "All in this turn": the other edits waiting for their review too.
+            others = self.ledger.local_ids()
+            self._carry_out(*(self.ledger.answer_permission(o, option_id, by) for o in others))
 
     def respond_elicitation(
         self, request_id: str, action: str, values: Mapping[str, Any] | None, by: str | None = None
@@ -443,7 +501,10 @@ class ChatSession:
         """Where a settled request ends: its timer cancelled, its reply, its ``*_resolved``."""
         for one in settled:
             self.pending.pop(one.event["requestId"]).timer.cancel()
-            self._reply(one.reply)
+            if one.reply.local:
+                self._end_review(one.reply.rpc_id, one.event)
+            else:
+                self._reply(one.reply)
             self._emit(one.event)
 
     def _reply(self, reply: Reply) -> None:
@@ -451,6 +512,103 @@ class ChatSession:
             self.conn.respond_error(reply.rpc_id, *reply.error)
         elif not self.conn.exited.is_set():
             self.conn.respond(reply.rpc_id, reply.result)
+
+    # ------------------------------------------------------------ notebook edits
+
+    def set_accept_edits(self, value: bool, by: str | None = None) -> None:
+        """The chat's "accept edits" setting; every client hears of it (``edit_policy``)."""
+        self.accept_edits = value
+        event: EditPolicyEvent = {"kind": "edit_policy", "acceptEdits": value}
+        if by:
+            event["by"] = by
+        self._emit(event)
+
+    async def review_edit(self, edit: CellEdit) -> Review:
+        """The review of one notebook edit, as the chat's edit tools wait for it.
+
+        In order: an edit the person already allowed through the agent's own permission
+        request; the "accept edits" setting; "Accept all in this turn" chosen earlier in
+        the turn; else a card (a permission request of the chat's own) and its answer.
+        """
+        if self.status == "exited":
+            return Review(False, "the chat ended")
+        self._turn_edits += 1
+        if self._turn_edits > MAX_EDITS_PER_TURN:
+            if not self._told_edits:
+                self._told_edits = True
+                self._agent_error(
+                    f"the agent made more than {MAX_EDITS_PER_TURN} notebook edits in one"
+                    " turn; the ones beyond are refused"
+                )
+            return Review(
+                False,
+                f"refused: more than {MAX_EDITS_PER_TURN} edits in one turn; end the turn first",
+            )
+        key = _edit_key(edit)
+        for n, (approved, by) in enumerate(self._approved):
+            if approved == key:
+                del self._approved[n]
+                return Review(True, _by("accepted", by))
+        if self.accept_edits:
+            return Review(True, "accepted by the chat's accept-edits setting")
+        if self._accept_turn is not None:
+            return Review(True, f"accepted: {self._accept_turn} chose to accept all in this turn")
+        self._review_ids += 1
+        rpc_id = f"edit-{self._review_ids}"
+        tool_call: dict[str, Any] = {"title": edit_title(edit), "kind": "edit"}
+        tool_call_id = next(reversed(self._running_tools), None)
+        if tool_call_id is not None:
+            tool_call = {"toolCallId": tool_call_id, **tool_call}
+        event: PermissionRequestEvent = {
+            "kind": "permission_request",
+            "toolCall": tool_call,
+            "options": [dict(option) for option in EDIT_OPTIONS],
+            "edit": edit,
+        }
+        answered = self._reviews[rpc_id] = asyncio.get_running_loop().create_future()
+        refused = self._register(rpc_id, event, local=True)
+        if refused is not None:
+            del self._reviews[rpc_id]
+            return Review(False, f"refused: {refused}")
+        request_id = event["requestId"]
+        try:
+            resolved = await answered
+        except asyncio.CancelledError:
+            # The tool call was abandoned: its card ends with it.
+            if request_id in self.ledger:
+                self._carry_out(self.ledger.settle(request_id, "cancelled", "agent"))
+            raise
+        return self._review_of(resolved)
+
+    def _review_of(self, resolved: PermissionResolvedEvent) -> Review:
+        by = resolved.get("by")
+        if resolved["outcome"] == "timeout":
+            return Review(False, f"not reviewed within {self.ledger.answer_timeout:g} s")
+        if resolved["outcome"] == "cancelled":
+            if by == "teardown" or self.status == "exited":
+                return Review(False, "the chat ended")
+            if by:
+                return Review(False, f"cancelled by {by}")
+            return Review(False, "cancelled: the turn was cancelled")
+        option = resolved.get("optionId")
+        if option == "accept_turn":
+            self._accept_turn = by or "the person"
+        if option in ("accept", "accept_turn"):
+            return Review(True, _by("accepted", by))
+        return Review(False, _by("rejected", by))
+
+    def _end_review(self, rpc_id: jsonrpc.Id, event: ResolvedEvent) -> None:
+        """A review's card settled: its answer goes to the edit tool waiting on it."""
+        answered = self._reviews.pop(str(rpc_id), None)
+        if answered is not None and not answered.done() and event["kind"] == "permission_resolved":
+            answered.set_result(event)
+
+    def _end_turn_edits(self) -> None:
+        """What the turn allowed ends with it."""
+        self._accept_turn = None
+        self._turn_edits = 0
+        self._told_edits = False
+        self._approved.clear()
 
     # ------------------------------------------------------------ from the agent
 
@@ -465,20 +623,24 @@ class ChatSession:
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
 
-    def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent) -> None:
+    def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent, local: bool = False) -> str | None:
+        """Open a request (``local``: the chat's own); None, or why it was refused (an
+        agent's request is refused by a reply here)."""
         now = _now_ms()
         try:
-            event, deadline = self.ledger.register(rpc_id, event, now)
+            event, deadline = self.ledger.register(rpc_id, event, now, local=local)
         except Refused as refused:
-            self._reply(refused.reply)
+            if not local:
+                self._reply(refused.reply)
             if refused.notice is not None:
                 self._agent_error(refused.notice)
-            return
+            return refused.reply.error[1] if refused.reply.error else "refused"
         request_id = event["requestId"]
         delay = (deadline - now) / 1000
         timer = asyncio.get_running_loop().call_later(delay, self._time_out, request_id)
         self.pending[request_id] = Deadline(timer)
         self._emit(event)
+        return None
 
     def _permission_request(self, req: Request) -> None:
         params = req.params if isinstance(req.params, dict) else {}
@@ -496,14 +658,53 @@ class ChatSession:
             if len(options) == MAX_OPTIONS:
                 break
         tool_call = params.get("toolCall")
-        self._register(
-            req.id,
-            {
-                "kind": "permission_request",
-                "toolCall": bound(tool_call) if isinstance(tool_call, dict) else {},
-                "options": options,
-            },
-        )
+        event: PermissionRequestEvent = {
+            "kind": "permission_request",
+            "toolCall": bound(tool_call) if isinstance(tool_call, dict) else {},
+            "options": options,
+        }
+        if req.id in self._previews:  # the ledger cannot see it yet
+            self.conn.respond_error(req.id, jsonrpc.INVALID_REQUEST, "duplicate request id")
+            return
+        if self.notebook is None or len(self._previews) >= MAX_OPEN_REQUESTS:
+            # No edit to show (or too many waiting for theirs): the card as it is.
+            self._register(req.id, event)
+            return
+        # Its card waits for the edit's diff (bounded); every way out of the wait ends it.
+        self._previews[req.id] = asyncio.create_task(self._previewed(req.id, event))
+
+    async def _previewed(self, rpc_id: jsonrpc.Id, event: PermissionRequestEvent) -> None:
+        """Attach the edit the tool call would make, then open the request; unless the
+        wait was ended (a cancel, the agent gone, a withdrawal), which answered it."""
+        assert self.notebook is not None
+        edit: CellEdit | None = None
+        try:
+            edit = await asyncio.wait_for(self.notebook.preview(event["toolCall"]), PREVIEW_TIMEOUT)
+        except asyncio.CancelledError:
+            if rpc_id in self._previews:  # not ended by us: the task itself was cancelled
+                raise
+            return
+        except Exception:  # a slow or failing preview: the card without its diff
+            log.debug("chat %s: no preview for a permission request", self.chat_id, exc_info=True)
+        if self._previews.pop(rpc_id, None) is None:
+            return
+        if isinstance(edit, dict):
+            event["edit"] = edit
+        self._register(rpc_id, event)
+
+    def _end_previews(self, rpc_id: jsonrpc.Id | None = None) -> None:
+        """End requests waiting for their preview: all of them, cancelled (a cancel, the
+        agent gone), or the one the agent withdrew (``rpc_id``)."""
+        ids = list(self._previews) if rpc_id is None else [rpc_id]
+        for one in ids:
+            task = self._previews.pop(one, None)
+            if task is None:
+                continue
+            task.cancel()
+            if rpc_id is not None:
+                self.conn.respond_error(one, jsonrpc.REQUEST_CANCELLED, "request cancelled")
+            else:
+                self._reply(Reply(one, _CANCELLED))
 
     def _elicitation_request(self, req: Request) -> None:
         params = req.params if isinstance(req.params, dict) else {}
@@ -539,8 +740,12 @@ class ChatSession:
             self._emit({"kind": "update", "update": bound(update)})
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
+            rpc_id = params.get("requestId")
+            if jsonrpc.valid_id(rpc_id) and rpc_id in self._previews:
+                self._end_previews(rpc_id)
+                return
             try:
-                withdrawn = self.ledger.withdraw(params.get("requestId"))
+                withdrawn = self.ledger.withdraw(rpc_id)
             except NotFound:
                 return  # not a request still open: nothing to withdraw
             self._carry_out(withdrawn)
@@ -586,6 +791,7 @@ class ChatSession:
 
     def _on_exit(self, code: int | None) -> None:
         """Once per chat: the connection calls it once, and only for a process it started."""
+        self._end_previews()
         self._carry_out(*self.ledger.settle_all())
         self.status = "exited"
         self.exit_detail = self.exit_detail or (
@@ -601,6 +807,33 @@ class ChatSession:
                 "stderrTail": self.conn.stderr_tail,
             }
         )
+
+
+def edit_title(edit: CellEdit) -> str:
+    """A review card's short title: "Insert a code cell at 3"."""
+    op, index = edit["op"], edit["index"]
+    if op == "insert":
+        return f"Insert a {edit['cellType']} cell at {index}"
+    if op == "move":
+        return f"Move cell {index} to {edit.get('toIndex')}"
+    return f"{'Edit' if op == 'edit' else 'Delete'} cell {index}"
+
+
+def _edit_key(edit: CellEdit) -> dict[str, Any]:
+    """What two edits must share to be the same edit (an absent field is a None one)."""
+    return {key: value for key, value in edit.items() if value is not None}
+
+
+def _allows(event: RequestEvent | None, option_id: str | None) -> bool:
+    """Whether ``option_id`` is one of ``event``'s allow options."""
+    if event is None or event["kind"] != "permission_request" or option_id is None:
+        return False
+    kinds = [o.get("kind") for o in event["options"] if o.get("optionId") == option_id]
+    return bool(kinds) and str(kinds[0]).startswith("allow")
+
+
+def _by(what: str, by: str | None) -> str:
+    return f"{what} by {by}" if by else what
 
 
 def _offers_mode(modes: Any, mode_id: str) -> bool:

@@ -29,6 +29,7 @@ from ..wire.contracts import (
     MAX_DETAIL,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
+    AcceptEditsRequest,
     Attachment,
     CancelRequest,
     CloseRequest,
@@ -435,6 +436,10 @@ class Hub:
     @_route("owner", "chat:set_config")
     async def _set_config(self, req: SetConfigRequest, call: _Call) -> None:
         await call.chat.session.set_config(req.configId, req.value)
+
+    @_route("owner", "chat:accept_edits")
+    async def _accept_edits(self, req: AcceptEditsRequest, call: _Call) -> None:
+        call.chat.session.set_accept_edits(req.value, by=call.actor)
 
     @_route("owner", "chat:permission.respond")
     async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:

@@ -7,6 +7,10 @@ one ``*_resolved`` event, and a request settles once: a second settle of its id,
 a settle of an id never registered, raises ``NotFound``. The chat session carries the
 decisions out (arms and cancels the deadline's timer, writes the reply, emits the
 event). No clock: the time is passed in.
+
+A request may also be the chat's own (``local``): the review of a notebook edit asks the
+person like a permission does, and its reply goes back to the chat session, never to
+the agent (the agent can neither withdraw it nor reuse its id).
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ class Reply:
     rpc_id: jsonrpc.Id
     result: dict[str, Any] | None = None
     error: tuple[int, str] | None = None  # (code, message)
+    # The chat's own request (an edit's review): the reply is for the chat session.
+    local: bool = False
 
 
 class Refused(Exception):
@@ -63,6 +69,7 @@ class Settled(NamedTuple):
 class _Open(NamedTuple):
     rpc_id: jsonrpc.Id
     event: RequestEvent  # as emitted: its options or fields are what an answer may say
+    local: bool = False
 
 
 class Ledger:
@@ -83,20 +90,31 @@ class Ledger:
     def ids(self) -> list[str]:
         return list(self._open)
 
+    def local_ids(self) -> list[str]:
+        """The chat's own requests still open, oldest first."""
+        return [rid for rid, entry in self._open.items() if entry.local]
+
     def events(self) -> list[RequestEvent]:
         """The events of the requests still open, oldest first."""
         return [entry.event for entry in self._open.values()]
 
+    def get(self, request_id: str) -> RequestEvent | None:
+        """The event of an open request, or None."""
+        entry = self._open.get(request_id)
+        return None if entry is None else entry.event
+
     # ------------------------------------------------------------ registering
 
     def register(
-        self, rpc_id: jsonrpc.Id, event: RequestEvent, now: float
+        self, rpc_id: jsonrpc.Id, event: RequestEvent, now: float, *, local: bool = False
     ) -> tuple[RequestEvent, float]:
-        """Keep the agent's request ``rpc_id``, arrived at ``now`` (ms since the epoch),
-        open as ``event``; returns it (given its ``requestId`` and ``deadline``) and the
-        deadline."""
-        if self._request_id(rpc_id) is not None:
-            raise Refused(Reply(rpc_id, error=(jsonrpc.INVALID_REQUEST, "duplicate request id")))
+        """Keep the agent's request ``rpc_id`` (``local``: the chat's own), arrived at
+        ``now`` (ms since the epoch), open as ``event``; returns it (given its
+        ``requestId`` and ``deadline``) and the deadline."""
+        if self._request_id(rpc_id, local) is not None:
+            raise Refused(
+                Reply(rpc_id, error=(jsonrpc.INVALID_REQUEST, "duplicate request id"), local=local)
+            )
         if len(self._open) >= self.limit:
             refusal = Reply(
                 rpc_id,
@@ -104,6 +122,7 @@ class Ledger:
                     jsonrpc.INVALID_REQUEST,
                     f"too many open requests: {self.limit} wait for an answer",
                 ),
+                local=local,
             )
             if self._told_open:  # once per burst, not once per request
                 raise Refused(refusal)
@@ -118,12 +137,20 @@ class Ledger:
         deadline = now + self.answer_timeout * 1000
         event["requestId"] = request_id
         event["deadline"] = deadline
-        self._open[request_id] = _Open(rpc_id, event)
+        self._open[request_id] = _Open(rpc_id, event, local)
         return event, deadline
 
-    def _request_id(self, rpc_id: object) -> str | None:
-        """The open request the agent sent as ``rpc_id`` (a scan: at most ``limit``)."""
-        return next((rid for rid, entry in self._open.items() if entry.rpc_id == rpc_id), None)
+    def _request_id(self, rpc_id: object, local: bool = False) -> str | None:
+        """The open request the agent (``local``: the chat) sent as ``rpc_id`` (a scan:
+        at most ``limit``)."""
+        return next(
+            (
+                rid
+                for rid, entry in self._open.items()
+                if entry.rpc_id == rpc_id and entry.local == local
+            ),
+            None,
+        )
 
     # ------------------------------------------------------------ settling
 
@@ -205,7 +232,7 @@ class Ledger:
         reply = (
             Reply(entry.rpc_id, error=(jsonrpc.REQUEST_CANCELLED, "request cancelled"))
             if withdrawn
-            else Reply(entry.rpc_id, answer)
+            else Reply(entry.rpc_id, answer, local=entry.local)
         )
         return Settled(reply, event)
 

@@ -23,12 +23,16 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent import jsonrpc
 from ..agent.jsonrpc import Notification, Request, Response, RpcError
 from . import store as demo_store
 from .store import Record
+
+if TYPE_CHECKING:  # the MCP client loads only when a turn uses the notebook tools
+    import mcp_types
+    from mcp import Client
 
 Json = dict[str, Any]
 
@@ -48,7 +52,7 @@ TEXT_ONLY = os.environ.get("ACP_DEMO_TEXT_ONLY") == "1"
 STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
-    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `stream 100`."
+    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
 )
 
 
@@ -804,46 +808,127 @@ async def default_reply(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(GREETING.format(prompt=turn.text))
 
 
+# The notebook tools' calls are titled as claude titles them.
+NOTEBOOK_TOOL = "mcp__notebook__{}"
+NO_NOTEBOOK_TOOLS = "This chat has no notebook tools (it was opened with notebook_tools=False)."
+
+
+def notebook_server(turn: Turn) -> Json | None:
+    """The chat's `notebook` MCP server, as session/new gave it."""
+    return next((s for s in turn.session.mcp_servers if s.get("name") == "notebook"), None)
+
+
+async def answer(
+    turn: Turn, client: Client, name: str, arguments: Json
+) -> mcp_types.CallToolResult:
+    """Calls a notebook tool and ends the turn's open tool call with its answer."""
+    from . import notebook_client as nb
+
+    result = await client.call_tool(name, arguments)
+    status = "failed" if result.is_error else "completed"
+    turn.tool_status(status, content=nb.as_acp_content(result))
+    return result
+
+
+async def use_tool(
+    turn: Turn, client: Client, name: str, arguments: Json, step: str
+) -> mcp_types.CallToolResult:
+    """A notebook tool the agent calls without asking: a tool call, then its answer."""
+    turn.tool_call_id = f"call-{turn.number}-{step}"
+    turn.tool_call(NOTEBOOK_TOOL.format(name), "other", rawInput=arguments)
+    return await answer(turn, client, name, arguments)
+
+
+async def asked_tool(
+    turn: Turn, client: Client, name: str, arguments: Json, step: str
+) -> mcp_types.CallToolResult | None:
+    """A notebook tool that runs code: asked for first; None when the person declined."""
+    turn.tool_call_id = f"call-{turn.number}-{step}"
+    chosen = await turn.permission(NOTEBOOK_TOOL.format(name), "other", arguments)
+    if not str(chosen).startswith("allow"):
+        turn.tool_status("failed")
+        return None
+    turn.tool_status("in_progress")
+    return await answer(turn, client, name, arguments)
+
+
+def last_line(result: mcp_types.CallToolResult) -> str:
+    from . import notebook_client as nb
+
+    lines = nb.text_of(result).strip().splitlines()
+    return lines[-1] if lines else "(no output)"
+
+
 @behaviour()
 async def notebook(turn: Turn, _match: re.Match[str]) -> None:
     """Lists the notebook's variables, inspects one and runs a line (after asking), through
     the chat's `notebook` MCP server, as a real agent would."""
-    entry = next((s for s in turn.session.mcp_servers if s.get("name") == "notebook"), None)
+    entry = notebook_server(turn)
     if entry is None:
-        await turn.say("This chat has no notebook tools (it was opened with notebook_tools=False).")
+        await turn.say(NO_NOTEBOOK_TOOLS)
         return
     from . import notebook_client as nb
 
     async with nb.connect(entry) as client:
-        turn.tool_call_id = f"call-{turn.number}-vars"
-        turn.tool_call("mcp__notebook__list_variables", "other", rawInput={})
-        listing = await client.call_tool("list_variables", {})
-        turn.tool_status("completed", content=nb.as_acp_content(listing))
+        listing = await use_tool(turn, client, "list_variables", {}, "vars")
         variable = nb.pick_variable(nb.text_of(listing))
         if variable is not None:
-            turn.tool_call_id = f"call-{turn.number}-inspect"
-            turn.tool_call(
-                "mcp__notebook__inspect_variable", "other", rawInput={"name": variable[0]}
-            )
-            inspected = await client.call_tool("inspect_variable", {"name": variable[0]})
-            turn.tool_status("completed", content=nb.as_acp_content(inspected))
+            await use_tool(turn, client, "inspect_variable", {"name": variable[0]}, "inspect")
         code = nb.line_for(variable)
-        turn.tool_call_id = f"call-{turn.number}-run"
-        chosen = await turn.permission("mcp__notebook__run_code", "other", {"code": code})
-        if not str(chosen).startswith("allow"):
-            turn.tool_status("failed")
-            await turn.say(f"I did not run `{code}`: you declined.")
-            return
-        turn.tool_status("in_progress")
-        ran = await client.call_tool("run_code", {"code": code})
-        turn.tool_status("completed", content=nb.as_acp_content(ran))
+        ran = await asked_tool(turn, client, "run_code", {"code": code}, "run")
+    if ran is None:
+        await turn.say(f"I did not run `{code}`: you declined.")
+        return
     count = sum(1 for line in nb.text_of(listing).splitlines() if ": " in line)
     about = f"`{variable[0]}` ({variable[1]})" if variable else "nothing (no variables yet)"
-    output = nb.text_of(ran).strip().splitlines()
     await turn.say(
         f"Your notebook has {count} variables. I inspected {about} and ran `{code}`: "
-        f"{output[-1] if output else '(no output)'}"
+        f"{last_line(ran)}"
     )
+
+
+# The cell the `edit` keyword adds, and the change it then makes to its last line.
+EDIT_SOURCE = (
+    'temperatures = {"Oslo": 3, "Lima": 19, "Cairo": 28}\n'
+    "warmest = max(temperatures, key=temperatures.get)\n"
+    'print("warmest:", warmest)'
+)
+EDIT_OLD = 'print("warmest:", warmest)'
+EDIT_NEW = 'print(f"warmest: {warmest} at {temperatures[warmest]} C")'
+EDIT_RUN_TIMEOUT = 30
+
+
+@behaviour()
+async def edit(turn: Turn, _match: re.Match[str]) -> None:
+    """Adds a code cell to the open notebook, changes its last line (an old -> new
+    replacement) and runs it, through the `notebook` server's edit tools. The agent does
+    not ask before an edit (the tool has it reviewed); it asks before the run, as for
+    `run_code`. Stops at the first tool that refuses, saying what it answered."""
+    entry = notebook_server(turn)
+    if entry is None:
+        await turn.say(NO_NOTEBOOK_TOOLS)
+        return
+    from . import notebook_client as nb
+
+    async with nb.connect(entry) as client:
+        source = {"source": EDIT_SOURCE, "cell_type": "code"}
+        inserted = await use_tool(turn, client, "insert_cell", source, "insert")
+        cell = None if inserted.is_error else nb.cell_of(nb.text_of(inserted))
+        if cell is None:
+            await turn.say(f"I could not add the cell: {nb.text_of(inserted)}")
+            return
+        change = {**cell, "old": EDIT_OLD, "new": EDIT_NEW}
+        edited = await use_tool(turn, client, "edit_cell", change, "edit")
+        if edited.is_error:
+            await turn.say(f"I added a cell but could not change it: {nb.text_of(edited)}")
+            return
+        run = {**cell, "timeout": EDIT_RUN_TIMEOUT}
+        ran = await asked_tool(turn, client, "run_cell", run, "run")
+    if ran is None:
+        await turn.say("I added a cell and changed its last line; I did not run it: you declined.")
+        return
+    outcome = "could not run it" if ran.is_error else "ran it"
+    await turn.say(f"I added a cell, changed its last line and {outcome}: {last_line(ran)}")
 
 
 # The default, tried after every behaviour (also those added by importers, as tests do):

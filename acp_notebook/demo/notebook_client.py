@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -78,3 +79,18 @@ def line_for(variable: tuple[str, str] | None) -> str:
     if kind.endswith(("DataFrame", "Series", "ndarray")):
         return f"{name}.shape"
     return f"type({name}).__name__"
+
+
+# How an edit tool's answer names its cell: "Inserted ... id=<id> index=<n> rev=<rev>".
+_CELL_ID = re.compile(r"\b(?:cell_)?id=([A-Za-z0-9_-]+)")
+_CELL_INDEX = re.compile(r"\bindex=(\d+)")
+
+
+def cell_of(answer: str) -> Json | None:
+    """The cell an edit tool's answer names, as the next tool's arguments: its id (stable
+    while cells move), else its index; None when the answer names neither."""
+    if found := _CELL_ID.search(answer):
+        return {"cell_id": found.group(1)}
+    if found := _CELL_INDEX.search(answer):
+        return {"index": int(found.group(1))}
+    return None

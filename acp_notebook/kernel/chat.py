@@ -60,6 +60,10 @@ __all__ = ["CANCEL", "DECLINE", "Action", "Chat", "ChatError", "NeedsAnswer", "T
 
 ElicitationPolicy = Callable[[dict[str, Any]], "Mapping[str, Any] | Action | None"]
 PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
+# Given an edit (a CellEdit dict): "accept", "reject", or None for a person.
+EditPolicy = Callable[[dict[str, Any]], "Literal['accept', 'reject'] | None"]
+# What an edit policy's answer selects: the first option of that kind.
+_EDIT_OPTION_KINDS = {"accept": "allow_once", "reject": "reject_once"}
 
 
 class NeedsAnswer(RuntimeError):
@@ -171,7 +175,8 @@ class Chat(anywidget.AnyWidget):
         # After each frame: _changed wakes wait(); _wakers wake ready() and next_request().
         self._changed = threading.Condition(self._lock)
         self._wakers: list[Callable[[], None]] = []
-        # The policy for each type of request: "permission" or "elicitation".
+        # The policy for each type of request: "permission" or "elicitation"; and "edit",
+        # for a permission that decides a notebook edit.
         self._policies: dict[str, Callable[[dict[str, Any]], Any] | None] = {}
         self._policy_done: set[str] = set()
         self._turn_number = 0
@@ -465,6 +470,17 @@ class Chat(anywidget.AnyWidget):
     def set_config(self, config_id: str, value: str | bool) -> None:
         self._request({"type": "chat:set_config", "configId": config_id, "value": value})
 
+    @property
+    def accept_edits(self) -> bool:
+        """The chat's "accept edits" setting: on, the agent's notebook edits land without a
+        review. Set it to turn it on or off (for everyone who sees the chat)."""
+        with self._lock:
+            return bool(self._state.accept_edits)
+
+    @accept_edits.setter
+    def accept_edits(self, value: bool) -> None:
+        self._request({"type": "chat:accept_edits", "value": bool(value)})
+
     # ------------------------------------------------------------ answers
 
     def answer(self, request_id: str, values: Mapping[str, Any] | None = None) -> None:
@@ -515,23 +531,23 @@ class Chat(anywidget.AnyWidget):
         self._policies["permission"] = policy
         self._rerun_policies()
 
+    def on_edit(self, policy: EditPolicy | None) -> None:
+        """``policy(edit)`` returns "accept", "reject", or None (then ``on_permission``'s
+        policy, or a person, decides). ``edit`` is the change a pending request decides
+        (op, path, cellType, index, before, after, ...)."""
+        self._policies["edit"] = policy
+        self._rerun_policies()
+
     def _rerun_policies(self) -> None:
         for request in self.pending:
             self._client.thread.loop.call_soon_threadsafe(self._apply_policy, request)
 
     def _apply_policy(self, request: dict[str, Any]) -> None:
         """Runs on the client's loop thread; the answer goes out without blocking it."""
-        policy = self._policies.get(request["type"])
         request_id = request["requestId"]
-        if policy is None or request_id in self._policy_done:
+        if request_id in self._policy_done:
             return
-        try:
-            decision = policy(request)
-        except Exception:
-            log.exception(
-                "the %s policy failed; leaving %s to a person", request["type"], request_id
-            )
-            return
+        decision = self._decide(request)
         if decision is None:
             return
         self._policy_done.add(request_id)
@@ -555,6 +571,32 @@ class Chat(anywidget.AnyWidget):
                 )
 
         self._client.request(message).add_done_callback(done)
+
+    def _decide(self, request: dict[str, Any]) -> Any:
+        """The policies' answer to ``request``, or None: for a notebook edit the edit
+        policy first (its "accept" or "reject" as the option of that kind), then the one
+        of the request's type."""
+        kinds = [request["type"]]
+        if request["type"] == "permission" and isinstance(request.get("edit"), dict):
+            kinds.insert(0, "edit")
+        for kind in kinds:
+            policy = self._policies.get(kind)
+            if policy is None:
+                continue
+            try:
+                decision = policy(request["edit"] if kind == "edit" else request)
+            except Exception:
+                log.exception("the %s policy failed on %s", kind, request["requestId"])
+                continue
+            if kind == "edit" and decision is not None:
+                wanted = _EDIT_OPTION_KINDS.get(decision)
+                options = request.get("options", [])
+                decision = next((o["optionId"] for o in options if o.get("kind") == wanted), None)
+                if decision is None:
+                    log.warning("no option on %s answers an edit policy", request["requestId"])
+            if decision is not None:
+                return decision
+        return None
 
     # ------------------------------------------------------------ streams
 

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from ..agent.resume import continue_method
 from ..wire.attachment_blocks import describe
-from ..wire.clip import clip_start
+from ..wire.clip import clip, clip_start
 from ..wire.contracts import FoldSnapshot, SavedChatData, valid_session_id
 
 MAX_ITEMS = 200
@@ -73,7 +73,8 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 def compact(snap: FoldSnapshot, max_text: int = MAX_TEXT) -> FoldSnapshot:
     """The fold snapshot cut down for widget state: recent items, texts of at most
-    ``max_text`` characters (their end), no raw I/O."""
+    ``max_text`` characters (their end; an edit card's sources, their start), no raw
+    I/O."""
     whole = cast(dict[str, Any], snap)
     items = whole["items"][-MAX_ITEMS:]
     kept_items = []
@@ -91,7 +92,13 @@ def compact(snap: FoldSnapshot, max_text: int = MAX_TEXT) -> FoldSnapshot:
         key, id_key = _CARDS.get(item["type"], ("", ""))
         card = whole[key].get(item[id_key]) if key else None
         if card is not None:
-            kept[key][item[id_key]] = _compact_tool(card) if key == "toolCalls" else card
+            if key == "toolCalls":
+                card = _compact_tool(card)
+            elif "edit" in card:
+                edit = card["edit"]
+                sources = {k: clip(edit[k], max_text) for k in ("before", "after")}
+                card = {**card, "edit": {**edit, **sources}}
+            kept[key][item[id_key]] = card
         kept_items.append(item)
     return cast(FoldSnapshot, {**whole, "items": kept_items, **kept, "commands": []})
 

@@ -8,6 +8,9 @@ interrupted the moment it starts instead of cutting the user's cell short.
 
 Both modes use this: the server with a client of the kernel from its kernel
 manager, local mode with a client of its own kernel from the connection file.
+``Runner.execute`` runs a notebook cell's source the same way but as the user's run
+(in the history, the execution count moves) and returns the outputs as nbformat too,
+for a document path that writes them into the cell.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
@@ -33,15 +37,6 @@ MAX_STREAM = 20_000  # characters of stdout / stderr kept
 SETTLE = 5.0  # after an interrupt, how long the outputs may take to end
 Progress = Callable[[str], Awaitable[None]]
 Interrupt = Callable[[], Awaitable[None]]
-Tool = Literal["run_code", "run_cell"]
-
-
-class Ran(NamedTuple):
-    """One run: its answer for the agent, and what a notebook cell keeps of it."""
-
-    parts: list[Part]
-    outputs: list[dict[str, Any]]  # as iopub sent them: output_type and the content
-    execution_count: int | None  # None unless it was stored in the history
 
 
 async def wait_subscribed(client: AsyncKernelClient, seconds: float = 10.0) -> None:
@@ -84,7 +79,8 @@ class Runner:
             return None
         lines = run.code.strip().splitlines()
         doing = "is running" if run.started else "waits for the kernel"
-        return f"an agent's {run.tool} {doing}: {clip(lines[0] if lines else '', 200)}"
+        tool = "run_cell" if run.as_cell else "run_code"
+        return f"an agent's {tool} {doing}: {clip(lines[0] if lines else '', 200)}"
 
     def restarted(self) -> None:
         """The kernel was restarted: the run in progress ends without its reply (and
@@ -94,14 +90,15 @@ class Runner:
         self._reconnect = True
 
     async def run(self, code: str, timeout: float, progress: Progress) -> list[Part]:
-        """``run_code``: out of the history, as the agent's own."""
-        return (await self.execute(code, timeout, progress)).parts
+        return (await self._execute(code, timeout, progress, as_cell=False)).parts
 
-    async def execute(
-        self, code: str, timeout: float, progress: Progress, tool: Tool = "run_code"
-    ) -> Ran:
-        """Runs ``code``; ``tool`` "run_cell" stores it in the history as a cell the user
-        ran (the execution count moves), "run_code" does not."""
+    async def execute(self, code: str, timeout: float, progress: Progress) -> Executed:
+        """Runs ``code`` as a notebook cell: counted, in the history."""
+        return await self._execute(code, timeout, progress, as_cell=True)
+
+    async def _execute(
+        self, code: str, timeout: float, progress: Progress, as_cell: bool
+    ) -> Executed:
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
         run: _Run | None = None
         await self._lock.acquire()
@@ -115,9 +112,9 @@ class Runner:
                 client.start_channels()
                 await wait_subscribed(client)
                 self._client = client
-            run = self._current = _Run(self._client, code, tool)
+            run = self._current = _Run(self._client, code, as_cell)
             parts = await run.collect(timeout, progress, self._interrupt)
-            return Ran(parts, run.outputs, run.execution_count)
+            return Executed(parts, run.nbformat_outputs(), run.execution_count)
         finally:
             if run is not None and not run.finished and not run.lost:
                 # Cancelled (the turn was), or still running after the interrupt: stop it
@@ -141,17 +138,22 @@ class Runner:
             self._client = None
 
 
+@dataclass
+class Executed:
+    """A run's answer for the agent (``parts``) and for the notebook cell."""
+
+    parts: list[Part]
+    outputs: list[dict[str, Any]]  # nbformat v4 outputs
+    execution_count: int | None
+
+
 class _Run:
-    def __init__(self, client: AsyncKernelClient, code: str, tool: Tool) -> None:
+    def __init__(self, client: AsyncKernelClient, code: str, as_cell: bool = False) -> None:
         self.client = client
         self.code = code
-        self.tool = tool
+        self.as_cell = as_cell
         self.msg_id: str = client.execute(
-            code,
-            silent=False,
-            store_history=tool == "run_cell",
-            allow_stdin=False,
-            stop_on_error=False,
+            code, silent=False, store_history=as_cell, allow_stdin=False, stop_on_error=False
         )
         self.execution_count: int | None = None
         self.started = False
@@ -173,8 +175,7 @@ class _Run:
         elif kind == "execute_input":
             self.started = True
             count = content.get("execution_count")
-            if self.tool == "run_cell" and isinstance(count, int):
-                self.execution_count = count
+            self.execution_count = count if isinstance(count, int) else None
         elif kind == "stream":
             name = content.get("name", "stdout")
             stream = self._streams.get(name)
@@ -185,6 +186,13 @@ class _Run:
                 stream["text"] = (stream["text"] + str(content.get("text", "")))[:MAX_STREAM]
         elif kind in ("execute_result", "display_data", "error") and len(self.outputs) < 100:
             self.outputs.append({"output_type": kind, **content})
+
+    def nbformat_outputs(self) -> list[dict[str, Any]]:
+        """The outputs as a notebook keeps them (a display's transient id is not kept)."""
+        return [
+            {key: value for key, value in output.items() if key != "transient"}
+            for output in self.outputs
+        ]
 
     async def _pump(self, until: float) -> None:
         """Take iopub messages until this request is done or ``until``."""

@@ -30,13 +30,6 @@ from .documents import Applied, EditRefused, Progress
 from .execute import Runner
 
 CHANGED = "the file changed since you read it: read_cells again"
-# What a cell of each type keeps of an iopub output (the rest, like ``transient``, goes).
-OUTPUT_FIELDS = {
-    "stream": ("name", "text"),
-    "display_data": ("data", "metadata"),
-    "execute_result": ("data", "metadata", "execution_count"),
-    "error": ("ename", "evalue", "traceback"),
-}
 
 
 class Sight:
@@ -151,13 +144,6 @@ def _new_cell(edit: CellEdit) -> Any:
     return nbformat.v4.new_code_cell(edit["after"])
 
 
-def _output(output: dict[str, Any]) -> Any:
-    kind = output["output_type"]
-    return nbformat.v4.new_output(
-        kind, **{k: output[k] for k in OUTPUT_FIELDS[kind] if k in output}
-    )
-
-
 class FileDocument:
     """One notebook file, for the tool calls of one chat (``CALLER``)."""
 
@@ -247,7 +233,7 @@ class FileDocument:
         at = find(cells, cell_id, None)
         if type_of(cells[at]) != "code":
             return [{"type": "text", "text": f"Not run: cell {at} is no code cell."}]
-        ran = await self._runner.execute(source_of(cells[at]), timeout, progress, "run_cell")
+        ran = await self._runner.execute(source_of(cells[at]), timeout, progress)
         note = "its outputs are in the notebook file"
         async with self._lock:
             try:
@@ -255,7 +241,7 @@ class FileDocument:
                 if now != stamp:
                     raise EditRefused("the file changed while the cell ran")
                 cell = cells[find(cells, cell_id, None)]
-                cell["outputs"] = [_output(output) for output in ran.outputs]
+                cell["outputs"] = ran.outputs
                 cell["execution_count"] = ran.execution_count
                 await self._write(notebook, now)
             except EditRefused as exc:

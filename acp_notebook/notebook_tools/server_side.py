@@ -70,6 +70,11 @@ class ServerBackend:
         # The saved file comes last: it needs this kernel's runner for run_cell.
         self._sources = [*sources, FileSource(store, self._runner)]
 
+    @property
+    def runner(self) -> Runner:
+        """The kernel's runner: run_code's, which a document's cell runs share."""
+        return self._runner
+
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str:
         return await self._query(tool, args)
 
@@ -188,15 +193,27 @@ class ServerTools:
         """What a kernel's hub calls to give a new chat its endpoint."""
 
         async def add() -> Endpoint:
-            backend = self._backends.get(kernel_id)
-            if backend is None:
-                query = functools.partial(self._query, kernel_id)
-                backend = self._backends[kernel_id] = ServerBackend(
-                    kernel_id, self._kernels, self._sessions, query, self._sources, self._store
-                )
-            return await self.host.add(backend)
+            return await self.host.add(self._backend(kernel_id))
 
         return add
+
+    def _backend(self, kernel_id: str) -> ServerBackend:
+        backend = self._backends.get(kernel_id)
+        if backend is None:
+            query = functools.partial(self._query, kernel_id)
+            backend = self._backends[kernel_id] = ServerBackend(
+                kernel_id, self._kernels, self._sessions, query, self._sources, self._store
+            )
+        return backend
+
+    async def runner_of(self, path: str) -> Runner | None:
+        """The runner of the kernel of the notebook at ``path`` (the one its chats'
+        ``run_code`` uses: one run at a time, restarts known); None without a kernel."""
+        for session in await ensure_async(self._sessions.list_sessions()):
+            kernel = session.get("kernel") or {}
+            if session.get("path") == path and session.get("type") == "notebook" and kernel:
+                return self._backend(str(kernel["id"])).runner
+        return None
 
     def restarted(self, kernel_id: str) -> None:
         backend = self._backends.get(kernel_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_events.logger import EventLogger
 from jupyter_server.extension.application import ExtensionApp
@@ -34,6 +34,9 @@ from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
 
+if TYPE_CHECKING:
+    from ..notebook_tools.shared_document import SharedDocuments
+
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
 
@@ -50,6 +53,14 @@ def loopback_url(serverapp: ServerApp) -> str | None:
         host = f"[{ip}]" if ":" in ip else ip
     scheme = "https" if serverapp.certfile else "http"
     return f"{scheme}://{host}:{serverapp.port}{serverapp.base_url}"
+
+
+def ydoc_extension(serverapp: ServerApp) -> Any | None:
+    """The server's shared documents (jupyter_server_ydoc, real-time collaboration) when
+    it loads them. Looked up among the enabled extensions, not in the settings: it loads
+    after this one (extensions load by name)."""
+    apps = serverapp.extension_manager.extension_apps.get("jupyter_server_ydoc", set())
+    return next(iter(apps), None)
 
 
 class AcpNotebookApp(ExtensionApp):
@@ -141,13 +152,23 @@ class AcpNotebookApp(ExtensionApp):
                 base, self.executions
             )
         tools = None
+        self.shared_documents: SharedDocuments | None = None
         if self.notebook_tools:
             server = self._server
-            # Where a kernel's notebook is found live, tried in order; its saved file is last.
+            # Where a kernel's notebook is found live, tried in order; its saved file is
+            # last. Read when a kernel's tools start: a source added below counts.
             sources: list[DocumentSource] = []
             tools = ServerTools(
                 server.kernel_manager, server.session_manager, self.queries.ask, sources
             )
+            ydoc = ydoc_extension(server)
+            if ydoc is not None:
+                # Only with jupyter-collaboration installed (it brings pycrdt).
+                from ..notebook_tools.shared_document import SharedDocuments
+
+                # The first document source (DESIGN.md, "Agent edits").
+                self.shared_documents = SharedDocuments(ydoc, tools.runner_of)
+                sources.append(self.shared_documents)
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()

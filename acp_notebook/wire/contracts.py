@@ -246,6 +246,15 @@ class ElicitationResolvedEvent(_Event):
     by: NotRequired[Maybe[str]]
 
 
+class EditPolicyEvent(_Event):
+    """The chat's "accept edits" setting: on, the agent's notebook edits land without a
+    review card (chat:accept_edits); off (the default), each one is reviewed."""
+
+    kind: Literal["edit_policy"]
+    acceptEdits: bool
+    by: NotRequired[Maybe[str]]
+
+
 RequestEvent = Union[PermissionRequestEvent, ElicitationRequestEvent]
 ResolvedEvent = Union[PermissionResolvedEvent, ElicitationResolvedEvent]
 StreamEvent = Annotated[
@@ -259,6 +268,7 @@ StreamEvent = Annotated[
         PermissionResolvedEvent,
         ElicitationRequestEvent,
         ElicitationResolvedEvent,
+        EditPolicyEvent,
     ],
     Field(discriminator="kind"),
 ]
@@ -386,6 +396,8 @@ class PermissionView(TypedDict):
     optionId: str | None
     # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
     by: str | None
+    # Present when the request decides a notebook edit: the card shows its diff.
+    edit: NotRequired[CellEdit]
 
 
 class ElicitationView(TypedDict):
@@ -424,6 +436,8 @@ class FoldSnapshot(TypedDict):
     title: str | None
     permissions: dict[str, PermissionView]
     elicitations: dict[str, ElicitationView]
+    # The chat's "accept edits" setting; present once an edit_policy event said it.
+    acceptEdits: NotRequired[bool]
     # Present once the bounds took something.
     dropped: NotRequired[Dropped]
 
@@ -672,6 +686,13 @@ class SetConfigRequest(_ChatRequest):
     value: Annotated[str, Field(max_length=MAX_ID)] | bool
 
 
+class AcceptEditsRequest(_ChatRequest):
+    """Turn the chat's "accept edits" setting on or off."""
+
+    type: Literal["chat:accept_edits"]
+    value: bool
+
+
 class PermissionRespondRequest(_ChatRequest):
     type: Literal["chat:permission.respond"]
     requestId: Id
@@ -745,6 +766,7 @@ ClientRequest = Annotated[
         ResyncRequest,
         SetModeRequest,
         SetConfigRequest,
+        AcceptEditsRequest,
         PermissionRespondRequest,
         ElicitationRespondRequest,
         VariablesRequest,

@@ -56,8 +56,8 @@ _RUNNING = ("pending", "in_progress")
 _TOOL_TEXTS = ("title", "kind", "status")
 _TOOL_LISTS = ("content", "locations")
 _TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, "rawInput", "rawOutput")
-# A request's own fields: what its card weighs once settled.
-_PERMISSION_FIELDS = ("toolCall", "options", "deadline")
+# A request's own fields: what its card weighs once settled ("edit": an edit's card only).
+_PERMISSION_FIELDS = ("toolCall", "options", "deadline", "edit")
 _ELICITATION_FIELDS = ("message", "fields", "toolCallId", "title", "deadline")
 
 
@@ -134,6 +134,8 @@ class ChatState:
     card_sizes: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     # What the bounds took; None until they took something.
     dropped: Dropped | None = None
+    # The chat's "accept edits" setting; None until an edit_policy event said it.
+    accept_edits: bool | None = None
 
 
 def initial_state(max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT) -> ChatState:
@@ -186,12 +188,13 @@ def restore(
                 **entry
             }
             # Weighed as _request weighs its fields: the entry without its id and outcome.
-            size = _size({key: entry[key] for key in keys})
+            size = _size({key: entry[key] for key in keys if key in entry})
             state.card_sizes[(kind, request_id)] = {"": size}
             if entry["outcome"] is None:
                 state.pending[(kind, request_id)] = None
             else:
                 state.weight += size
+    state.accept_edits = snap.get("acceptEdits")
     if "dropped" in snap:
         dropped = snap["dropped"]
         state.dropped = {
@@ -246,6 +249,10 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
             _add(state, Item("error", [message]))
     elif event["kind"] == "permission_resolved" or event["kind"] == "elicitation_resolved":
         _resolve(state, event, ts)
+    elif event["kind"] == "edit_policy":
+        accept = event.get("acceptEdits")
+        if isinstance(accept, bool):
+            state.accept_edits = accept
     if len(state.items) > state.max_items or state.weight > state.max_weight:
         _compact(state)
     return state
@@ -276,6 +283,8 @@ def snapshot(state: ChatState) -> FoldSnapshot:
         "permissions": _copy_table(state.permissions),
         "elicitations": _copy_table(state.elicitations),
     }
+    if state.accept_edits is not None:
+        snap["acceptEdits"] = state.accept_edits
     if state.dropped is not None:
         snap["dropped"] = dict(state.dropped)
     return cast(FoldSnapshot, snap)
@@ -462,6 +471,9 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
             "options": _records(event.get("options")),
             "deadline": _num(event.get("deadline")),
         }
+        edit = _object(event.get("edit"))
+        if edit is not None:
+            fields["edit"] = edit
         settled: dict[str, Json] = {"outcome": None, "optionId": None, "by": None}
     else:
         kind, table = "elicitation", state.elicitations

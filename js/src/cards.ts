@@ -1,12 +1,18 @@
 // Permission and elicitation cards: the two places where the agent waits on the user.
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
-import type { ElicitationField, ElicitationView, FieldValue, PermissionView } from "./contracts";
+import type {
+  CellEdit,
+  ElicitationField,
+  ElicitationView,
+  FieldValue,
+  PermissionView,
+} from "./contracts";
 import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
 import { describeError, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool } from "./notebook";
-import { renderToolContent } from "./tools";
+import { diffBody, renderToolContent } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
 
 export interface CardContext {
@@ -99,25 +105,10 @@ export class PermissionCard extends Card<PermissionView> {
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(state: PermissionView, ctx: CardContext) {
-    super(ctx, "permission", "permissionHeading", state);
-    const call = state.toolCall ?? {};
-    const tool = notebookTool(str(call.title));
-    // A notebook tool asks in words, and run_code shows the code it would run.
-    const title =
-      tool === "run_code"
-        ? ctx.t("nbRunCodeAsk")
-        : tool !== null
-          ? actionTitle(tool, call.rawInput, ctx.t)
-          : clip(str(call.title) ?? str(call.toolCallId) ?? "");
-    this.el.append(bdi(title, "acpnb-card-title"));
-    const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
-    if (code !== null) this.el.append(code);
-    const content = renderToolContent(call.content, ctx.t);
-    if (content.childElementCount > 0) {
-      const body = el("div", "acpnb-tool-body");
-      body.append(content);
-      this.el.append(body);
-    }
+    super(ctx, "permission", state.edit ? "editHeading" : "permissionHeading", state);
+    // A notebook edit shows the cell's diff instead of the tool call's input.
+    if (state.edit) this.el.append(...editView(state.edit, ctx.t));
+    else this.describeCall(state.toolCall ?? {});
     const row = el("div", "acpnb-card-actions");
     for (const option of state.options) {
       const optionId = str(option.optionId) ?? "";
@@ -140,6 +131,28 @@ export class PermissionCard extends Card<PermissionView> {
     this.update(state);
   }
 
+  /** The tool call the agent asks about: its title, and what it would do. */
+  private describeCall(call: Record<string, unknown>): void {
+    const { t } = this.ctx;
+    const tool = notebookTool(str(call.title));
+    // A notebook tool asks in words, and run_code shows the code it would run.
+    const title =
+      tool === "run_code"
+        ? t("nbRunCodeAsk")
+        : tool !== null
+          ? actionTitle(tool, call.rawInput, t)
+          : clip(str(call.title) ?? str(call.toolCallId) ?? "");
+    this.el.append(bdi(title, "acpnb-card-title"));
+    const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
+    if (code !== null) this.el.append(code);
+    const content = renderToolContent(call.content, t);
+    if (content.childElementCount > 0) {
+      const body = el("div", "acpnb-tool-body");
+      body.append(content);
+      this.el.append(body);
+    }
+  }
+
   // The card, not its first button: a stray Enter or Space must never grant a permission.
   focus(): void {
     this.el.tabIndex = -1;
@@ -153,9 +166,19 @@ export class PermissionCard extends Card<PermissionView> {
     this.el.className = "acpnb-card-remnant";
     const line = el("div");
     // What became of it, and who answered (a Jupyter user, or "kernel" for Python).
-    const answer = this.outcomeText(state);
+    const outcome = this.outcomeText(state);
+    const answer =
+      state.by === null
+        ? outcome
+        : tIsolated(this.ctx.t, "answeredBy", { answer: outcome, who: state.by });
+    // An edit's remnant still says which change it was.
     line.append(
-      state.by === null ? answer : tIsolated(this.ctx.t, "answeredBy", { answer, who: state.by }),
+      state.edit
+        ? tIsolated(this.ctx.t, "editSettled", {
+            edit: editHeading(state.edit, this.ctx.t),
+            answer,
+          })
+        : answer,
     );
     this.el.replaceChildren(line);
   }
@@ -174,6 +197,44 @@ export class PermissionCard extends Card<PermissionView> {
   protected refresh(): void {
     for (const button of this.buttons) button.disabled = this.busy;
   }
+}
+
+/** What an edit does, in words: "New code cell at 3", "Moved cell from 1 to 4". */
+function editHeading(edit: CellEdit, t: Translate): DocumentFragment {
+  const index = edit.index;
+  switch (edit.op) {
+    case "insert":
+      return tIsolated(t, "editInsert", { type: edit.cellType, index });
+    case "delete":
+      return tIsolated(t, "editDelete", { index });
+    case "move":
+      return tIsolated(t, "editMove", { from: index, to: edit.toIndex ?? "?" });
+    default:
+      return tIsolated(t, "editChange", { index });
+  }
+}
+
+/** An edit card's body: what changes, where (notebook, cell), and the cell's diff. */
+function editView(edit: CellEdit, t: Translate): HTMLElement[] {
+  const title = el("div", "acpnb-card-title");
+  title.append(editHeading(edit, t));
+  const where = el("div", "acpnb-diff-path");
+  const path = clip(edit.path);
+  where.append(
+    edit.cellId
+      ? tIsolated(t, "editWhereId", { path, index: edit.index, id: edit.cellId })
+      : tIsolated(t, "editWhere", { path, index: edit.index }),
+  );
+  const box = el("div", "acpnb-diff");
+  // A move keeps the source: shown unchanged, as context.
+  const body =
+    edit.op === "insert"
+      ? diffBody(null, edit.after)
+      : edit.op === "move"
+        ? el("pre", "acpnb-diff-body acpnb-diff-context", edit.before)
+        : diffBody(edit.before, edit.after);
+  box.append(where, body);
+  return [title, box];
 }
 
 // ---------------------------------------------------------------- elicitation

@@ -44,6 +44,7 @@ export type ClientRequest =
   | ResyncRequest
   | SetModeRequest
   | SetConfigRequest
+  | AcceptEditsRequest
   | PermissionRespondRequest
   | ElicitationRespondRequest
   | VariablesRequest
@@ -86,7 +87,16 @@ export type StreamEvent =
   | PermissionRequestEvent
   | PermissionResolvedEvent
   | ElicitationRequestEvent
-  | ElicitationResolvedEvent;
+  | ElicitationResolvedEvent
+  | EditPolicyEvent;
+
+/** Turn the chat's "accept edits" setting on or off. */
+export interface AcceptEditsRequest {
+  id?: number | string | null;
+  chatId: string;
+  type: "chat:accept_edits";
+  value: boolean;
+}
 
 export interface Ack {
   ack?: number | string | null;
@@ -196,6 +206,18 @@ export interface Dropped {
   characters: number;
 }
 
+/**
+ * The chat's "accept edits" setting: on, the agent's notebook edits land without a review card
+ * (chat:accept_edits); off (the default), each one is reviewed.
+ */
+export interface EditPolicyEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "edit_policy";
+  acceptEdits: boolean;
+  by?: string | null;
+}
+
 /** Our bounded rendering hint for one form property; never the raw schema. */
 export interface ElicitationField {
   name: string;
@@ -289,6 +311,7 @@ export interface FoldSnapshot {
   title: string | null;
   permissions: Record<string, PermissionView>;
   elicitations: Record<string, ElicitationView>;
+  acceptEdits?: boolean;
   dropped?: Dropped;
 }
 
@@ -386,6 +409,7 @@ export interface PermissionView {
   outcome: string | null;
   optionId: string | null;
   by: string | null;
+  edit?: CellEdit;
 }
 
 export interface PromptRequest {

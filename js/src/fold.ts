@@ -21,6 +21,7 @@
 import {
   type AgentView,
   type AttachmentSummary,
+  type CellEdit,
   type Dropped,
   type ElicitationField,
   type ElicitationView,
@@ -60,6 +61,8 @@ export interface ChatState {
   elicitations: Map<string, ElicitationView>;
   /** null until the bounds took something. */
   dropped: Dropped | null;
+  /** The chat's "accept edits" setting; absent until an edit_policy event said it. */
+  acceptEdits?: boolean;
   /** The fold's own bookkeeping; renderers need none of it. */
   internal: {
     /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
@@ -93,8 +96,8 @@ const TOOL_TEXTS = ["title", "kind", "status"] as const;
 const TOOL_LISTS = ["content", "locations"] as const;
 const TOOL_RAW = ["rawInput", "rawOutput"] as const;
 const TOOL_KEYS = [...TOOL_TEXTS, ...TOOL_LISTS, ...TOOL_RAW] as const;
-// A request's own fields: what its card weighs once settled.
-const PERMISSION_FIELDS = ["toolCall", "options", "deadline"] as const;
+// A request's own fields: what its card weighs once settled ("edit": an edit's card only).
+const PERMISSION_FIELDS = ["toolCall", "options", "deadline", "edit"] as const;
 const ELICITATION_FIELDS = ["message", "fields", "toolCallId", "title", "deadline"] as const;
 
 export { FOLD_MAX_ITEMS as MAX_ITEMS, FOLD_MAX_WEIGHT as MAX_WEIGHT };
@@ -238,6 +241,9 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
       case "elicitation_resolved":
         resolve(state, ev.kind === "permission_resolved" ? "permission" : "elicitation", ev, ts);
         break;
+      case "edit_policy":
+        if (typeof ev.acceptEdits === "boolean") state.acceptEdits = ev.acceptEdits;
+        break;
     }
     const internal = state.internal;
     if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
@@ -265,6 +271,7 @@ export function snapshot(state: ChatState): FoldSnapshot {
     permissions: copyTable(state.permissions),
     elicitations: copyTable(state.elicitations),
   };
+  if (state.acceptEdits !== undefined) snap.acceptEdits = state.acceptEdits;
   if (state.dropped !== null) snap.dropped = { ...state.dropped };
   return snap;
 }
@@ -440,9 +447,16 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   const requestId = cardId(state, ev, "requestId", ts);
   if (requestId === null) return;
   const deadline = num(ev.deadline);
+  const edit = object(ev.edit);
   const fields =
     kind === "permission"
-      ? { toolCall: object(ev.toolCall), options: records(ev.options), deadline }
+      ? {
+          toolCall: object(ev.toolCall),
+          options: records(ev.options),
+          deadline,
+          // The bridge built it as a CellEdit.
+          ...(edit !== null && { edit: edit as unknown as CellEdit }),
+        }
       : {
           message: str(ev.message) ?? "",
           // The bridge validated these against ElicitationField.

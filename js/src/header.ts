@@ -1,4 +1,5 @@
-// The status line: agent name and status, turn status, usage, mode/config selectors, Stop.
+// The status line: agent name and status, turn status, usage, mode/config selectors, the
+// chat's "accept edits" setting, Stop.
 
 import { bdi, clip, contained, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
@@ -63,6 +64,7 @@ export class Header {
   private readonly selectors = el("span", "acpnb-selectors");
   private readonly stop: HTMLButtonElement;
   private readonly error = el("span", "acpnb-header-error");
+  private readonly acceptEdits = el("input");
   private selectorsKey = "";
 
   constructor(
@@ -77,7 +79,31 @@ export class Header {
     this.status.setAttribute("role", "status");
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
-    this.el.append(this.name, this.status, this.usage, this.selectors, this.stop, this.error);
+    this.el.append(
+      this.name,
+      this.status,
+      this.usage,
+      this.selectors,
+      this.acceptEditsToggle(),
+      this.stop,
+      this.error,
+    );
+  }
+
+  /** The chat's "accept edits" setting: every page shows the folded state of it. */
+  private acceptEditsToggle(): HTMLElement {
+    const box = el("label", "acpnb-config-toggle acpnb-accept-edits");
+    box.title = this.t("acceptEditsHint");
+    const input = this.acceptEdits;
+    input.type = "checkbox";
+    input.addEventListener("change", () => {
+      const value = input.checked;
+      void this.send({ type: "chat:accept_edits", value }).then((ok) => {
+        if (!ok) input.checked = !value;
+      });
+    });
+    box.append(input, this.t("acceptEdits"));
+    return box;
   }
 
   update(state: ChatState, connected: boolean): void {
@@ -98,6 +124,8 @@ export class Header {
       if (cost !== null) usage += ` · ${cost}`;
     }
     setText(this.usage, usage);
+    const accepting = state.acceptEdits ?? false;
+    if (this.acceptEdits.checked !== accepting) this.acceptEdits.checked = accepting;
     // Rebuilt only when they change, so an open dropdown is not pulled from under the user.
     const key = JSON.stringify([state.modes, state.configOptions]);
     if (key !== this.selectorsKey) {

@@ -35,14 +35,19 @@ function renderDiff(item: Record<string, unknown>, t: Translate): HTMLElement {
   const header = el("div", "acpnb-diff-path");
   header.append(bdi(str(item.path) ?? ""));
   if (oldText === null) header.append(el("span", "acpnb-badge", t("newFile")));
+  box.append(header, diffBody(oldText, str(item.newText) ?? ""));
+  return box;
+}
+
+/** `oldText` -> `newText` as a unified diff (`oldText` null: all added). */
+export function diffBody(oldText: string | null, newText: string): HTMLElement {
   const pre = el("pre", "acpnb-diff-body");
-  for (const line of unifiedDiff(oldText, str(item.newText) ?? "")) {
+  for (const line of unifiedDiff(oldText, newText)) {
     const prefix =
       line.op === "add" ? "+" : line.op === "del" ? "-" : line.op === "hunk" ? "" : " ";
     pre.append(el("span", `acpnb-diff-${line.op}`, `${prefix}${line.text}\n`));
   }
-  box.append(header, pre);
-  return box;
+  return pre;
 }
 
 /** The content list of a tool call (text, diffs, terminals) as DOM. */

@@ -2,7 +2,7 @@
 // Permission and elicitation cards: every field kind, gating, the requests they send.
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
-import type { ElicitationField, ElicitationView, PermissionView } from "../src/contracts";
+import type { CellEdit, ElicitationField, ElicitationView, PermissionView } from "../src/contracts";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { recorder, settle } from "./helpers";
 
@@ -446,6 +446,97 @@ describe("permission card", () => {
     expect(card.el.textContent).toContain("Claude 请求权限");
     card.update(permission({ outcome: "selected", optionId: "allow-once" }));
     expect(card.el.textContent).toBe("已允许：Yes");
+  });
+});
+
+function editCard(edit: CellEdit, extra: Partial<PermissionView> = {}): PermissionView {
+  return permission({
+    toolCall: { title: "Insert a code cell at 3", kind: "edit" },
+    options: [
+      { optionId: "accept", name: "Accept", kind: "allow_once" },
+      { optionId: "accept_turn", name: "Accept all in this turn", kind: "allow_always" },
+      { optionId: "reject", name: "Reject", kind: "reject_once" },
+    ],
+    edit,
+    ...extra,
+  });
+}
+
+const CELL: CellEdit = {
+  op: "edit",
+  path: "work/a.ipynb",
+  cellType: "code",
+  index: 2,
+  cellId: "c-2",
+  before: "x = 1\nprint(x)\n",
+  after: "x = 2\nprint(x)\n",
+};
+
+function diffLines(root: HTMLElement): string[] {
+  return [...root.querySelectorAll(".acpnb-diff-body span")].map((s) => s.textContent ?? "");
+}
+
+describe("edit card", () => {
+  it("shows a changed cell's line diff, where it is, then the options", async () => {
+    const { ctx, bodies } = context();
+    const root = mount(new PermissionCard(editCard(CELL), ctx));
+    expect(root.querySelector(".acpnb-card-heading")?.textContent).toBe(
+      "Claude wants to change the notebook",
+    );
+    expect(root.querySelector(".acpnb-card-title")?.textContent).toBe("Changed cell 2");
+    expect(root.querySelector(".acpnb-diff-path")?.textContent).toBe(
+      "work/a.ipynb · cell 2 · id c-2",
+    );
+    expect(diffLines(root)).toEqual(["@@ -1,2 +1,2 @@\n", "-x = 1\n", "+x = 2\n", " print(x)\n"]);
+    expect(root.textContent).not.toContain("Insert a code cell at 3"); // not the raw call
+    const all = buttons(root);
+    expect([...all.keys()]).toEqual(["Accept", "Accept all in this turn", "Reject"]);
+    all.get("Accept all in this turn")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:permission.respond", requestId: "p1", optionId: "accept_turn" },
+    ]);
+  });
+
+  it.each([
+    [
+      { ...CELL, op: "insert", before: "", after: "a\nb\n" },
+      "New code cell at 2",
+      ["+a\n", "+b\n"],
+    ],
+    [{ ...CELL, op: "delete", after: "" }, "Deleted cell 2", ["-x = 1\n", "-print(x)\n"]],
+  ] as const)("an insert is all added, a delete all removed (%#)", (edit, title, lines) => {
+    const { ctx } = context();
+    const root = mount(new PermissionCard(editCard(edit), ctx));
+    expect(root.querySelector(".acpnb-card-title")?.textContent).toBe(title);
+    expect(diffLines(root).slice(1)).toEqual(lines);
+  });
+
+  it("shows a move from one index to another with the source unchanged", () => {
+    const { ctx } = context();
+    const edit: CellEdit = { ...CELL, op: "move", toIndex: 5, cellId: null, after: CELL.before };
+    const root = mount(new PermissionCard(editCard(edit), ctx));
+    expect(root.querySelector(".acpnb-card-title")?.textContent).toBe("Moved cell from 2 to 5");
+    expect(root.querySelector(".acpnb-diff-path")?.textContent).toBe("work/a.ipynb · cell 2");
+    expect(root.querySelector(".acpnb-diff-body")?.textContent).toBe(CELL.before);
+  });
+
+  it("settles to the change, the outcome and who answered", () => {
+    const { ctx } = context();
+    const card = new PermissionCard(editCard(CELL), ctx);
+    card.update(editCard(CELL, { outcome: "selected", optionId: "accept", by: "alice" }));
+    expect(card.el.textContent).toBe("Changed cell 2: Allowed: Accept (by alice)");
+    card.update(editCard(CELL, { outcome: "timeout" }));
+    expect(card.el.textContent).toBe("Changed cell 2: Timed out");
+  });
+
+  it("keeps hostile paths and sources as text, and speaks Chinese", () => {
+    const { ctx } = context("zh");
+    const edit: CellEdit = { ...CELL, path: HOSTILE, after: HOSTILE };
+    const root = mount(new PermissionCard(editCard(edit), ctx));
+    expect(root.querySelector("img")).toBeNull();
+    expect(root.textContent).toContain("Claude 想要修改笔记本");
+    expect(root.querySelector(".acpnb-card-title")?.textContent).toBe("修改单元格 2");
   });
 });
 

@@ -33,6 +33,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
             "the acp_notebook server extension is not loaded: `pip install -e .` enables it\n"
             + lab.log_text()
         )
+        # Without real-time collaboration, though jupyter-collaboration is installed.
+        assert "jupyter_server_ydoc | extension was successfully loaded" not in lab.log_text()
         # The browser socket is routed (a plain GET is refused for not being a WebSocket).
         assert lab.status("acp-notebook/ws/browser") == 400
         yield lab

@@ -87,7 +87,10 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_every_notebook_is_tested() -> None:
+    # agent-edits.ipynb is a draft: it runs under nbval once the edit tools, their review
+    # and a notebook document reachable from nbval's kernel are in (issue 25).
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == [
+        "agent-edits.ipynb",
         "claude-code.ipynb",
         "data-analysis.ipynb",
         "from-python.ipynb",

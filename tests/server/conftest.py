@@ -12,6 +12,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,12 +25,14 @@ from traitlets.config import Config
 
 from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
+from tests.support import collaboration
 from tests.support.frontend import Cells, Frontend, local_env
 from tests.support.server_peers import Peer, ServerKernels
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "acp_config(**traits): AcpNotebookApp/ServerApp config")
+    config.addinivalue_line("markers", "rtc: real-time collaboration on (jupyter_server_ydoc)")
 
 
 @pytest.fixture
@@ -39,13 +42,23 @@ async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
 
 
 @pytest.fixture
-def jp_server_config(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Config:
+def jp_server_config(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Config:
     # What the extension exports is undone after each test (monkeypatch restores it).
     monkeypatch.delenv(URL_ENV, raising=False)
     monkeypatch.delenv(SECRET_ENV, raising=False)
+    rtc = request.node.get_closest_marker("rtc") is not None
+    if rtc:
+        # A room the server opens itself keeps its history in the working directory
+        # (jupyter_server_ydoc's get_document does not pass the store's configuration).
+        monkeypatch.chdir(tmp_path)
+    extensions = {"acp_notebook": True, **collaboration.server_extensions(rtc)}
     config: dict[str, Any] = {
-        "ServerApp": {"jpserver_extensions": {"acp_notebook": True}},
+        "ServerApp": {"jpserver_extensions": extensions},
         "AcpNotebookApp": {"answer_timeout": 30.0},
+        # The shared documents' history (of the rooms a page opens), out of the checkout.
+        "SQLiteYStore": {"db_path": str(tmp_path / "ystore.db")},
     }
     marker = request.node.get_closest_marker("acp_config")
     for section, traits in (marker.kwargs if marker else {}).items():

@@ -4,7 +4,8 @@ One server per test session (JupyterLab and Notebook 7 both serve from it), with
 config, runtime, data, settings and workspace directories, so nothing of the machine's
 Jupyter setup leaks in and a restored layout can't get in the way. The acp_notebook
 extension is not enabled here: installing the package enables it, and the fixture checks
-that it was.
+that it was. Real-time collaboration is off unless ``start_server(rtc=True)``
+(``support.collaboration``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import nbformat
 from playwright.sync_api import Locator, Page, expect
 
+from . import collaboration
 from .user_env import user_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,10 +109,14 @@ def start_server(
     extra_env: Mapping[str, str] | None = None,
     python: str = sys.executable,
     extra_args: Sequence[str] = (),
+    rtc: bool = False,
+    extensions: Mapping[str, bool] | None = None,
 ) -> JupyterServer:
     """A server on ``base``'s directories; ``port`` (and the same ``base``) to restart one;
     ``extra_env`` on top of the server's own (an agent's settings); ``python`` of another
-    environment and ``extra_args`` to its command line (the peer benchmark's JupyterLab)."""
+    environment and ``extra_args`` to its command line (the peer benchmark's JupyterLab);
+    ``rtc``: real-time collaboration on (jupyter-collaboration installed); ``extensions``:
+    more server extensions on or off (the server must be able to import them)."""
     root, settings, workspaces = base / "root", base / "settings", base / "workspaces"
     dirs = {name: base / name for name in ("config", "runtime", "data", "ipython", "home")}
     for path in (root, settings, workspaces, *dirs.values()):
@@ -119,10 +125,18 @@ def start_server(
     notification = settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    # Questions stay open long enough for the slow cases (a blocked kernel, a reload).
-    (dirs["config"] / "jupyter_server_config.json").write_text(
-        json.dumps({"AcpNotebookApp": {"answer_timeout": 180}})
-    )
+    # Questions stay open long enough for the slow cases (a blocked kernel, a reload);
+    # collaboration on or off for the server (its extensions) and the pages (theirs).
+    server_config = {
+        "AcpNotebookApp": {"answer_timeout": 180},
+        "ServerApp": {
+            "jpserver_extensions": {**collaboration.server_extensions(rtc), **(extensions or {})}
+        },
+    }
+    (dirs["config"] / "jupyter_server_config.json").write_text(json.dumps(server_config))
+    labconfig = dirs["config"] / "labconfig"
+    labconfig.mkdir(exist_ok=True)
+    (labconfig / "page_config.json").write_text(json.dumps(collaboration.page_config(rtc)))
     env = user_env("JUPYTER")  # this machine's Jupyter paths and settings stay out too
     env.update(SERVER_ENV)
     env.update(

@@ -38,7 +38,8 @@ Observed here with claude-agent-acp 0.101.0 (Claude Code CLI 2.1.318, model
     user message starts with ``[SUGGESTION MODE:``. ``claude_wrapper.wrapper_env`` turns it off
     (``CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false``).
 - Deferred tools (Task* with ``CLAUDE_CODE_ENABLE_TODO_TOOLS=1``, Web*, NotebookEdit, MCP
-  tools ``mcp__<server>__<tool>``) are named in that system message only; calling one
+  tools ``mcp__<server>__<tool>``) are named in that system message only, one per line
+  after "... to load tool schemas before calling them:" (``deferred_tools``); calling one
   unloaded fails validation. The model loads them with ``tool_search("TaskCreate", ...)``
   (input ``{"query": "select:A,B", "max_results": 5}``); the tool_result content is
   ``[{"type": "tool_reference", "tool_name": "TaskCreate"}, ...]`` and from the next
@@ -105,6 +106,8 @@ Block = Union[Text, Thinking, ToolUse]
 
 # How the CLI's next-prompt prediction side request begins.
 SUGGESTION_MARK = "[SUGGESTION MODE:"
+# What precedes the list of deferred tools (one name a line) in the environment message.
+DEFERRED_MARK = "to load tool schemas before calling them:\n"
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,16 @@ class MessagesRequest:
     @property
     def tool_names(self) -> list[str]:
         return [str(t.get("name")) for t in self.body.get("tools") or []]
+
+    @property
+    def deferred_tools(self) -> list[str]:
+        """The deferred tools this request names (the model loads them with ToolSearch)."""
+        for message in self.messages:
+            text = _block_text(message.get("content"))
+            if DEFERRED_MARK in text:
+                listing = text.split(DEFERRED_MARK, 1)[1].split("\n\n", 1)[0]
+                return [name for name in listing.splitlines() if name]
+        return []
 
     @property
     def new_messages(self) -> list[dict[str, Any]]:
