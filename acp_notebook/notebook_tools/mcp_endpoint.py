@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal, Protocol
 import mcp_types
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from ..agent.mcp_servers import SECRET_HEADER
@@ -435,22 +436,23 @@ class ToolHost:
         return server
 
     async def _edit(self, ctx: Context[Any, Any], tool: str, args: Mapping[str, Any]) -> str:
-        """Plan ``tool``'s edit in the live document, have it reviewed, apply it."""
+        """Plan ``tool``'s edit in the live document, have it reviewed, apply it. An edit
+        not made is the call's error (``ToolError``), saying why."""
         backend, endpoint = self._of(ctx)
         if endpoint.review is None:
-            return "Not done: this chat has no way to review notebook edits."
+            raise ToolError("Not done: this chat has no way to review notebook edits.")
         try:
             with _calling(endpoint, reading=False):
                 planned = await _planned(backend, endpoint.agent, tool, args)
                 if isinstance(planned, str):
-                    return f"Not done: {planned}"
+                    raise EditRefused(planned)
                 document, edit = planned
                 review = await endpoint.review(edit)
                 if not review.accepted:
-                    return f"Not done: {review.detail}"
+                    raise EditRefused(review.detail)
                 applied = await document.apply(edit)
         except EditRefused as exc:
-            return f"Not done: {exc}"
+            raise ToolError(f"Not done: {exc}") from None
         return _done(edit, applied, document.where)
 
     async def _run(

@@ -18,7 +18,7 @@ from acp_notebook.server.app import AcpNotebookApp
 from acp_notebook.wire.contracts import MAX_EDIT_SOURCE, CellEdit
 from acp_notebook.wire.review import Review
 from tests.server.test_notebook_tools_server import chat_endpoint, open_notebook, tool
-from tests.support.mcp_client import post
+from tests.support.mcp_client import call_tool, post, text_of
 
 
 class Reviewer:
@@ -47,6 +47,13 @@ async def put(jp_fetch: Any, path: str, cells: list[dict[str, Any]]) -> None:
     model["content"]["cells"] = cells
     body = {"type": "notebook", "format": "json", "content": model["content"]}
     await jp_fetch("api", "contents", path, method="PUT", body=json.dumps(body))
+
+
+async def refused(endpoint: Any, name: str, **arguments: object) -> str:
+    """An edit not made: an error of the tool call; its text after the SDK's prefix."""
+    result = await call_tool(endpoint.url, endpoint.secret, name, dict(arguments))
+    assert result.is_error, text_of(result)
+    return text_of(result).removeprefix(f"Error executing tool {name}: ")
 
 
 async def edits_chat(
@@ -119,13 +126,14 @@ async def test_a_rejected_edit_changes_nothing(
     endpoint, reviewer, _ = await edits_chat(extension, jp_fetch, cells, "reject.ipynb")
     before = await saved_cells(jp_fetch, "reject.ipynb")
     reviewer.accept = False
-    assert await tool(endpoint, "insert_cell", source="x = 1") == "Not done: rejected by Ana"
-    assert await tool(endpoint, "delete_cell", index=0) == "Not done: rejected by Ana"
+    assert await refused(endpoint, "insert_cell", source="x = 1") == "Not done: rejected by Ana"
+    assert await refused(endpoint, "delete_cell", index=0) == "Not done: rejected by Ana"
     assert await saved_cells(jp_fetch, "reject.ipynb") == before
     endpoint.review = None  # no chat to review in
-    said = await tool(endpoint, "insert_cell", source="x = 1")
+    said = await refused(endpoint, "insert_cell", source="x = 1")
     assert said == "Not done: this chat has no way to review notebook edits."
     assert len(reviewer.edits) == 2
+    assert not (await call_tool(endpoint.url, endpoint.secret, "read_cells")).is_error
 
 
 async def test_stale_unknown_and_changed_since_read_are_refused_before_review(
@@ -137,19 +145,19 @@ async def test_stale_unknown_and_changed_since_read_are_refused_before_review(
     old_rev = revision("code", "df.describe()")
     assert f"id={code_id} rev={old_rev}" in await tool(endpoint, "read_cells")
 
-    said = await tool(endpoint, "edit_cell", cell_id="no-such-cell", source="x")
+    said = await refused(endpoint, "edit_cell", cell_id="no-such-cell", source="x")
     assert said == "Not done: no cell has the id 'no-such-cell': read_cells shows the ids"
-    said = await tool(endpoint, "delete_cell", index=7)
+    said = await refused(endpoint, "delete_cell", index=7)
     assert said == "Not done: index 7 is out of range: the notebook has 2 cells"
 
     # The user saves a change behind the agent's back: its next edit is refused.
     saved[1]["source"] = "df.describe()  # the user's"
     await put(jp_fetch, "stale.ipynb", saved)
-    said = await tool(endpoint, "insert_cell", source="x = 1")
+    said = await refused(endpoint, "insert_cell", source="x = 1")
     assert said == "Not done: the file changed since you read it: read_cells again"
     # Read again; an edit that names the old revision is refused with the current source.
     await tool(endpoint, "read_cells")
-    said = await tool(endpoint, "edit_cell", cell_id=code_id, source="df.head()", rev=old_rev)
+    said = await refused(endpoint, "edit_cell", cell_id=code_id, source="df.head()", rev=old_rev)
     now = revision("code", "df.describe()  # the user's")
     assert said == (
         f"Not done: cell 1 changed since you read it (its revision is {now}, not {old_rev}); "
@@ -166,7 +174,7 @@ async def test_stale_unknown_and_changed_since_read_are_refused_before_review(
         await put(jp_fetch, "stale.ipynb", current)
 
     reviewer.during = user_saves
-    said = await tool(endpoint, "edit_cell", cell_id=code_id, source="df.sample()")
+    said = await refused(endpoint, "edit_cell", cell_id=code_id, source="df.sample()")
     assert said == "Not done: the file changed since you read it: read_cells again"
     assert (await saved_cells(jp_fetch, "stale.ipynb"))[1][
         "source"
@@ -182,7 +190,7 @@ async def test_a_notebook_deleted_during_the_review_is_refused(
         await jp_fetch("api", "contents", "gone.ipynb", method="DELETE")
 
     reviewer.during = deleted
-    said = await tool(endpoint, "insert_cell", source="x = 1")
+    said = await refused(endpoint, "insert_cell", source="x = 1")
     assert said.startswith("Not done: the notebook gone.ipynb cannot be read: "), said
     assert "Not read: the notebook gone.ipynb cannot be read" in await tool(endpoint, "read_cells")
 
@@ -203,7 +211,7 @@ async def test_sources_too_large_get_a_clear_answer(
     # Within the request bound but above what an edit carries: the tool says so.
     size = MAX_EDIT_SOURCE + 1
     assert size < MAX_BODY
-    said = await tool(endpoint, "insert_cell", source="y" * size)
+    said = await refused(endpoint, "insert_cell", source="y" * size)
     assert (
         said
         == f"Not done: the source has {size} characters; an edit carries at most {MAX_EDIT_SOURCE}"

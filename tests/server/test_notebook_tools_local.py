@@ -326,7 +326,8 @@ async def test_edits_in_local_mode_go_to_the_notebook_file_the_frontend_names(
         "_endpoint.review = _accept\n"
     )
     said = await kernel.tool("insert_cell", source="x = 1")
-    assert said.startswith("Not done: no notebook document is reachable in local mode: "), said
+    prefix = "Error executing tool insert_cell: Not done: no notebook document is reachable"
+    assert said.startswith(f"{prefix} in local mode: "), said
     assert "input history" in await kernel.tool("read_cells")
 
     path = tmp_path / "local.ipynb"
