@@ -121,6 +121,7 @@ class OpenOptions(TypedDict, total=False):
     mcp_servers: Sequence[Mapping[str, Any]]
     notebook_tools: bool
     load_session_id: str | None
+    notebook: str | None
     share: Literal["anyone"] | None
 
 
@@ -253,6 +254,7 @@ class Hub:
             notebook = await self.notebook_tools() if tools and self.notebook_tools else None
             if notebook is not None:
                 notebook.agent = spec.name
+                notebook.notebook_path = options.get("notebook")
             if self._closed:  # while it waited: close() has ended every chat it knew
                 raise RuntimeError(CLOSED)
             session = ChatSession(

@@ -32,8 +32,10 @@ class NotebookEndpoint(Protocol):
 
     # Set by the chat session: how this chat's edit tools get their changes reviewed.
     review: EditReview | None
-    # Set by the hub: the chat's agent, the name its edits are made in.
+    # Set by the hub: the chat's agent, the name its edits are made in, and the notebook
+    # file the chat was opened for, if it named one (``Chat(notebook=...)``).
     agent: str
+    notebook_path: str | None
 
     async def preview(self, tool_call: Mapping[str, Any]) -> CellEdit | None:
         """The edit an agent's permission request for one of these tools would make (its

@@ -153,8 +153,11 @@ class Chat(anywidget.AnyWidget):
         locale: str = "",
         load_session_id: str | None = None,
         share: Literal["anyone"] | None = None,
+        notebook: str | None = None,
     ) -> None:
         """``load_session_id`` continues an earlier ACP session (see ``Chat.resume``).
+        ``notebook``: the notebook file the agent's edit tools work on in local mode when
+        no frontend names it (a kernel nbval or a script started).
 
         In server mode the Jupyter user who ran the cell owns the chat: others who may
         open the kernel can read it, and act on it (prompt, answer, cancel, choose the
@@ -193,6 +196,7 @@ class Chat(anywidget.AnyWidget):
             # Checked here, so a malformed entry fails in the cell that passed it.
             "mcpServers": mcp_servers_shape.normalize(mcp_servers),
             "notebookTools": notebook_tools,
+            "notebook": os.path.abspath(notebook) if notebook else None,
             "executeId": execute_id(),
             "share": share,
             "loadSessionId": load_session_id,

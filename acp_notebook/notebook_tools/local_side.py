@@ -75,14 +75,14 @@ class LocalBackend:
         # answers the server's query in server mode, so while a cell runs.
         return await asyncio.to_thread(answer, tool, args)
 
-    async def document(self, agent: str) -> LiveDocument | str:
+    async def document(self, agent: str, named: str | None) -> LiveDocument | str:
         namespace = getattr(ipython_shell(), "user_ns", None) or {}
-        path = notebook_path(namespace, os.environ)
+        path = named if named and os.path.isfile(named) else notebook_path(namespace, os.environ)
         if path is None:
             return (
                 "no notebook document is reachable in local mode: the kernel does not know "
                 "its notebook file (no Jupyter server with acp_notebook, no JPY_SESSION_NAME, "
-                "no VS Code); add cells by asking the user, or use run_code"
+                "no VS Code, no Chat(notebook=...)); ask the user, or use run_code"
             )
         return FileDocument(path, self._store, self._runner, OPEN_PAGE)
 

@@ -74,8 +74,9 @@ class Backend(Protocol):
     """
 
     async def kernel(self, tool: str, args: Mapping[str, Any]) -> str: ...
-    async def document(self, agent: str) -> LiveDocument | str:
-        """The notebook as the user sees it, edited in ``agent``'s name; else why none is."""
+    async def document(self, agent: str, named: str | None) -> LiveDocument | str:
+        """The notebook as the user sees it, edited in ``agent``'s name; else why none is.
+        ``named``: the notebook file the chat was opened for, if any (local mode)."""
         ...
 
     async def read_cells(self, start: int, count: int) -> list[Part]:
@@ -101,6 +102,8 @@ class Endpoint:
     review: EditReview | None = None
     # Who edits, as collaborators see it: set by the hub to the chat's agent.
     agent: str = "agent"
+    # The notebook file the chat was opened for (local mode), set by the hub.
+    notebook_path: str | None = None
     # What this chat last read or wrote of the notebook files it edits.
     sight: Sight = field(default_factory=Sight)
 
@@ -122,7 +125,7 @@ class Endpoint:
             return None
         try:
             with _calling(self, reading=False):
-                planned = await _planned(chat[0], self.agent, name, args)
+                planned = await _planned(chat[0], self, name, args)
         except Exception:  # EditRefused, or a document gone: the tool itself will say
             log.debug("acp_notebook: no preview of %s", name, exc_info=True)
             return None
@@ -154,10 +157,10 @@ def _edit_call(tool_call: Mapping[str, Any]) -> tuple[str | None, Mapping[str, A
 
 
 async def _planned(
-    backend: Backend, agent: str, tool: str, args: Mapping[str, Any]
+    backend: Backend, endpoint: Endpoint, tool: str, args: Mapping[str, Any]
 ) -> tuple[LiveDocument, CellEdit] | str:
     """The live document and the edit ``tool`` would make in it; else why there is none."""
-    document = await backend.document(agent)
+    document = await backend.document(endpoint.agent, endpoint.notebook_path)
     if isinstance(document, str):
         return document
     return document, plan(tool, args, await document.cells(), document.path)
@@ -277,7 +280,7 @@ class ToolHost:
             changes whenever its type or source does."""
             backend, endpoint = self._of(ctx)
             with _calling(endpoint, reading=True):
-                document = await backend.document(endpoint.agent)
+                document = await backend.document(endpoint.agent, endpoint.notebook_path)
                 if isinstance(document, str):
                     return _content(await backend.read_cells(start, count))
                 try:
@@ -384,7 +387,7 @@ class ToolHost:
             backend, endpoint = self._of(ctx)
 
             async def run(progress: Progress) -> list[Part]:
-                document = await backend.document(endpoint.agent)
+                document = await backend.document(endpoint.agent, endpoint.notebook_path)
                 if isinstance(document, str):
                     return [{"type": "text", "text": f"Not run: {document}"}]
                 try:
@@ -405,7 +408,7 @@ class ToolHost:
             """The cell the user has selected in the notebook page, and any text selected in
             it."""
             backend, endpoint = self._of(ctx)
-            document = await backend.document(endpoint.agent)
+            document = await backend.document(endpoint.agent, endpoint.notebook_path)
             if isinstance(document, str):
                 return f"No active cell: {document}"
             active = await document.active_cell()
@@ -443,7 +446,7 @@ class ToolHost:
             raise ToolError("Not done: this chat has no way to review notebook edits.")
         try:
             with _calling(endpoint, reading=False):
-                planned = await _planned(backend, endpoint.agent, tool, args)
+                planned = await _planned(backend, endpoint, tool, args)
                 if isinstance(planned, str):
                     raise EditRefused(planned)
                 document, edit = planned

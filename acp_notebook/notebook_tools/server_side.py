@@ -85,7 +85,8 @@ class ServerBackend:
                 return str(session["path"])
         return None
 
-    async def document(self, agent: str) -> LiveDocument | str:
+    async def document(self, agent: str, named: str | None) -> LiveDocument | str:
+        # The server knows the notebook from its session (``named`` is the kernel's path).
         path = await self._notebook_path()
         if path is None:
             return NO_NOTEBOOK

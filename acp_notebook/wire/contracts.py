@@ -538,6 +538,8 @@ class OpenRequest(_Request):
     loadSessionId: SessionId | None = None
     # The chat's own `notebook` MCP server (the notebook tools).
     notebookTools: bool = True
+    # The notebook file its edit tools work on where nothing else names one (local mode).
+    notebook: PathText | None = None
 
 
 class SubscribeRequest(_ChatRequest):

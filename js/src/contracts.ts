@@ -364,6 +364,7 @@ export interface OpenRequest {
   share?: "anyone" | null;
   loadSessionId?: string | null;
   notebookTools?: boolean;
+  notebook?: string | null;
 }
 
 export interface PermissionItem {

@@ -348,3 +348,26 @@ async def test_edits_in_local_mode_go_to_the_notebook_file_the_frontend_names(
     assert cell.outputs[0].data["text/plain"] == "42" and isinstance(cell.execution_count, int)
     # It ran in this kernel's namespace, as a cell of it.
     assert (await kernel.cells.run("print(answer)")).strip() == "42"
+
+
+async def test_a_chat_opened_for_a_notebook_file_edits_it(kernel: Kernel, tmp_path: Path) -> None:
+    path = tmp_path / "named.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(notebook, str(path))
+    # As a notebook run by nbval names itself: no frontend says which file the kernel runs.
+    out = await kernel.cells.run(
+        "from acp_notebook.wire.review import Review\n"
+        "async def _accept(edit):\n"
+        "    return Review(True, 'accepted by the test')\n"
+        f"named = Chat('demo', env={{'ACP_DEMO_DELAY': '0'}}, notebook={str(path)!r})\n"
+        "_named = local_client().hub.chats[named.chat_id].session.notebook\n"
+        "_named.review = _accept\n"
+        "print(json.dumps([_named.url, _named.secret]))\n"
+    )
+    url, secret = json.loads(out)
+    said = text_of(await call_tool(url, secret, "insert_cell", {"source": "y = 2", "index": 0}))
+    assert said.startswith("Inserted code cell id=")
+    assert [c.source for c in nbformat.read(str(path), as_version=4).cells] == ["y = 2", "x = 1"]
+    # The kernel's first chat named no notebook: it still has none.
+    assert "input history" in await kernel.tool("read_cells")
