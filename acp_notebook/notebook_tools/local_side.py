@@ -1,8 +1,9 @@
 """Local mode: the notebook tools served from the kernel process itself.
 
 Variables and the last error are read on a worker thread; the cells and the edits
-are the notebook file's when its path is known (``JPY_SESSION_NAME``, which a Jupyter
-server sets for the kernels it starts, or VS Code's ``__vsc_ipynb_file__``), else
+are the notebook file's when its path is known (the chat's ``Chat(notebook=...)``,
+``JPY_SESSION_NAME``, which a Jupyter server sets for the kernels it starts, or VS
+Code's ``__vsc_ipynb_file__``), else
 ``read_cells`` gives the kernel's own input/output history; ``run_code`` goes to
 this very kernel's shell channel through a client made from its connection file,
 and an interrupt is a SIGINT to this process, as the kernel manager would send.
