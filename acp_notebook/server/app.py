@@ -25,6 +25,7 @@ from ..agent.jsonrpc import LineBudget
 from ..bridge.chat_session import SessionConfig
 from ..bridge.hub import ChatCount, HubConfig
 from ..kernel import widget_code
+from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
@@ -32,6 +33,7 @@ from .handlers import BrowserSocket, KernelSocket
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
+from .page_socket import PageSocket
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 
@@ -139,9 +141,13 @@ class AcpNotebookApp(ExtensionApp):
             self.settings["kernel_websocket_connection_class"] = noting_connection(
                 base, self.executions
             )
+        # The notebooks open in JupyterLab / Notebook 7 pages, for the agent's edits.
+        self.pages = Pages()
         tools = None
         if self.notebook_tools:
             server = self._server
+            # For the lead on merge: self.pages is the second source, after the shared
+            # document and before the file: ServerTools(..., sources=[..., self.pages, ...]).
             tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
@@ -160,6 +166,7 @@ class AcpNotebookApp(ExtensionApp):
         self.handlers.extend(
             [
                 (r"acp-notebook/ws/browser", BrowserSocket, {"hubs": self.hubs}),
+                (r"acp-notebook/ws/pages", PageSocket, {"pages": self.pages}),
                 (
                     r"acp-notebook/ws/kernel",
                     KernelSocket,
