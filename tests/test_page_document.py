@@ -14,17 +14,9 @@ from acp_notebook.notebook_tools import page_document
 from acp_notebook.notebook_tools.documents import EditRefused, LiveDocument
 from acp_notebook.notebook_tools.page_document import Page, PageDocument, Pages, TooManyPages
 from acp_notebook.wire.contracts import CellEdit
+from tests.support.page_edits import INSERT
 
 Answer = Callable[[dict[str, Any]], dict[str, Any] | None]
-
-EDIT: CellEdit = {
-    "op": "insert",
-    "path": "a.ipynb",
-    "cellType": "code",
-    "index": 0,
-    "before": "",
-    "after": "x = 1",
-}
 
 
 class FakePage:
@@ -81,18 +73,18 @@ async def test_open_finds_a_notebook_only_while_a_page_holds_it() -> None:
 async def test_apply_sends_the_edit_and_returns_where_the_cell_is() -> None:
     pages = Pages()
     page = FakePage(pages, answers({"cellId": "new-1", "index": 0}), "a.ipynb")
-    applied = await (await document(pages)).apply(EDIT)
+    applied = await (await document(pages)).apply(INSERT)
     assert applied == {"cellId": "new-1", "index": 0}
     (request,) = page.requests
     assert request["type"] == "page:request" and request["op"] == "apply"
-    assert request["path"] == "a.ipynb" and request["edit"] == EDIT
+    assert request["path"] == "a.ipynb" and request["edit"] == INSERT
 
 
 async def test_a_changed_cell_is_refused_with_its_current_source() -> None:
     pages = Pages()
     refuse = {"error": "the cell changed since it was read", "source": "y = 2  # typed"}
     FakePage(pages, lambda request: refuse, "a.ipynb")
-    edit: CellEdit = {**EDIT, "op": "edit", "cellId": "c1", "before": "y = 1"}
+    edit: CellEdit = {**INSERT, "op": "edit", "cellId": "c1", "before": "y = 1"}
     with pytest.raises(EditRefused, match="changed") as refused:
         await (await document(pages)).apply(edit)
     assert "y = 2  # typed" in str(refused.value)
@@ -105,7 +97,7 @@ async def test_a_malformed_answer_to_an_edit_is_refused(result: Any) -> None:
     pages = Pages()
     FakePage(pages, answers(result), "a.ipynb")
     with pytest.raises(EditRefused, match="page answered"):
-        await (await document(pages)).apply(EDIT)
+        await (await document(pages)).apply(INSERT)
 
 
 async def test_a_page_that_never_answers_ends_the_request_with_a_timeout(
@@ -123,7 +115,7 @@ async def test_a_page_that_closes_mid_request_ends_it_with_the_reason() -> None:
     pages = Pages()
     page = FakePage(pages, lambda request: None, "a.ipynb")
     doc = await document(pages)
-    asking = asyncio.ensure_future(doc.apply(EDIT))
+    asking = asyncio.ensure_future(doc.apply(INSERT))
     await asyncio.sleep(0.01)
     pages.disconnect(page.page)
     with pytest.raises(EditRefused, match="page closed"):
@@ -138,13 +130,13 @@ async def test_two_pages_with_one_notebook_the_last_one_the_user_was_in_gets_it(
     first = FakePage(pages, answers({"cellId": "c1", "index": 0}), "a.ipynb")
     second = FakePage(pages, answers({"cellId": "c1", "index": 0}), "a.ipynb")
     doc = await document(pages)
-    await doc.apply(EDIT)
+    await doc.apply(INSERT)
     first.frame({"type": "page:focus", "path": "a.ipynb"})
-    await doc.apply(EDIT)
+    await doc.apply(INSERT)
     assert len(second.requests) == 1 and len(first.requests) == 1
     # The first closes: the same document goes on in the other.
     pages.disconnect(first.page)
-    await doc.apply(EDIT)
+    await doc.apply(INSERT)
     assert len(second.requests) == 2
 
 

@@ -15,16 +15,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from acp_notebook.notebook_tools.documents import EditRefused
 from acp_notebook.notebook_tools.page_document import PageDocument
 from acp_notebook.server.app import AcpNotebookApp
-from acp_notebook.wire.contracts import CellEdit
-
-EDIT: CellEdit = {
-    "op": "insert",
-    "path": "a.ipynb",
-    "cellType": "code",
-    "index": 0,
-    "before": "",
-    "after": "x = 1",
-}
+from tests.support.page_edits import INSERT
 
 
 async def open_page(ws_url: Any, headers: dict[str, str]) -> WebSocketClientConnection:
@@ -65,15 +56,15 @@ async def test_an_edit_goes_to_the_page_and_its_answer_comes_back(
     notebooks = [{"path": "a.ipynb", "kernelId": "k1"}]
     await page.write_message(json.dumps({"type": "page:notebooks", "notebooks": notebooks}))
     doc = await holding(extension, "a.ipynb")
-    applying = asyncio.ensure_future(doc.apply(EDIT))
+    applying = asyncio.ensure_future(doc.apply(INSERT))
     request = json.loads(str(await page.read_message()))
-    assert request["op"] == "apply" and request["edit"] == EDIT
+    assert request["op"] == "apply" and request["edit"] == INSERT
     reply = {"type": "page:reply", "id": request["id"], "result": {"cellId": "n1", "index": 0}}
     await page.write_message(json.dumps(reply))
     assert await applying == {"cellId": "n1", "index": 0}
     # A malformed frame is dropped (the socket stays); the page closing ends what waits.
     await page.write_message("{not json")
-    applying = asyncio.ensure_future(doc.apply(EDIT))
+    applying = asyncio.ensure_future(doc.apply(INSERT))
     assert json.loads(str(await page.read_message()))["op"] == "apply"
     page.close()
     with pytest.raises(EditRefused, match="page closed"):
