@@ -30,6 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..wire import bounded_json
 from ..wire.contracts import (
+    MAX_PAGE_FRAME,
     MAX_SELECTION,
     CellEdit,
     PageFocus,
@@ -47,7 +48,6 @@ Op = Literal["cells", "apply", "run", "active"]
 
 MAX_PAGES = 64  # page sockets one server holds at once
 MAX_WAITING = 64  # requests waiting on one page at once
-MAX_FRAME_BYTES = 32 * 1024 * 1024  # a page's frame (the cells of a large notebook)
 TIMEOUT = 15.0  # seconds a page has to answer a request other than run
 RUN_GRACE = 15.0  # a run's answer may come this long after its timeout (the interrupt)
 PROGRESS_EVERY = 10.0  # seconds between progress notes while a run waits
@@ -97,7 +97,7 @@ class Pages:
     def receive(self, page: Page, message: str | bytes) -> None:
         """One frame from the page; raises ``ValueError`` saying what is wrong with it."""
         try:
-            frame = _frames.validate_python(bounded_json.loads(message, max_bytes=MAX_FRAME_BYTES))
+            frame = _frames.validate_python(bounded_json.loads(message, max_bytes=MAX_PAGE_FRAME))
         except ValidationError as exc:
             raise ValueError(why_invalid(exc)) from None
         if isinstance(frame, PageNotebooks):

@@ -18,7 +18,8 @@ from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
 from tornado.websocket import WebSocketHandler
 
-from ..notebook_tools.page_document import MAX_FRAME_BYTES, Page, Pages, TooManyPages
+from ..notebook_tools.page_document import Page, Pages, TooManyPages
+from ..wire.contracts import MAX_PAGE_FRAME
 from .api import may_execute
 from .handlers import FULL
 
@@ -35,7 +36,7 @@ class PageSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
 
     @property
     def max_message_size(self) -> int:
-        return MAX_FRAME_BYTES
+        return MAX_PAGE_FRAME
 
     @ws_authenticated
     @may_execute

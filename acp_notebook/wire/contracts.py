@@ -734,6 +734,7 @@ class KernelAnswer(_Wire):
 MAX_PAGE_NOTEBOOKS = 64  # notebooks one page reports open
 MAX_SELECTION = 10_000  # characters of the user's selected text a page reports
 MAX_PAGE_ERROR = 2000  # characters of a page's reason for refusing a request
+MAX_PAGE_FRAME = 32 * 1024 * 1024  # bytes of a page's frame (the cells of a large notebook)
 
 
 class PageNotebook(_Wire):

@@ -37,6 +37,7 @@ export const MAX_EDIT_SOURCE = 200000;
 export const MAX_PAGE_NOTEBOOKS = 64;
 export const MAX_SELECTION = 10000;
 export const MAX_PAGE_ERROR = 2000;
+export const MAX_PAGE_FRAME = 33554432;
 
 export type ClientRequest =
   | OpenRequest
