@@ -1,0 +1,114 @@
+"""An agent's edit through the open page, without real-time collaboration: the server asks
+the JupyterLab page that holds the notebook (the lab extension's page socket), the cell
+appears without a reload, no "file changed on disk" dialog comes (the file is not written),
+the cell carries the agent mark, `z` undoes it, and a stale edit is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import nbformat
+import pytest
+from playwright.sync_api import Page, expect
+
+from acp_notebook.wire.contracts import CellEdit
+from tests.support.chromium import PageLog
+from tests.support.lab import (
+    REPO,
+    JupyterServer,
+    cell,
+    open_notebook,
+    save,
+    start_server,
+    unique,
+    write_notebook,
+)
+
+REPORTED_WITHIN = 30.0  # seconds for the page to report the notebook it opened
+
+
+@pytest.fixture(scope="module")
+def edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    """A server with the test extension that makes edits through ``Pages``."""
+    base = tmp_path_factory.mktemp("page-edits")
+    enabled = base / "config" / "jupyter_server_config.d" / "page_edit_server.json"
+    enabled.parent.mkdir(parents=True)
+    extension = {"ServerApp": {"jpserver_extensions": {"tests.support.page_edit_server": True}}}
+    enabled.write_text(json.dumps(extension))
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    server = start_server(base, extra_env={"PYTHONPATH": path})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def post_edit(server: JupyterServer, edit: CellEdit) -> tuple[int, Any]:
+    body = json.dumps({"path": edit["path"], "edit": edit}).encode()
+    request = urllib.request.Request(server.url("acp-test/page-edit"), body, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status), json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(errors="replace")
+
+
+def edit_once_reported(server: JupyterServer, edit: CellEdit) -> Any:
+    """The edit's answer, once the page has told the server it holds the notebook."""
+    deadline = time.monotonic() + REPORTED_WITHIN
+    while (answer := post_edit(server, edit))[0] == 404 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert answer[0] == 200, answer
+    return answer[1]
+
+
+def test_an_edit_lands_in_the_open_notebook_and_z_undoes_it(
+    page: Page, edit_server: JupyterServer, page_log: PageLog
+) -> None:
+    filename = write_notebook(edit_server, unique("page-edit"), ["a = 1"])
+    open_notebook(page, edit_server, filename)
+    insert: CellEdit = {
+        "op": "insert",
+        "path": filename,
+        "cellType": "code",
+        "index": 1,
+        "before": "",
+        "after": "b = a + 41",
+    }
+    applied = edit_once_reported(edit_server, insert)
+    assert applied["index"] == 1
+    added = cell(page, 1)
+    expect(added.locator(".jp-InputArea-editor")).to_have_text("b = a + 41")
+    expect(added).to_have_class(re.compile(r"\bacpnb-agent-cell\b"))
+    # Not written to the file: the page holds the change, unsaved.
+    on_disk = nbformat.read(edit_server.root / filename, as_version=4)
+    assert [c.source for c in on_disk.cells] == ["a = 1"]
+
+    # An edit of a cell whose source is not what the agent read is refused, untouched.
+    stale: CellEdit = {**insert, "op": "edit", "cellId": applied["cellId"], "before": "b = 0"}
+    status, reason = post_edit(edit_server, stale)
+    assert status == 409 and "b = a + 41" in reason
+    expect(added.locator(".jp-InputArea-editor")).to_have_text("b = a + 41")
+
+    # `z` in command mode takes the insert back, as for the user's own.
+    page.evaluate("document.activeElement?.blur()")
+    cell(page, 0).locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("z")
+    expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(1)
+
+    # The page's model is the notebook: saving it raises no "file changed on disk" dialog.
+    edit_once_reported(edit_server, insert)
+    expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(2)
+    save(page)
+    expect(page.locator(".jp-Dialog")).to_have_count(0)
+    on_disk = nbformat.read(edit_server.root / filename, as_version=4)
+    assert [c.source for c in on_disk.cells] == ["a = 1", "b = a + 41"]
+    assert page_log.dialogs == []

@@ -1,0 +1,42 @@
+"""A test-only server extension: ``POST acp-test/page-edit {"path", "edit"}`` makes the edit
+through the open page that holds the notebook (the acp_notebook extension's ``Pages``), as
+the notebook tools do; the answer is where the cell is, 404 when no page holds the notebook,
+409 with the reason when the page refuses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.serverapp import ServerApp
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from acp_notebook.notebook_tools.documents import EditRefused
+from acp_notebook.server.app import AcpNotebookApp
+
+
+class PageEditHandler(APIHandler):
+    @web.authenticated
+    async def post(self) -> None:
+        body = json.loads(self.request.body)
+        extension = self.settings["acp_notebook"]
+        assert isinstance(extension, AcpNotebookApp)
+        document = await extension.pages.open(body["path"], "test")
+        if document is None:
+            raise web.HTTPError(404, "no open page holds this notebook")
+        try:
+            applied = await document.apply(body["edit"])
+        except EditRefused as exc:
+            raise web.HTTPError(409, str(exc)) from None
+        self.finish(json.dumps(applied))
+
+
+def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
+    route = url_path_join(serverapp.base_url, "acp-test/page-edit")
+    serverapp.web_app.add_handlers(".*$", [(route, PageEditHandler)])
+
+
+def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    return [{"module": __name__}]
