@@ -50,14 +50,19 @@ def edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterSer
         server.stop()
 
 
-def post_edit(server: JupyterServer, edit: CellEdit) -> tuple[int, Any]:
-    body = json.dumps({"path": edit["path"], "edit": edit}).encode()
+def ask(server: JupyterServer, path: str, op: str, **args: Any) -> tuple[int, Any]:
+    """The page's answer to ``op`` on the notebook ``path`` (through the server)."""
+    body = json.dumps({"path": path, "op": op, **args}).encode()
     request = urllib.request.Request(server.url("acp-test/page-edit"), body, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return int(response.status), json.load(response)
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode(errors="replace")
+
+
+def post_edit(server: JupyterServer, edit: CellEdit) -> tuple[int, Any]:
+    return ask(server, edit["path"], "apply", edit=edit)
 
 
 def edit_once_reported(server: JupyterServer, edit: CellEdit) -> Any:
@@ -112,3 +117,35 @@ def test_an_edit_lands_in_the_open_notebook_and_z_undoes_it(
     on_disk = nbformat.read(edit_server.root / filename, as_version=4)
     assert [c.source for c in on_disk.cells] == ["a = 1", "b = a + 41"]
     assert page_log.dialogs == []
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_a_cell_runs_in_the_page_and_the_active_cell_is_read(
+    page: Page, edit_server: JupyterServer, app: str
+) -> None:
+    filename = write_notebook(edit_server, unique("page-run"), ["a = 1", "print(a + 41)"])
+    open_notebook(page, edit_server, filename, app)
+    insert: CellEdit = {
+        "op": "insert",
+        "path": filename,
+        "cellType": "code",
+        "index": 2,
+        "before": "",
+        "after": "print('from the agent')\n6 * 7",
+    }
+    cell_id = edit_once_reported(edit_server, insert)["cellId"]
+    status, parts = ask(edit_server, filename, "run", cellId=cell_id, timeout=30)
+    assert status == 200, parts
+    text = "\n".join(p["text"] for p in parts if p["type"] == "text")
+    assert "from the agent" in text and "42" in text and "[execution count 1]" in text
+    ran = cell(page, 2)
+    expect(ran.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[1\]"))
+    expect(ran.locator(".jp-OutputArea-output").last).to_have_text("42")
+
+    # The user's active cell and selected text.
+    cell(page, 1).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("End")
+    page.keyboard.press("Shift+Home")
+    status, active = ask(edit_server, filename, "active")
+    assert status == 200 and active["index"] == 1, active
+    assert active["selection"] == "print(a + 41)"

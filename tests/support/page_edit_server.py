@@ -1,6 +1,7 @@
-"""A test-only server extension: ``POST acp-test/page-edit {"path", "edit"}`` makes the edit
-through the open page that holds the notebook (the acp_notebook extension's ``Pages``), as
-the notebook tools do; the answer is where the cell is, 404 when no page holds the notebook,
+"""A test-only server extension: ``POST acp-test/page-edit {"path", "op", ...}`` asks the
+open page that holds the notebook (the acp_notebook extension's ``Pages``) as the notebook
+tools do: ``apply`` an ``edit``, ``run`` a ``cellId`` within ``timeout``, the ``active``
+cell, or the ``cells``. The answer is the document's; 404 when no page holds the notebook,
 409 with the reason when the page refuses."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from acp_notebook.notebook_tools.documents import EditRefused
+from acp_notebook.notebook_tools.page_document import PageDocument
 from acp_notebook.server.app import AcpNotebookApp
 
 
@@ -27,10 +29,22 @@ class PageEditHandler(APIHandler):
         if document is None:
             raise web.HTTPError(404, "no open page holds this notebook")
         try:
-            applied = await document.apply(body["edit"])
+            answer = await self._ask(document, body)
         except EditRefused as exc:
             raise web.HTTPError(409, str(exc)) from None
-        self.finish(json.dumps(applied))
+        self.finish(json.dumps(answer))
+
+    async def _ask(self, document: PageDocument, body: dict[str, Any]) -> Any:
+        async def progress(note: str) -> None:
+            pass
+
+        if body["op"] == "apply":
+            return await document.apply(body["edit"])
+        if body["op"] == "run":
+            return await document.run(body["cellId"], body["timeout"], progress)
+        if body["op"] == "active":
+            return await document.active_cell()
+        return await document.cells()
 
 
 def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
