@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import nbformat
@@ -149,3 +150,33 @@ def test_a_cell_runs_in_the_page_and_the_active_cell_is_read(
     status, active = ask(edit_server, filename, "active")
     assert status == 200 and active["index"] == 1, active
     assert active["selection"] == "print(a + 41)"
+
+
+def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
+    page: Page, edit_server: JupyterServer
+) -> None:
+    filename = write_notebook(edit_server, unique("page-long-run"), ["a = 1"])
+    open_notebook(page, edit_server, filename)
+    insert: CellEdit = {
+        "op": "insert",
+        "path": filename,
+        "cellType": "code",
+        "index": 1,
+        "before": "",
+        "after": "import time\ntime.sleep(60)",
+    }
+    cell_id = edit_once_reported(edit_server, insert)["cellId"]
+    status, parts = ask(edit_server, filename, "run", cellId=cell_id, timeout=1)
+    assert status == 200, parts
+    assert "interrupted" in parts[-1]["text"]
+    expect(cell(page, 1).locator(".jp-OutputArea-output")).to_contain_text("KeyboardInterrupt")
+
+    # The page goes away while a run waits on it: the run ends at once, saying why.
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(ask, edit_server, filename, "run", cellId=cell_id, timeout=120)
+        expect(cell(page, 1).locator(".jp-InputPrompt")).to_have_text("[*]:")
+        started = time.monotonic()
+        page.close()  # unsaved: a reload would ask first
+        status, reason = running.result(timeout=60)
+    assert status == 409 and "page closed" in reason
+    assert time.monotonic() - started < 30
