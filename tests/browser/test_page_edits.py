@@ -1,7 +1,8 @@
 """An agent's edit through the open page, without real-time collaboration: the server asks
 the JupyterLab page that holds the notebook (the lab extension's page socket), the cell
 appears without a reload, no "file changed on disk" dialog comes (the file is not written),
-the cell carries the agent mark, `z` undoes it, and a stale edit is refused."""
+the cell carries the agent mark, `z` undoes it (a new source: Ctrl+Z in the cell, as the
+user's own typing), and a stale edit is refused; a cell runs in the page."""
 
 from __future__ import annotations
 
@@ -180,3 +181,24 @@ def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
         status, reason = running.result(timeout=60)
     assert status == 409 and "page closed" in reason
     assert time.monotonic() - started < 30
+
+
+def test_an_edited_source_is_undone_in_the_cell_as_the_users_own_typing(
+    page: Page, edit_server: JupyterServer
+) -> None:
+    filename = write_notebook(edit_server, unique("page-edit-source"), ["a = 1", "b = 2"])
+    open_notebook(page, edit_server, filename)
+    change: CellEdit = {
+        "op": "edit",
+        "path": filename,
+        "cellType": "code",
+        "index": 1,
+        "before": "b = 2",
+        "after": "b = 3",
+    }
+    edit_once_reported(edit_server, change)
+    editor = cell(page, 1).locator(".jp-InputArea-editor")
+    expect(editor).to_have_text("b = 3")
+    editor.click()
+    page.keyboard.press("Control+z")
+    expect(editor).to_have_text("b = 2")

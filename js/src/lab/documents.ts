@@ -1,9 +1,10 @@
 // The agent's edits in the open notebook (no real-time collaboration): one socket per page
 // to the server (acp-notebook/ws/pages) reports the notebooks this page holds open and which
-// one the user is in; the server asks for a notebook's cells, applies an edit to its model (one
-// undoable step: `z` takes it back; the file on disk is not touched, so no "file changed"
-// dialog), runs a cell as the user would, or reads the active cell. The protocol's other half
-// is acp_notebook/notebook_tools/page_document.py.
+// one the user is in; the server asks for a notebook's cells, applies an edit to its model, runs
+// a cell as the user would, or reads the active cell. An edit is one undo step where the user's
+// own would be: an insert, delete or move in the notebook's history (`z` in command mode), a
+// new source in the cell's (Ctrl+Z in its editor). The file on disk is not touched, so no "file
+// changed on disk" dialog. The protocol's other half is notebook_tools/page_document.py.
 
 import {
   type CellEdit,
@@ -130,7 +131,8 @@ export function applyEdit(
   }
   const [cell, index] = cellAt(model, edit);
   if (edit.op === "edit") {
-    model.transact(() => cell.setSource(edit.after));
+    // The cell's own transaction: its editor's Ctrl+Z undoes it, as the user's typing.
+    cell.setSource(edit.after);
     return { cellId: cell.id, index };
   }
   if (edit.op === "delete") {
