@@ -120,6 +120,15 @@ def test_an_edit_lands_in_the_open_notebook_and_z_undoes_it(
     assert [c.source for c in on_disk.cells] == ["a = 1", "b = a + 41"]
     assert page_log.dialogs == []
 
+    # The mark reads "agent" until the user edits the cell.
+    added = cell(page, 1)
+    badge = "el => getComputedStyle(el, '::after').content"
+    assert added.locator(".jp-InputPrompt").evaluate(badge) == '"agent"'
+    added.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("End")
+    page.keyboard.type(" + 1")
+    expect(added).not_to_have_class(re.compile(r"\bacpnb-agent-cell\b"))
+
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_a_cell_runs_in_the_page_and_the_active_cell_is_read(

@@ -88,7 +88,8 @@ function mark(panel: NotebookPanel, cellId: string, source: string, t: Translate
   const cell = panel.content.widgets.find((w) => w.model.id === cellId);
   if (cell === undefined) return;
   cell.addClass(AGENT_MARK);
-  cell.node.dataset.acpnbMark = t("agentCellMark");
+  // A custom property inherits down to the prompt, whose ::after shows it (attr() would not).
+  cell.node.style.setProperty("--acpnb-mark", JSON.stringify(t("agentCellMark")));
   const clear = (): void => {
     if (cell.model.sharedModel.getSource() === source) return;
     cell.removeClass(AGENT_MARK);
