@@ -38,15 +38,26 @@ REPORTED_WITHIN = 30.0  # seconds for the page to report the notebook it opened
 
 @pytest.fixture(scope="module")
 def edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    """A server with the test extension that makes edits through ``Pages``."""
+    """A server with the test extension that makes edits through ``Pages``, and without
+    real-time collaboration (installed in the test environment: on, the pages would edit
+    the server's shared document instead)."""
     base = tmp_path_factory.mktemp("page-edits")
     enabled = base / "config" / "jupyter_server_config.d" / "page_edit_server.json"
     enabled.parent.mkdir(parents=True)
-    extension = {"ServerApp": {"jpserver_extensions": {"tests.support.page_edit_server": True}}}
-    enabled.write_text(json.dumps(extension))
+    extensions = {
+        "tests.support.page_edit_server": True,
+        "jupyter_server_ydoc": False,
+        "jupyter_server_fileid": False,
+    }
+    enabled.write_text(json.dumps({"ServerApp": {"jpserver_extensions": extensions}}))
+    rtc_pages = ("@jupyter/docprovider-extension", "@jupyter/collaboration-extension")
+    page_config = base / "config" / "labconfig" / "page_config.json"
+    page_config.parent.mkdir(parents=True)
+    page_config.write_text(json.dumps({"disabledExtensions": dict.fromkeys(rtc_pages, True)}))
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     server = start_server(base, extra_env={"PYTHONPATH": path})
     try:
+        assert "jupyter_server_ydoc | extension was successfully loaded" not in server.log_text()
         yield server
     finally:
         server.stop()
@@ -211,3 +222,34 @@ def test_an_edited_source_is_undone_in_the_cell_as_the_users_own_typing(
     editor.click()
     page.keyboard.press("Control+z")
     expect(editor).to_have_text("b = 2")
+
+
+def test_two_pages_with_one_notebook_the_one_the_user_is_in_gets_the_edit(
+    page: Page, edit_server: JupyterServer
+) -> None:
+    filename = write_notebook(edit_server, unique("page-two-tabs"), ["a = 1"])
+    open_notebook(page, edit_server, filename)
+    other = page.context.new_page()
+    open_notebook(other, edit_server, filename)
+    insert: CellEdit = {
+        "op": "insert",
+        "path": filename,
+        "cellType": "code",
+        "index": 1,
+        "before": "",
+        "after": "b = 2",
+    }
+    cells = ".jp-Notebook .jp-Cell"
+    edit_once_reported(edit_server, insert)
+    expect(other.locator(cells)).to_have_count(2)
+    expect(page.locator(cells)).to_have_count(1)  # keeps its copy, as for the user's typing
+    # The user goes back to the first tab: the next edit lands there.
+    time.sleep(1.1)  # the page reports focus at most once a second
+    page.bring_to_front()
+    page.evaluate("window.dispatchEvent(new FocusEvent('focus'))")
+    deadline = time.monotonic() + 10
+    while page.locator(cells).count() < 2 and time.monotonic() < deadline:
+        edit_once_reported(edit_server, {**insert, "after": "c = 3"})
+        time.sleep(0.2)
+    expect(page.locator(cells)).to_have_count(2)
+    expect(cell(page, 1).locator(".jp-InputArea-editor")).to_have_text("c = 3")
