@@ -15,6 +15,10 @@ recently, at the time of the request. The other page keeps its own copy, as it w
 for the user's own typing in the first tab: JupyterLab without collaboration never
 merges two tabs. A page that closes, or does not answer in time, ends the request
 with ``EditRefused`` saying so; nothing waits on a page without end.
+
+Who may hold a page: any login that may execute on kernels (the socket's check), which
+could already run code in any kernel of the server; a page's answers are untrusted input
+all the same (validated, bounded).
 """
 
 from __future__ import annotations

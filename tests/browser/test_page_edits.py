@@ -32,6 +32,7 @@ from tests.support.lab import (
     unique,
     write_notebook,
 )
+from tests.support.page_edits import insert_edit
 
 REPORTED_WITHIN = 30.0  # seconds for the page to report the notebook it opened
 
@@ -92,14 +93,7 @@ def test_an_edit_lands_in_the_open_notebook_and_z_undoes_it(
 ) -> None:
     filename = write_notebook(edit_server, unique("page-edit"), ["a = 1"])
     open_notebook(page, edit_server, filename)
-    insert: CellEdit = {
-        "op": "insert",
-        "path": filename,
-        "cellType": "code",
-        "index": 1,
-        "before": "",
-        "after": "b = a + 41",
-    }
+    insert = insert_edit(filename, 1, "b = a + 41")
     applied = edit_once_reported(edit_server, insert)
     assert applied["index"] == 1
     added = cell(page, 1)
@@ -147,14 +141,7 @@ def test_a_cell_runs_in_the_page_and_the_active_cell_is_read(
 ) -> None:
     filename = write_notebook(edit_server, unique("page-run"), ["a = 1", "print(a + 41)"])
     open_notebook(page, edit_server, filename, app)
-    insert: CellEdit = {
-        "op": "insert",
-        "path": filename,
-        "cellType": "code",
-        "index": 2,
-        "before": "",
-        "after": "print('from the agent')\n6 * 7",
-    }
+    insert = insert_edit(filename, 2, "print('from the agent')\n6 * 7")
     cell_id = edit_once_reported(edit_server, insert)["cellId"]
     status, parts = ask(edit_server, filename, "run", cellId=cell_id, timeout=30)
     assert status == 200, parts
@@ -178,14 +165,7 @@ def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
 ) -> None:
     filename = write_notebook(edit_server, unique("page-long-run"), ["a = 1"])
     open_notebook(page, edit_server, filename)
-    insert: CellEdit = {
-        "op": "insert",
-        "path": filename,
-        "cellType": "code",
-        "index": 1,
-        "before": "",
-        "after": "import time\ntime.sleep(60)",
-    }
+    insert = insert_edit(filename, 1, "import time\ntime.sleep(60)")
     cell_id = edit_once_reported(edit_server, insert)["cellId"]
     status, parts = ask(edit_server, filename, "run", cellId=cell_id, timeout=1)
     assert status == 200, parts
@@ -231,14 +211,7 @@ def test_two_pages_with_one_notebook_the_one_the_user_is_in_gets_the_edit(
     open_notebook(page, edit_server, filename)
     other = page.context.new_page()
     open_notebook(other, edit_server, filename)
-    insert: CellEdit = {
-        "op": "insert",
-        "path": filename,
-        "cellType": "code",
-        "index": 1,
-        "before": "",
-        "after": "b = 2",
-    }
+    insert = insert_edit(filename, 1, "b = 2")
     cells = ".jp-Notebook .jp-Cell"
     edit_once_reported(edit_server, insert)
     expect(other.locator(cells)).to_have_count(2)

@@ -1,14 +1,20 @@
-"""An agent's edit as the page tests send it to a page (real or fake)."""
+"""An agent's edits as the page tests send them to a page (real or fake)."""
 
 from __future__ import annotations
 
 from acp_notebook.wire.contracts import CellEdit
 
-INSERT: CellEdit = {
-    "op": "insert",
-    "path": "a.ipynb",
-    "cellType": "code",
-    "index": 0,
-    "before": "",
-    "after": "x = 1",
-}
+
+def insert_edit(path: str, index: int, after: str) -> CellEdit:
+    """A new code cell holding ``after`` at ``index`` of the notebook ``path``."""
+    return {
+        "op": "insert",
+        "path": path,
+        "cellType": "code",
+        "index": index,
+        "before": "",
+        "after": after,
+    }
+
+
+INSERT = insert_edit("a.ipynb", 0, "x = 1")
