@@ -215,3 +215,24 @@ async def test_bounds_pages_notebooks_requests_and_frames() -> None:
     for asked in waiting:
         with pytest.raises(EditRefused):
             await asked
+
+
+async def test_a_kernel_restart_ends_the_runs_in_its_notebooks() -> None:
+    pages = Pages()
+    FakePage(pages, lambda request: None, "a.ipynb")  # its kernel is k1
+    doc = await document(pages)
+
+    async def progress(note: str) -> None:
+        pass
+
+    run = asyncio.ensure_future(doc.run("c1", 30.0, progress))
+    reading = asyncio.ensure_future(doc.cells())
+    await asyncio.sleep(0.01)
+    pages.restarted("k2")
+    await asyncio.sleep(0.01)
+    assert not run.done()
+    pages.restarted("k1")
+    parts = await asyncio.wait_for(run, 1)
+    assert "kernel was restarted" in parts[-1]["text"]  # type: ignore[typeddict-item]
+    assert not reading.done()  # only runs end
+    reading.cancel()

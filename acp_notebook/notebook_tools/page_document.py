@@ -71,6 +71,7 @@ class Page:
     notebooks: dict[str, str | None] = field(default_factory=dict)  # path -> kernel id
     focused: float = field(default_factory=time.monotonic)
     waiting: dict[int, asyncio.Future[PageReply]] = field(default_factory=dict)
+    runs: dict[int, str] = field(default_factory=dict)  # request -> path, of runs waiting
 
 
 class Pages:
@@ -113,6 +114,16 @@ class Pages:
             if future is not None and not future.done():
                 future.set_result(frame)
 
+    def restarted(self, kernel_id: str) -> None:
+        """The kernel restarted: the runs waiting in its notebooks end now (a page does
+        not hear of a restart it did not ask for; the cell would wait for its timeout)."""
+        for page in self._pages:
+            for number, path in page.runs.items():
+                future = page.waiting.get(number)
+                if page.notebooks.get(path) == kernel_id and future and not future.done():
+                    result = {"outputs": [], "restarted": True}
+                    future.set_result(PageReply(type="page:reply", id=number, result=result))
+
     def holding(self, path: str) -> Page | None:
         """The page the user was in most recently of those that hold ``path`` open."""
         pages = [p for p in self._pages if path in p.notebooks]
@@ -142,6 +153,8 @@ class Pages:
         number = next(self._ids)
         future: asyncio.Future[PageReply] = asyncio.get_running_loop().create_future()
         page.waiting[number] = future
+        if op == "run":
+            page.runs[number] = path
         request = PageRequest(
             type="page:request",
             id=number,
@@ -156,6 +169,7 @@ class Pages:
             reply = await _wait(future, timeout, progress)
         finally:
             page.waiting.pop(number, None)
+            page.runs.pop(number, None)
         if reply.error is not None:
             current = (
                 "" if reply.source is None else f"\nThe cell's current source:\n{reply.source}"
@@ -230,6 +244,12 @@ class PageDocument:
                 add_output(parts, output)
         if result.get("timedOut") is True:
             parts.text(f"[interrupted: it ran longer than the timeout of {timeout:g} s]")
+        if result.get("restarted") is True:
+            parts.text(
+                "[the kernel was restarted while this ran; what it printed is in the notebook]"
+            )
+        if result.get("restarted") is True:
+            parts.text("[the kernel was restarted while this ran]")
         if not parts.parts:
             parts.text("(no output)")
         return parts.parts

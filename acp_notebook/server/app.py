@@ -207,8 +207,10 @@ class AcpNotebookApp(ExtensionApp):
             return
         if action == "shutdown":
             await self.hubs.drop(kernel_id, "shut down")
-        elif action == "restart" and self.hubs.tools is not None:
-            self.hubs.tools.restarted(kernel_id)
+        elif action == "restart":
+            self.pages.restarted(kernel_id)
+            if self.hubs.tools is not None:
+                self.hubs.tools.restarted(kernel_id)
 
     async def _reconcile(self) -> None:
         await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())

@@ -183,6 +183,27 @@ def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
     assert time.monotonic() - started < 30
 
 
+def test_a_kernel_restart_ends_a_run_in_the_page_and_says_so(
+    page: Page, edit_server: JupyterServer
+) -> None:
+    filename = write_notebook(edit_server, unique("page-restart"), ["a = 1"])
+    open_notebook(page, edit_server, filename)
+    sleep = insert_edit(filename, 1, "import time\ntime.sleep(60)")
+    cell_id = edit_once_reported(edit_server, sleep)["cellId"]
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(ask, edit_server, filename, "run", cellId=cell_id, timeout=120)
+        expect(cell(page, 1).locator(".jp-InputPrompt")).to_have_text("[*]:")
+        started = time.monotonic()
+        [session] = [s for s in edit_server.get_json("api/sessions") if s["path"] == filename]
+        restart = f"api/kernels/{session['kernel']['id']}/restart"
+        request = urllib.request.Request(edit_server.url(restart), b"", method="POST")
+        urllib.request.urlopen(request, timeout=60).close()
+        status, parts = running.result(timeout=60)
+    assert status == 200, parts
+    assert "kernel was restarted" in parts[-1]["text"]
+    assert time.monotonic() - started < 30
+
+
 def test_an_edited_source_is_undone_in_the_cell_as_the_users_own_typing(
     page: Page, edit_server: JupyterServer
 ) -> None:
