@@ -125,6 +125,19 @@ async def test_a_page_that_closes_mid_request_ends_it_with_the_reason() -> None:
         await doc.cells()
 
 
+async def test_a_notebook_closed_in_the_page_mid_request_ends_it_with_the_reason() -> None:
+    pages = Pages()
+    page = FakePage(pages, lambda request: None, "a.ipynb", "b.ipynb")
+    asking_a = asyncio.ensure_future((await document(pages)).apply(INSERT))
+    asking_b = asyncio.ensure_future((await document(pages, "b.ipynb")).cells())
+    await asyncio.sleep(0.01)
+    page.report("b.ipynb")
+    with pytest.raises(EditRefused, match=r"a\.ipynb was closed in the page"):
+        await asking_a
+    assert not asking_b.done()  # b.ipynb is still open: its request waits on
+    asking_b.cancel()
+
+
 async def test_two_pages_with_one_notebook_the_last_one_the_user_was_in_gets_it() -> None:
     pages = Pages()
     first = FakePage(pages, answers({"cellId": "c1", "index": 0}), "a.ipynb")

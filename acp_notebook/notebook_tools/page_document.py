@@ -63,6 +63,19 @@ class TooManyPages(Exception):
     """The server holds ``MAX_PAGES`` page sockets already."""
 
 
+@dataclass
+class _Asked:
+    """A request waiting for the page's answer."""
+
+    path: str
+    op: Op
+    future: asyncio.Future[PageReply]
+
+    def end(self, reason: str) -> None:
+        if not self.future.done():
+            self.future.set_exception(EditRefused(reason))
+
+
 @dataclass(eq=False)
 class Page:
     """One page's socket: the notebooks it holds and its requests waiting for answers."""
@@ -70,8 +83,7 @@ class Page:
     send: Send
     notebooks: dict[str, str | None] = field(default_factory=dict)  # path -> kernel id
     focused: float = field(default_factory=time.monotonic)
-    waiting: dict[int, asyncio.Future[PageReply]] = field(default_factory=dict)
-    runs: dict[int, str] = field(default_factory=dict)  # request -> path, of runs waiting
+    waiting: dict[int, _Asked] = field(default_factory=dict)
 
 
 class Pages:
@@ -93,11 +105,8 @@ class Pages:
         """The page's socket closed: what waits on it ends with the reason."""
         if page in self._pages:
             self._pages.remove(page)
-        for future in page.waiting.values():
-            if not future.done():
-                future.set_exception(
-                    EditRefused("the page closed (or reloaded) before it answered")
-                )
+        for asked in page.waiting.values():
+            asked.end("the page closed (or reloaded) before it answered")
 
     def receive(self, page: Page, message: str | bytes) -> None:
         """One frame from the page; raises ``ValueError`` saying what is wrong with it."""
@@ -107,22 +116,26 @@ class Pages:
             raise ValueError(why_invalid(exc)) from None
         if isinstance(frame, PageNotebooks):
             page.notebooks = {n.path: n.kernelId for n in frame.notebooks}
+            for asked in page.waiting.values():
+                if asked.path not in page.notebooks:
+                    asked.end(f"{asked.path} was closed in the page before it answered")
         elif isinstance(frame, PageFocus):
             page.focused = time.monotonic()
         else:
-            future = page.waiting.get(frame.id)
-            if future is not None and not future.done():
-                future.set_result(frame)
+            answered = page.waiting.get(frame.id)
+            if answered is not None and not answered.future.done():
+                answered.future.set_result(frame)
 
     def restarted(self, kernel_id: str) -> None:
         """The kernel restarted: the runs waiting in its notebooks end now (a page does
         not hear of a restart it did not ask for; the cell would wait for its timeout)."""
         for page in self._pages:
-            for number, path in page.runs.items():
-                future = page.waiting.get(number)
-                if page.notebooks.get(path) == kernel_id and future and not future.done():
+            for number, asked in page.waiting.items():
+                kernel = page.notebooks.get(asked.path)
+                if asked.op == "run" and kernel == kernel_id and not asked.future.done():
                     result = {"outputs": [], "restarted": True}
-                    future.set_result(PageReply(type="page:reply", id=number, result=result))
+                    reply = PageReply(type="page:reply", id=number, result=result)
+                    asked.future.set_result(reply)
 
     def holding(self, path: str) -> Page | None:
         """The page the user was in most recently of those that hold ``path`` open."""
@@ -152,9 +165,7 @@ class Pages:
             raise EditRefused(f"{MAX_WAITING} requests wait on the page already")
         number = next(self._ids)
         future: asyncio.Future[PageReply] = asyncio.get_running_loop().create_future()
-        page.waiting[number] = future
-        if op == "run":
-            page.runs[number] = path
+        page.waiting[number] = _Asked(path, op, future)
         request = PageRequest(
             type="page:request",
             id=number,
@@ -169,7 +180,6 @@ class Pages:
             reply = await _wait(future, timeout, progress)
         finally:
             page.waiting.pop(number, None)
-            page.runs.pop(number, None)
         if reply.error is not None:
             current = (
                 "" if reply.source is None else f"\nThe cell's current source:\n{reply.source}"
