@@ -6,6 +6,7 @@ user's own typing), and a stale edit is refused; a cell runs in the page."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import nbformat
@@ -160,25 +161,39 @@ def test_a_cell_runs_in_the_page_and_the_active_cell_is_read(
     assert active["selection"] == "print(a + 41)"
 
 
+def sleeping_cell(page: Page, server: JupyterServer, name: str) -> tuple[str, str]:
+    """A notebook open in the page with a cell the agent inserted that sleeps a minute."""
+    filename = write_notebook(server, unique(name), ["a = 1"])
+    open_notebook(page, server, filename)
+    sleep = insert_edit(filename, 1, "import time\ntime.sleep(60)")
+    return filename, edit_once_reported(server, sleep)["cellId"]
+
+
+@contextlib.contextmanager
+def running(
+    page: Page, server: JupyterServer, filename: str, cell_id: str
+) -> Iterator[Future[tuple[int, Any]]]:
+    """That cell run as the agent asks (through the server), running in the page meanwhile."""
+    with ThreadPoolExecutor(1) as pool:
+        run = pool.submit(ask, server, filename, "run", cellId=cell_id, timeout=120)
+        expect(cell(page, 1).locator(".jp-InputPrompt")).to_have_text("[*]:")
+        yield run
+
+
 def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
     page: Page, edit_server: JupyterServer
 ) -> None:
-    filename = write_notebook(edit_server, unique("page-long-run"), ["a = 1"])
-    open_notebook(page, edit_server, filename)
-    insert = insert_edit(filename, 1, "import time\ntime.sleep(60)")
-    cell_id = edit_once_reported(edit_server, insert)["cellId"]
+    filename, cell_id = sleeping_cell(page, edit_server, "page-long-run")
     status, parts = ask(edit_server, filename, "run", cellId=cell_id, timeout=1)
     assert status == 200, parts
     assert "interrupted" in parts[-1]["text"]
     expect(cell(page, 1).locator(".jp-OutputArea-output")).to_contain_text("KeyboardInterrupt")
 
     # The page goes away while a run waits on it: the run ends at once, saying why.
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(ask, edit_server, filename, "run", cellId=cell_id, timeout=120)
-        expect(cell(page, 1).locator(".jp-InputPrompt")).to_have_text("[*]:")
+    with running(page, edit_server, filename, cell_id) as run:
         started = time.monotonic()
         page.close()  # unsaved: a reload would ask first
-        status, reason = running.result(timeout=60)
+        status, reason = run.result(timeout=60)
     assert status == 409 and "page closed" in reason
     assert time.monotonic() - started < 30
 
@@ -186,19 +201,14 @@ def test_a_run_past_its_timeout_is_interrupted_and_a_closed_page_ends_a_run(
 def test_a_kernel_restart_ends_a_run_in_the_page_and_says_so(
     page: Page, edit_server: JupyterServer
 ) -> None:
-    filename = write_notebook(edit_server, unique("page-restart"), ["a = 1"])
-    open_notebook(page, edit_server, filename)
-    sleep = insert_edit(filename, 1, "import time\ntime.sleep(60)")
-    cell_id = edit_once_reported(edit_server, sleep)["cellId"]
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(ask, edit_server, filename, "run", cellId=cell_id, timeout=120)
-        expect(cell(page, 1).locator(".jp-InputPrompt")).to_have_text("[*]:")
+    filename, cell_id = sleeping_cell(page, edit_server, "page-restart")
+    with running(page, edit_server, filename, cell_id) as run:
         started = time.monotonic()
         [session] = [s for s in edit_server.get_json("api/sessions") if s["path"] == filename]
         restart = f"api/kernels/{session['kernel']['id']}/restart"
         request = urllib.request.Request(edit_server.url(restart), b"", method="POST")
         urllib.request.urlopen(request, timeout=60).close()
-        status, parts = running.result(timeout=60)
+        status, parts = run.result(timeout=60)
     assert status == 200, parts
     assert "kernel was restarted" in parts[-1]["text"]
     assert time.monotonic() - started < 30
