@@ -1,8 +1,9 @@
 """A test-only server extension: ``POST acp-test/page-edit {"path", "op", ...}`` asks the
-open page that holds the notebook (the acp_notebook extension's ``Pages``) as the notebook
-tools do: ``apply`` an ``edit``, ``run`` a ``cellId`` within ``timeout``, the ``active``
-cell, or the ``cells``. The answer is the document's; 404 when no page holds the notebook,
-409 with the reason when the page refuses."""
+live document of the notebook as the notebook tools do: ``apply`` an ``edit``, ``run`` a
+``cellId`` within ``timeout``, the ``active`` cell, or the ``cells``. The document comes
+from the open page that holds the notebook (the acp_notebook extension's ``Pages``), or
+from another source of the extension named by ``source``, for an ``agent``. The answer is
+the document's; 404 when the source has no document, 409 with the reason of a refusal."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from jupyter_server.serverapp import ServerApp
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from acp_notebook.notebook_tools.documents import EditRefused
-from acp_notebook.notebook_tools.page_document import PageDocument
+from acp_notebook.notebook_tools.documents import DocumentSource, EditRefused, LiveDocument
 from acp_notebook.server.app import AcpNotebookApp
 
 
@@ -25,16 +25,17 @@ class PageEditHandler(APIHandler):
         body = json.loads(self.request.body)
         extension = self.settings["acp_notebook"]
         assert isinstance(extension, AcpNotebookApp)
-        document = await extension.pages.open(body["path"], "test")
+        source: DocumentSource = getattr(extension, body.get("source", "pages"))
+        document = await source.open(body["path"], body.get("agent", "test"))
         if document is None:
-            raise web.HTTPError(404, "no open page holds this notebook")
+            raise web.HTTPError(404, f"no document of {body['path']}")
         try:
             answer = await self._ask(document, body)
         except EditRefused as exc:
             raise web.HTTPError(409, str(exc)) from None
         self.finish(json.dumps(answer))
 
-    async def _ask(self, document: PageDocument, body: dict[str, Any]) -> Any:
+    async def _ask(self, document: LiveDocument, body: dict[str, Any]) -> Any:
         async def progress(note: str) -> None:
             pass
 
