@@ -25,6 +25,7 @@ from ..agent.jsonrpc import LineBudget
 from ..bridge.chat_session import SessionConfig
 from ..bridge.hub import ChatCount, HubConfig
 from ..kernel import widget_code
+from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
@@ -32,6 +33,7 @@ from .handlers import BrowserSocket, KernelSocket
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
+from .page_socket import PageSocket
 
 if TYPE_CHECKING:
     from ..notebook_tools.shared_document import SharedDocuments
@@ -150,10 +152,14 @@ class AcpNotebookApp(ExtensionApp):
             self.settings["kernel_websocket_connection_class"] = noting_connection(
                 base, self.executions
             )
+        # The notebooks open in JupyterLab / Notebook 7 pages, for the agent's edits.
+        self.pages = Pages()
         tools = None
         self.shared_documents: SharedDocuments | None = None
         if self.notebook_tools:
             server = self._server
+            # For the lead on merge: self.pages is the second source, after the shared
+            # document and before the file: ServerTools(..., sources=[..., self.pages, ...]).
             tools = ServerTools(server.kernel_manager, server.session_manager, self.queries.ask)
             ydoc = ydoc_extension(server)
             if ydoc is not None:
@@ -180,6 +186,7 @@ class AcpNotebookApp(ExtensionApp):
         self.handlers.extend(
             [
                 (r"acp-notebook/ws/browser", BrowserSocket, {"hubs": self.hubs}),
+                (r"acp-notebook/ws/pages", PageSocket, {"pages": self.pages}),
                 (
                     r"acp-notebook/ws/kernel",
                     KernelSocket,
@@ -220,8 +227,10 @@ class AcpNotebookApp(ExtensionApp):
             return
         if action == "shutdown":
             await self.hubs.drop(kernel_id, "shut down")
-        elif action == "restart" and self.hubs.tools is not None:
-            self.hubs.tools.restarted(kernel_id)
+        elif action == "restart":
+            self.pages.restarted(kernel_id)
+            if self.hubs.tools is not None:
+                self.hubs.tools.restarted(kernel_id)
 
     async def _reconcile(self) -> None:
         await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())
