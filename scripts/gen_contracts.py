@@ -48,6 +48,10 @@ ROOTS: dict[str, Any] = {
     "SavedChatData": contracts.SavedChatData,
     "KernelQuery": contracts.KernelQuery,
     "KernelAnswer": contracts.KernelAnswer,
+    "PageNotebooks": contracts.PageNotebooks,
+    "PageFocus": contracts.PageFocus,
+    "PageRequest": contracts.PageRequest,
+    "PageReply": contracts.PageReply,
 }
 
 

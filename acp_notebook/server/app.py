@@ -26,6 +26,7 @@ from ..bridge.chat_session import SessionConfig
 from ..bridge.hub import ChatCount, HubConfig
 from ..kernel import widget_code
 from ..notebook_tools.documents import DocumentSource
+from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
@@ -33,6 +34,7 @@ from .handlers import BrowserSocket, KernelSocket
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
+from .page_socket import PageSocket
 
 if TYPE_CHECKING:
     from ..notebook_tools.shared_document import SharedDocuments
@@ -151,13 +153,16 @@ class AcpNotebookApp(ExtensionApp):
             self.settings["kernel_websocket_connection_class"] = noting_connection(
                 base, self.executions
             )
+        # The notebooks open in JupyterLab / Notebook 7 pages, for the agent's edits.
+        self.pages = Pages()
         tools = None
         self.shared_documents: SharedDocuments | None = None
         if self.notebook_tools:
             server = self._server
-            # Where a kernel's notebook is found live, tried in order; its saved file is
-            # last. Read when a kernel's tools start: a source added below counts.
-            sources: list[DocumentSource] = []
+            # Where a kernel's notebook is found live, tried in order (DESIGN.md, "Agent
+            # edits"): the shared document, the open page; its saved file comes last. Read
+            # when a kernel's tools start, so the shared document put first below counts.
+            sources: list[DocumentSource] = [self.pages]
             tools = ServerTools(
                 server.kernel_manager, server.session_manager, self.queries.ask, sources
             )
@@ -166,9 +171,8 @@ class AcpNotebookApp(ExtensionApp):
                 # Only with jupyter-collaboration installed (it brings pycrdt).
                 from ..notebook_tools.shared_document import SharedDocuments
 
-                # The first document source (DESIGN.md, "Agent edits").
                 self.shared_documents = SharedDocuments(ydoc, tools.runner_of)
-                sources.append(self.shared_documents)
+                sources.insert(0, self.shared_documents)
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
@@ -186,6 +190,7 @@ class AcpNotebookApp(ExtensionApp):
         self.handlers.extend(
             [
                 (r"acp-notebook/ws/browser", BrowserSocket, {"hubs": self.hubs}),
+                (r"acp-notebook/ws/pages", PageSocket, {"pages": self.pages}),
                 (
                     r"acp-notebook/ws/kernel",
                     KernelSocket,
@@ -226,8 +231,10 @@ class AcpNotebookApp(ExtensionApp):
             return
         if action == "shutdown":
             await self.hubs.drop(kernel_id, "shut down")
-        elif action == "restart" and self.hubs.tools is not None:
-            self.hubs.tools.restarted(kernel_id)
+        elif action == "restart":
+            self.pages.restarted(kernel_id)
+            if self.hubs.tools is not None:
+                self.hubs.tools.restarted(kernel_id)
 
     async def _reconcile(self) -> None:
         await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())

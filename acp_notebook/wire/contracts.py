@@ -753,6 +753,60 @@ class KernelAnswer(_Wire):
     error: str | None = None
 
 
+# The lab extension's page socket (server/page_socket.py, notebook_tools/page_document.py).
+MAX_PAGE_NOTEBOOKS = 64  # notebooks one page reports open
+MAX_SELECTION = 10_000  # characters of the user's selected text a page reports
+MAX_PAGE_ERROR = 2000  # characters of a page's reason for refusing a request
+MAX_PAGE_FRAME = 32 * 1024 * 1024  # bytes of a page's frame (the cells of a large notebook)
+
+
+class PageNotebook(_Wire):
+    path: PathText
+    kernelId: Annotated[str, Field(max_length=MAX_ID)] | None = None
+
+
+class PageNotebooks(_Wire):
+    """Page -> server: every notebook the page holds open now, sent whenever that changes."""
+
+    type: Literal["page:notebooks"]
+    notebooks: Annotated[list[PageNotebook], Field(max_length=MAX_PAGE_NOTEBOOKS)]
+
+
+class PageFocus(_Wire):
+    """Page -> server: the user is in this notebook now (throttled by the page)."""
+
+    type: Literal["page:focus"]
+    path: PathText
+
+
+class PageRequest(_Wire):
+    """Server -> page: a request on one notebook the page holds. ``cells``: its cells as
+    nbformat dicts; ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would,
+    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text."""
+
+    type: Literal["page:request"]
+    id: int
+    path: PathText
+    op: Literal["cells", "apply", "run", "active"]
+    edit: CellEdit | None = None
+    cellId: Annotated[str, Field(max_length=64)] | None = None
+    timeout: float | None = None
+
+
+class PageReply(_Wire):
+    """Page -> server: a request's result, or why there is none (``source``: the cell's
+    current source when it no longer holds the edit's ``before``)."""
+
+    type: Literal["page:reply"]
+    id: int
+    result: Any = None
+    error: Annotated[str, Field(max_length=MAX_PAGE_ERROR)] | None = None
+    source: Annotated[str, Field(max_length=MAX_EDIT_SOURCE)] | None = None
+
+
+PageFrame = Annotated[Union[PageNotebooks, PageFocus, PageReply], Field(discriminator="type")]
+
+
 class VariableName(_Model):
     name: str
     type: str

@@ -34,6 +34,10 @@ export const MAX_ANSWER = 65536;
 export const SESSION_ID_PATTERN = "^[!-~]{1,256}$";
 export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
 export const MAX_EDIT_SOURCE = 200000;
+export const MAX_PAGE_NOTEBOOKS = 64;
+export const MAX_SELECTION = 10000;
+export const MAX_PAGE_ERROR = 2000;
+export const MAX_PAGE_FRAME = 33554432;
 
 export type ClientRequest =
   | OpenRequest
@@ -365,6 +369,50 @@ export interface OpenRequest {
   loadSessionId?: string | null;
   notebookTools?: boolean;
   notebook?: string | null;
+}
+
+/** Page -> server: the user is in this notebook now (throttled by the page). */
+export interface PageFocus {
+  type: "page:focus";
+  path: string;
+}
+
+export interface PageNotebook {
+  path: string;
+  kernelId?: string | null;
+}
+
+/** Page -> server: every notebook the page holds open now, sent whenever that changes. */
+export interface PageNotebooks {
+  type: "page:notebooks";
+  notebooks: PageNotebook[];
+}
+
+/**
+ * Page -> server: a request's result, or why there is none (``source``: the cell's current source
+ * when it no longer holds the edit's ``before``).
+ */
+export interface PageReply {
+  type: "page:reply";
+  id: number;
+  result?: unknown;
+  error?: string | null;
+  source?: string | null;
+}
+
+/**
+ * Server -> page: a request on one notebook the page holds. ``cells``: its cells as nbformat dicts;
+ * ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would, waiting up to ``timeout``
+ * seconds; ``active``: the active cell and selected text.
+ */
+export interface PageRequest {
+  type: "page:request";
+  id: number;
+  path: string;
+  op: "cells" | "apply" | "run" | "active";
+  edit?: CellEdit | null;
+  cellId?: string | null;
+  timeout?: number | null;
 }
 
 export interface PermissionItem {

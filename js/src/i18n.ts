@@ -4,6 +4,7 @@ import { contained, el } from "./dom";
 
 const en = {
   agent: "Agent",
+  agentCellMark: "agent",
   statusStarting: "starting",
   statusExited: "exited",
   phaseIdle: "idle",
@@ -127,6 +128,7 @@ export type Strings = Record<StringKey, string>;
 
 const zh: Strings = {
   agent: "智能体",
+  agentCellMark: "智能体",
   statusStarting: "启动中",
   statusExited: "已退出",
   phaseIdle: "空闲",

@@ -4,44 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConnectSlots, MAX_CONNECTING } from "../src/connect_slots";
 import type { StreamEvent } from "../src/contracts";
 import { ChatClient, type LinkStatus, serverSocketUrl } from "../src/transport";
-import { FakeModel, settle } from "./helpers";
-
-class FakeSocket {
-  static readonly instances: FakeSocket[] = [];
-  readonly OPEN = 1;
-  readyState = 0;
-  readonly sent: Record<string, unknown>[] = [];
-  closed = false;
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: string }) => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
-
-  constructor(readonly url: string) {
-    FakeSocket.instances.push(this);
-  }
-
-  send(data: string): void {
-    this.sent.push(JSON.parse(data));
-  }
-
-  close(): void {
-    this.closed = true;
-  }
-
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-
-  receive(frame: unknown): void {
-    this.onmessage?.({ data: JSON.stringify(frame) });
-  }
-
-  drop(code = 1006): void {
-    this.readyState = 3;
-    this.onclose?.({ code });
-  }
-}
+import { FakeModel, FakeSocket, settle } from "./helpers";
 
 function client(traits: Record<string, unknown>, slots = new ConnectSlots()) {
   const model = new FakeModel({ chat_id: "c1", kernel_id: "k1", ...traits });

@@ -14,6 +14,8 @@ import { setLabHooks } from "../codeblocks";
 import { SAVED_MIME } from "../contracts";
 import { resolveLocale, translator } from "../i18n";
 import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
+import { PageDocuments } from "./documents";
+import { pagesSocketUrl, trackerHost } from "./open_notebooks";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";
 import { SAVED_RANK, SavedChatRenderer, WIDGET_MIME } from "./saved_renderer";
@@ -84,6 +86,9 @@ function activate(
   });
 
   setLabHooks({ insertCellBelow: (code) => insertBelow(tracker, code) });
+
+  // The agent's edits land in the notebooks open here (without real-time collaboration).
+  new PageDocuments(pagesSocketUrl(), trackerHost(tracker, t)).start();
 
   rendermime.addFactory(
     {
