@@ -224,7 +224,7 @@ class SharedDocument:
         await self._source.present(self.path, notebook, self.agent)
         # As a page does: the old outputs go, the cell shows it runs.
         with notebook.ydoc.transaction():
-            ycell["outputs"] = Array()
+            _set_outputs(ycell, [])
             ycell["execution_count"] = None
             ycell["execution_state"] = "running"
         try:
@@ -232,7 +232,7 @@ class SharedDocument:
         except BaseException:  # cancelled with the turn: the cell does not stay running
             await self._ran(cell_id, {"execution_state": "idle"})
             raise
-        outputs = Array([_youtput(output) for output in executed.outputs])
+        outputs = [_youtput(output) for output in executed.outputs]
         count = executed.execution_count
         await self._ran(
             cell_id,
@@ -252,7 +252,10 @@ class SharedDocument:
             if ycell.get("id") == cell_id:
                 with notebook.ydoc.transaction():
                     for key, value in fields.items():
-                        ycell[key] = value
+                        if key == "outputs":
+                            _set_outputs(ycell, value)
+                        else:
+                            ycell[key] = value
                 await self._source.present(self.path, notebook, self.agent)
                 return
         log.info("acp_notebook: cell %s of %s went while it ran", cell_id, self.path)
@@ -260,3 +263,14 @@ class SharedDocument:
     async def active_cell(self) -> ActiveCell | None:
         # The server knows no page's selection.
         return None
+
+
+def _set_outputs(ycell: Map[Any], outputs: list[Map[Any]]) -> None:
+    """Replace the cell's outputs in place: a page follows the cell's own outputs array,
+    and one put in its place is never shown."""
+    youtputs = ycell.get("outputs")
+    if isinstance(youtputs, Array):
+        youtputs.clear()
+        youtputs.extend(outputs)
+    else:
+        ycell["outputs"] = Array(outputs)
