@@ -48,8 +48,9 @@ class LiveDocument(Protocol):
     # The notebook's path (the server's contents path; local mode: the file's).
     path: str
 
-    async def cells(self) -> list[dict[str, Any]]:
-        """The cells as nbformat v4 dicts (``source`` a string; ``id`` always set)."""
+    async def cells(self, outputs: bool = True) -> list[dict[str, Any]]:
+        """The cells as nbformat v4 dicts (``source`` a string; ``id`` always set);
+        without ``outputs`` a document may leave them out (planning an edit needs none)."""
         ...
 
     async def apply(self, edit: CellEdit) -> Applied:

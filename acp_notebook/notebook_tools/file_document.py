@@ -173,7 +173,7 @@ class FileDocument:
             caller[0].stamps[self.path] = written
         self._stamp = written
 
-    async def cells(self) -> list[dict[str, Any]]:
+    async def cells(self, outputs: bool = True) -> list[dict[str, Any]]:
         _, cells, stamp = await self._read()
         caller = CALLER.get()
         if caller is not None:

@@ -163,7 +163,7 @@ async def _planned(
     document = await backend.document(endpoint.agent, endpoint.notebook_path)
     if isinstance(document, str):
         return document
-    return document, plan(tool, args, await document.cells(), document.path)
+    return document, plan(tool, args, await document.cells(outputs=False), document.path)
 
 
 def _done(edit: CellEdit, applied: Applied, where: str) -> str:

@@ -223,7 +223,7 @@ class PageDocument:
         self._pages = pages
         self.path = path
 
-    async def cells(self) -> list[dict[str, Any]]:
+    async def cells(self, outputs: bool = True) -> list[dict[str, Any]]:
         result = await self._pages.ask(self.path, "cells", TIMEOUT)
         if not isinstance(result, list):
             raise EditRefused("the page answered with no cells")
