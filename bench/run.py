@@ -23,6 +23,7 @@ from bench import (  # the repository root is importable from here on
     many_chats,
     memory,
     notebook,
+    notebook_edits,
     notebook_open,
     notebook_tools,
     peers,
@@ -43,6 +44,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "notebook_tools": notebook_tools.run,
     "notebook_open": notebook_open.run,
     "resync": resync.run,
+    "notebook_edits": notebook_edits.run,
 }
 
 
