@@ -927,7 +927,9 @@ async def edit(turn: Turn, _match: re.Match[str]) -> None:
     if ran is None:
         await turn.say("I added a cell and changed its last line; I did not run it: you declined.")
         return
-    outcome = "could not run it" if ran.is_error else "ran it"
+    # A run the kernel cannot take now ("Not run: ...") is an answer, not a tool error.
+    refused = ran.is_error or nb.text_of(ran).startswith("Not run")
+    outcome = "could not run it" if refused else "ran it"
     await turn.say(f"I added a cell, changed its last line and {outcome}: {last_line(ran)}")
 
 

@@ -9,10 +9,12 @@ notebook's prompts. The notebook itself contains nothing test-specific.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tests.support.claude_wrapper import require_wrapper, wrapper_env
@@ -56,7 +58,7 @@ def clean_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_nbval(notebook: Path, env: dict[str, str]) -> None:
+def run_nbval(notebook: Path, env: dict[str, str], cwd: Path = REPO) -> None:
     result = subprocess.run(
         [
             sys.executable,
@@ -67,9 +69,9 @@ def run_nbval(notebook: Path, env: dict[str, str]) -> None:
             "-p",
             "no:cacheprovider",
             "-q",
-            str(notebook.relative_to(REPO)),
+            str(notebook.relative_to(cwd)),
         ],
-        cwd=REPO,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -87,8 +89,6 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_every_notebook_is_tested() -> None:
-    # agent-edits.ipynb is a draft: it runs under nbval once the edit tools, their review
-    # and a notebook document reachable from nbval's kernel are in (issue 25).
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == [
         "agent-edits.ipynb",
         "claude-code.ipynb",
@@ -103,6 +103,19 @@ def test_every_notebook_is_tested() -> None:
 @pytest.mark.parametrize("name", ["quickstart", "from-python", "magics", "data-analysis"])
 def test_demo_notebook(name: str, home: Path) -> None:
     run_nbval(NOTEBOOKS / f"{name}.ipynb", clean_env(home))
+
+
+@pytest.mark.timeout(NOTEBOOK_TIMEOUT + 30)
+def test_agent_edits_notebook(home: Path, tmp_path: Path) -> None:
+    # The agent edits the notebook's own file (no page names one under nbval): a copy.
+    copy = tmp_path / "agent-edits.ipynb"
+    shutil.copy(NOTEBOOKS / copy.name, copy)
+    run_nbval(copy, clean_env(home), cwd=tmp_path)
+    cells = nbformat.read(copy, as_version=4).cells
+    added = cells[-1]
+    # The demo's cell is in the file, with the edit made to its last line.
+    assert added.cell_type == "code" and "temperatures" in added.source, added.source
+    assert nbformat.read(NOTEBOOKS / copy.name, as_version=4).cells[-1].source == "chat.close()"
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT + 30)
