@@ -3,8 +3,8 @@
 
 JupyterLab without collaboration (the edit goes to the open page) and with it (the
 edit goes to the server's shared document, which the page follows). A chat with
-"accept edits" on runs an agent that hands its notebook tools to this script
-(tests/support/agents/mcp_probe_agent.py), which calls them as an agent would. The time
+"accept edits" on runs the demo agent, which hands its notebook tools to this script
+(its test-only ``probe``), which calls them as an agent would. The time
 runs from just before the MCP call to the moment the page's DOM holds the new cell's
 text, seen by a MutationObserver in the page (both clocks are this machine's wall clock).
 
@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import json
 import statistics
-import sys
 import threading
 import time
 from collections.abc import Coroutine
@@ -32,7 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from playwright.sync_api import Page
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER
-from tests.support.agents import __file__ as _agents_init
+from tests.support.agents import DEMO_FAULTS
 from tests.support.lab import start_server
 from tests.support.mcp_client import text_of
 
@@ -40,7 +39,6 @@ from .browser import chromium, open_page, progress, write_cells
 from .common import Context, Row, fmt
 
 T = TypeVar("T")
-PROBE = str(Path(_agents_init).with_name("mcp_probe_agent.py"))
 EDIT_TARGET = 2.0  # times the page's own insert
 READ_TARGET_MS = 300.0
 CELLS = 1000
@@ -73,11 +71,11 @@ PAGE_INSERT = """(text) => {
 
 
 def _chat_cell(probe_file: Path) -> str:
-    command = [sys.executable, PROBE]
     return (
         "from acp_notebook import Chat\n"
-        f"chat = Chat(command={command!r}, env={{'ACP_PROBE_FILE': {str(probe_file)!r}}})\n"
+        f"chat = Chat(command={DEMO_FAULTS!r}, env={{'ACP_DEMO_DELAY': '0'}})\n"
         "chat.accept_edits = True\n"
+        f"chat.send_prompt('probe {probe_file}')\n"
         "chat"
     )
 
@@ -89,7 +87,7 @@ def _endpoint(probe_file: Path, timeout: float = 60) -> tuple[str, str]:
         if time.monotonic() > deadline:
             raise TimeoutError("the probe agent never got its session")
         time.sleep(0.05)
-    [server] = [s for s in json.loads(probe_file.read_text()) if s.get("name") == "notebook"]
+    server = json.loads(probe_file.read_text())
     headers = {h["name"]: h["value"] for h in server.get("headers", [])}
     return server["url"], headers[SECRET_HEADER]
 
