@@ -1,4 +1,4 @@
-"""11. Agent edits: how soon an agent's ``insert_cell`` shows in the open notebook, and
+"""12. Agent edits: how soon an agent's ``insert_cell`` shows in the open notebook, and
 ``read_cells`` of a 1,000-cell notebook from the live document.
 
 JupyterLab without collaboration (the edit goes to the open page) and with it (the
@@ -172,7 +172,7 @@ def run(ctx: Context) -> list[Row]:
     with chromium() as browser:
         for rtc in (False, True):
             where = "with collaboration" if rtc else "without collaboration"
-            name = f"11 agent edits, JupyterLab {where}"
+            name = f"12 agent edits, JupyterLab {where}"
             if not ctx.wanted(name):
                 continue
             progress(name)
