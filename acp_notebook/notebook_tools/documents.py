@@ -2,7 +2,8 @@
 
 Three kinds, tried in this order for the chat's notebook path (DESIGN.md, "Agent edits"):
 the server's shared document when real-time collaboration is installed
-(``shared_document``), the open JupyterLab / Notebook 7 page through the lab extension
+(``shared_document``; a page that has the notebook open makes the change there, so its
+undo takes it back), the open JupyterLab / Notebook 7 page through the lab extension
 (``page_document``), and the saved file through the contents manager
 (``file_document``), never while a page holds it open. Each applies an edit only when
 the live cell still holds ``edit["before"]``: the user's unsaved work is never

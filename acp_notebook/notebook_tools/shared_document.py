@@ -9,6 +9,11 @@ person's. While it edits, the agent is a collaborator of the room, named after i
 A cell run goes to the notebook's kernel as the user's run would (counted, in the history)
 and its outputs and execution count are written into the shared cell, as a page writes
 them when it runs a cell.
+
+While a page has the notebook open, the page makes the change in its copy of the shared
+model instead (``pages``): it reaches every collaborator all the same, and that page's
+undo (``z``) takes it back, which a change made by the server cannot offer (a page's undo
+tracks only its own changes). The agent is a collaborator either way.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pycrdt import Array, Map, Text
 
 from ..wire.contracts import CellEdit
 from .cells import Part
-from .documents import ActiveCell, Applied, EditRefused, Progress
+from .documents import ActiveCell, Applied, DocumentSource, EditRefused, LiveDocument, Progress
 from .execute import Runner
 
 log = logging.getLogger(__name__)
@@ -68,15 +73,18 @@ class SharedDocuments:
     """The document source of the shared documents: ``ydoc`` is the server's
     ``jupyter_server_ydoc`` extension app (its ``YDocExtension``)."""
 
-    def __init__(self, ydoc: Any, runner_of: RunnerOf) -> None:
+    def __init__(self, ydoc: Any, runner_of: RunnerOf, pages: DocumentSource | None = None) -> None:
         self._ydoc = ydoc
         self._runner_of = runner_of
+        self._pages = pages
         self._present: dict[str, asyncio.TimerHandle] = {}
 
-    async def open(self, path: str, agent: str) -> SharedDocument | None:
+    async def open(self, path: str, agent: str) -> LiveDocument | None:
         contents = self._ydoc.serverapp.contents_manager
         if not await ensure_async(contents.file_exists(path)):
             return None
+        if self._pages is not None and (page := await self._pages.open(path, agent)):
+            return _ThroughPage(page, self, agent)
         document = SharedDocument(self, path, agent)
         await document.notebook()  # the room is loaded now, so a page opening later has it
         return document
@@ -119,6 +127,37 @@ class SharedDocuments:
                 awareness.set_local_state(None)
 
         self._present[path] = asyncio.get_running_loop().call_later(LINGER, leave)
+
+
+class _ThroughPage:
+    """The shared notebook edited by the page that has it open (undoable there), with the
+    agent among the collaborators as when the server edits it."""
+
+    def __init__(self, page: LiveDocument, source: SharedDocuments, agent: str) -> None:
+        self._page = page
+        self._source = source
+        self._agent = agent
+        self.path = page.path
+        self.where = f"{page.where}, shared with every collaborator"
+
+    async def _announce(self) -> None:
+        notebook = await self._source.notebook(self.path)
+        await self._source.present(self.path, notebook, self._agent)
+
+    async def cells(self, outputs: bool = True) -> list[dict[str, Any]]:
+        return await self._page.cells(outputs)
+
+    async def apply(self, edit: CellEdit) -> Applied:
+        applied = await self._page.apply(edit)
+        await self._announce()
+        return applied
+
+    async def run(self, cell_id: str, timeout: float, progress: Progress) -> list[Part]:
+        await self._announce()
+        return await self._page.run(cell_id, timeout, progress)
+
+    async def active_cell(self) -> ActiveCell | None:
+        return await self._page.active_cell()
 
 
 class SharedDocument:

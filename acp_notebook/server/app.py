@@ -171,7 +171,7 @@ class AcpNotebookApp(ExtensionApp):
                 # Only with jupyter-collaboration installed (it brings pycrdt).
                 from ..notebook_tools.shared_document import SharedDocuments
 
-                self.shared_documents = SharedDocuments(ydoc, tools.runner_of)
+                self.shared_documents = SharedDocuments(ydoc, tools.runner_of, self.pages)
                 sources.insert(0, self.shared_documents)
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)

@@ -6,8 +6,9 @@ notebook with no reload and no file-changed dialog, and undo takes the cell back
 leaves the notebook untouched; an edit naming a stale revision is refused.
 
 In JupyterLab and Notebook 7 without collaboration (the edit goes to the open page), and
-in JupyterLab with collaboration (the server's shared document: a second page sees the
-cell appear live, and an edit needs no page open at all).
+in JupyterLab with collaboration (the shared document: a second page sees the cell appear
+live and undo in the first takes it back for both; with no page open at all the server
+edits the shared document itself).
 """
 
 from __future__ import annotations
@@ -173,6 +174,8 @@ def test_with_collaboration_every_page_sees_the_edit_and_none_is_needed(
     other = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     try:
         open_notebook(other, rtc_lab.lab, filename)
+        # The edit goes to the page the person was in last: the first, where they type the
+        # prompt and answer the card, although the second opened after it.
         marker = f"shared_{time.monotonic_ns() % 10_000}"
         insert_and_run(page, rtc_lab, marker)
         # The second page follows the shared document: the cell and its output, live.
@@ -180,6 +183,10 @@ def test_with_collaboration_every_page_sees_the_edit_and_none_is_needed(
         expect(added.locator(".jp-InputArea-editor")).to_contain_text(marker)
         expect(added.locator(".jp-OutputArea-output")).to_contain_text(marker)
         expect(other.locator(".jp-Dialog")).to_have_count(0)
+        # The page the chat is in made the change: its undo takes it back, for everyone.
+        undo_in_notebook(page)
+        for each in (page, other):
+            expect(each.locator(".jp-Notebook .jp-Cell")).to_have_count(1)
     finally:
         other.context.close()
 

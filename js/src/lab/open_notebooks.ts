@@ -140,8 +140,11 @@ export function trackerHost(tracker: INotebookTracker, t: Translate): PageHost {
         if (panel !== null) focused(panel.context.path);
       };
       tracker.currentChanged.connect(current);
-      // Another tab with the same notebook: the one the user comes back to is theirs.
+      // Another tab with the same notebook: the one the user comes back to, or clicks or
+      // types in (answering the edit's card there, say), is theirs. Reports are throttled.
       window.addEventListener("focus", current);
+      window.addEventListener("pointerdown", current, { capture: true, passive: true });
+      window.addEventListener("keydown", current, { capture: true, passive: true });
     },
   };
 }
