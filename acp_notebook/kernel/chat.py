@@ -24,7 +24,7 @@ import anywidget
 import traitlets
 
 from ..agent import mcp_servers as mcp_servers_shape
-from ..notebook_tools import attachments
+from ..notebook_tools import attachments, running_cell
 from ..notebook_tools.waiting import cell_waits
 from ..wire import fold as folding
 from ..wire.contracts import (
@@ -164,6 +164,7 @@ class Chat(anywidget.AnyWidget):
         mode) only with ``share="anyone"``.
         """
         client = connect(transport)
+        running_cell.watch()  # kernel_state names the cell that runs, from the next one on
         loader = widget_code.server_esm() if client.mode == "server" else None
         super().__init__(locale=locale, **({"_esm": loader} if loader else {}))
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")

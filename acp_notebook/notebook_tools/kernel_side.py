@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import mentions
+from . import mentions, running_cell
 from .last_error import last_error
 from .variables import format_listing, inspect_variable, list_variables
 from .waiting import still_waiting
@@ -21,6 +21,8 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
         return format_listing(list_variables())
     if tool == "last_error":
         return last_error()
+    if tool == "running_cell":  # kernel_state: which cell runs (running_cell.py)
+        return running_cell.running_cell()
     if tool == "cell_waits":  # whether run_code would wait on itself (waiting.py)
         return "yes" if still_waiting() else "no"
     if tool == "mention_list":  # the composer's @ mentions (mentions.py), same channel

@@ -21,6 +21,7 @@ from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
+from . import running_cell
 from .cells import Part, history_cells
 from .documents import LiveDocument
 from .execute import Progress, Runner
@@ -104,11 +105,9 @@ class LocalBackend:
         return await self._runner.run(code, timeout, progress)
 
     async def kernel_state(self) -> str:
+        cell = running_cell.running_cell() or "no cell is running"
         doing = self._runner.running() or "no run_code of an agent is running"
-        return (
-            f"{LOCAL}, so the kernel is alive; whether a cell of the notebook is running is "
-            f"not known here; {doing}."
-        )
+        return f"{LOCAL}, so the kernel is alive: {cell}; {doing}."
 
     async def interrupt_kernel(self) -> str:
         return f"Not done: {LOCAL}; ask the user to interrupt it from the notebook."

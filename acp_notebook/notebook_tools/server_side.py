@@ -33,6 +33,7 @@ from .mcp_endpoint import Endpoint, ToolHost, ToolsFactory
 # Asks the kernel to run one kernel-side tool (kernel.answer); its text.
 KernelQuery = Callable[[str, Mapping[str, Any]], Awaitable[str]]
 SETTLE = 10.0  # seconds an interrupted or restarted kernel has to become idle
+QUERY_WAIT = 2.0  # seconds kernel_state waits for the kernel to say which cell runs
 GONE = "dead: the kernel is gone (shut down)"
 NO_NOTEBOOK = "no notebook is open with this kernel (no session of the server names one)"
 
@@ -126,10 +127,19 @@ class ServerBackend:
             return GONE
         doing = self._runner.running()
         if doing is None and state == "busy":
-            doing = "a cell is running (sent by the notebook or another client)"
+            doing = await self._running_cell() or (
+                "a cell is running (sent by the notebook or another client)"
+            )
         elif doing is None and state == "idle":
             doing = "nothing is running"
         return f"{state}: {doing}" if doing else state
+
+    async def _running_cell(self) -> str:
+        """The cell the kernel says it runs ("" when it cannot say: no Chat in it yet)."""
+        try:
+            return await asyncio.wait_for(self._query("running_cell", {}), QUERY_WAIT)
+        except Exception:  # no socket to the kernel, no answer in time, an older kernel
+            return ""
 
     async def interrupt_kernel(self) -> str:
         before = await self._state()

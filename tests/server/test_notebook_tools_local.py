@@ -182,7 +182,14 @@ async def test_the_kernel_hosting_the_chat_is_not_interrupted_or_restarted(kerne
     await kernel.cells.run("kept = 'still here'")
     state = await kernel.tool("kernel_state")
     assert state.startswith("This chat runs inside the kernel itself (local mode")
-    assert state.endswith("no run_code of an agent is running.")
+    assert state.endswith("no cell is running; no run_code of an agent is running.")
+    # A cell that runs is named, by its number (this client sends no cell id).
+    sleeping = kernel.cells.execute("import time\ntime.sleep(3)")
+    async with asyncio.timeout(5):
+        while "a cell (In [" not in (state := await kernel.tool("kernel_state")):
+            await asyncio.sleep(0.05)
+    assert "is running: import time;" in state, state
+    await kernel.cells.finished(sleeping)
     for tool in ("interrupt_kernel", "restart_kernel"):
         said = await kernel.tool(tool)
         assert said.startswith("Not done: This chat runs inside the kernel itself"), said
