@@ -16,11 +16,11 @@ import pytest
 
 from acp_notebook.agent.catalogue import AgentSpec
 from acp_notebook.agent.jsonrpc import Notification, Request
-from acp_notebook.bridge import chat_session
+from acp_notebook.bridge import chat_session, edit_review
 from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.wire import fold as folding
-from acp_notebook.wire.contracts import CellEdit
+from acp_notebook.wire.contracts import CellEdit, PermissionResolvedEvent
 from acp_notebook.wire.review import EditReview, Review
 from tests.support.hub_chats import open_demo
 
@@ -335,8 +335,8 @@ async def test_a_duplicate_id_while_previewing_is_refused(chat: Session) -> None
 async def test_edits_over_the_cap_are_refused(
     chat: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert chat_session.MAX_EDITS_PER_TURN == 1000
-    monkeypatch.setattr(chat_session, "MAX_EDITS_PER_TURN", 3)
+    assert edit_review.MAX_EDITS_PER_TURN == 1000
+    monkeypatch.setattr(edit_review, "MAX_EDITS_PER_TURN", 3)
     chat.session.set_accept_edits(True)
     reviews = [await chat.session.review_edit(EDIT) for _ in range(5)]
     assert [r.accepted for r in reviews] == [True, True, True, False, False]
@@ -386,3 +386,37 @@ def test_the_history_keeps_the_setting_past_its_bounds() -> None:
     for event in events:
         state = folding.fold(state, event)
     assert folding.snapshot(state)["acceptEdits"] is True
+
+
+def test_the_review_decisions_without_io(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The pure core: an approval is used once, then the setting, then a card (None).
+    reviews = edit_review.EditReviews()
+    reviews.approve(EDIT, "ana")
+    assert reviews.decide(OTHER) is None
+    assert reviews.decide(EDIT) == Review(True, "accepted by ana")
+    assert reviews.decide(EDIT) is None
+    reviews.accept_edits = True
+    assert reviews.decide(EDIT) == Review(True, "accepted by the chat's accept-edits setting")
+    # A card's answer: accept-all-in-this-turn holds until the turn ends.
+    reviews.accept_edits = False
+    chosen: PermissionResolvedEvent = {
+        "kind": "permission_resolved",
+        "requestId": "r",
+        "outcome": "selected",
+        "optionId": "accept_turn",
+        "by": "ana",
+    }
+    assert reviews.outcome(chosen, 60, ended=False) == Review(True, "accepted by ana")
+    assert reviews.decide(OTHER) == Review(True, "accepted: ana chose to accept all in this turn")
+    reviews.end_turn()
+    assert reviews.decide(OTHER) is None
+    timed_out: PermissionResolvedEvent = {**chosen, "outcome": "timeout"}
+    assert reviews.outcome(timed_out, 60, ended=False) == Review(False, "not reviewed within 60 s")
+    # Over the cap: refused, and the person is told once per turn.
+    monkeypatch.setattr(edit_review, "MAX_EDITS_PER_TURN", 1)
+    reviews.end_turn()
+    reviews.decide(EDIT)
+    for told in (True, False):
+        capped = reviews.decide(EDIT)
+        assert capped is not None and not capped.accepted
+        assert (reviews.notice is not None) is told

@@ -25,7 +25,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..agent import jsonrpc
 from ..agent.catalogue import AgentSpec
@@ -55,6 +55,7 @@ from ..wire.contracts import (
     is_request,
 )
 from ..wire.review import Review
+from .edit_review import EditReviews, allows, card
 from .elicitation import take_elicitation_view
 from .history import History
 from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
@@ -70,18 +71,9 @@ MAX_OPTION_TEXT = 256
 MAX_STOP_REASON = 64
 
 
-# Notebook edits one turn may have reviewed; more are refused (an agent in a loop must
-# not bury the person under cards).
-MAX_EDITS_PER_TURN = 1000
 # How long the edit an agent's permission request would make may take to preview; a
 # slower or failing preview leaves the card without its diff.
 PREVIEW_TIMEOUT = 2.0
-# The options of an edit's review card.
-EDIT_OPTIONS = [
-    {"optionId": "accept", "name": "Accept", "kind": "allow_once"},
-    {"optionId": "accept_turn", "name": "Accept all in this turn", "kind": "allow_always"},
-    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-]
 _CANCELLED = {"outcome": {"outcome": "cancelled"}}
 
 
@@ -174,15 +166,8 @@ class ChatSession:
         self.exit_detail: str | None = None  # why the agent is gone (or, as a start failed, goes)
         self._started = asyncio.Event()  # the handshake is over, however it ended
         self._cancel_queued = asyncio.Event()  # chat:cancel before the handshake was over
-        # The chat's "accept edits" setting: the agent's notebook edits land unreviewed.
-        self.accept_edits = False
-        # Who chose "Accept all in this turn" (None: no one yet this turn).
-        self._accept_turn: str | None = None
-        self._turn_edits = 0  # edits reviewed this turn (MAX_EDITS_PER_TURN)
-        self._told_edits = False  # the person was told this turn's edits went over the cap
-        # Edits approved through the agent's own permission request, each with who
-        # allowed it: the tool call that makes one is not asked again (consumed once).
-        self._approved: list[tuple[dict[str, Any], str | None]] = []
+        # How the agent's notebook edits are reviewed: the setting, this turn's choices.
+        self.edits = EditReviews()
         # Each review waiting on its card, by the local rpc id of its request.
         self._reviews: dict[str, asyncio.Future[PermissionResolvedEvent]] = {}
         self._review_ids = 0
@@ -402,7 +387,7 @@ class ChatSession:
             self._give_up, self._given_up = None, False
             self.turn_active = False
             self._running_tools.clear()
-            self._end_turn_edits()
+            self.edits.end_turn()
             self._emit(ended)
 
     async def _wait_started(self) -> bool:
@@ -477,11 +462,11 @@ class ChatSession:
         """Select ``option_id``, or cancel when it is None."""
         event = self.ledger.get(request_id)
         settled = self.ledger.answer_permission(request_id, option_id, by)
-        edit = event.get("edit") if event and event["kind"] == "permission_request" else None
-        if edit is not None and not settled.reply.local and _allows(event, option_id):
-            # The agent's own request for an edit tool call: its tool is not asked again.
-            self._approved.append((_edit_key(edit), by))
-            del self._approved[:-MAX_OPEN_REQUESTS]
+        if event is not None and event["kind"] == "permission_request":
+            edit = event.get("edit")
+            if edit is not None and not settled.reply.local and allows(event, option_id):
+                # The agent's own request for an edit tool call: its tool is not asked again.
+                self.edits.approve(edit, by)
         self._carry_out(settled)
         if settled.reply.local and option_id == "accept_turn":
             # "All in this turn": the other edits waiting for their review too.
@@ -515,9 +500,13 @@ class ChatSession:
 
     # ------------------------------------------------------------ notebook edits
 
+    @property
+    def accept_edits(self) -> bool:
+        return self.edits.accept_edits
+
     def set_accept_edits(self, value: bool, by: str | None = None) -> None:
         """The chat's "accept edits" setting; every client hears of it (``edit_policy``)."""
-        self.accept_edits = value
+        self.edits.accept_edits = value
         event: EditPolicyEvent = {"kind": "edit_policy", "acceptEdits": value}
         if by:
             event["by"] = by
@@ -532,39 +521,14 @@ class ChatSession:
         """
         if self.status == "exited":
             return Review(False, "the chat ended")
-        self._turn_edits += 1
-        if self._turn_edits > MAX_EDITS_PER_TURN:
-            if not self._told_edits:
-                self._told_edits = True
-                self._agent_error(
-                    f"the agent made more than {MAX_EDITS_PER_TURN} notebook edits in one"
-                    " turn; the ones beyond are refused"
-                )
-            return Review(
-                False,
-                f"refused: more than {MAX_EDITS_PER_TURN} edits in one turn; end the turn first",
-            )
-        key = _edit_key(edit)
-        for n, (approved, by) in enumerate(self._approved):
-            if approved == key:
-                del self._approved[n]
-                return Review(True, _by("accepted", by))
-        if self.accept_edits:
-            return Review(True, "accepted by the chat's accept-edits setting")
-        if self._accept_turn is not None:
-            return Review(True, f"accepted: {self._accept_turn} chose to accept all in this turn")
+        decided = self.edits.decide(edit)
+        if self.edits.notice is not None:
+            self._agent_error(self.edits.notice)
+        if decided is not None:
+            return decided
         self._review_ids += 1
         rpc_id = f"edit-{self._review_ids}"
-        tool_call: dict[str, Any] = {"title": edit_title(edit), "kind": "edit"}
-        tool_call_id = next(reversed(self._running_tools), None)
-        if tool_call_id is not None:
-            tool_call = {"toolCallId": tool_call_id, **tool_call}
-        event: PermissionRequestEvent = {
-            "kind": "permission_request",
-            "toolCall": tool_call,
-            "options": [dict(option) for option in EDIT_OPTIONS],
-            "edit": edit,
-        }
+        event = card(edit, next(reversed(self._running_tools), None))
         answered = self._reviews[rpc_id] = asyncio.get_running_loop().create_future()
         refused = self._register(rpc_id, event, local=True)
         if refused is not None:
@@ -578,37 +542,15 @@ class ChatSession:
             if request_id in self.ledger:
                 self._carry_out(self.ledger.settle(request_id, "cancelled", "agent"))
             raise
-        return self._review_of(resolved)
-
-    def _review_of(self, resolved: PermissionResolvedEvent) -> Review:
-        by = resolved.get("by")
-        if resolved["outcome"] == "timeout":
-            return Review(False, f"not reviewed within {self.ledger.answer_timeout:g} s")
-        if resolved["outcome"] == "cancelled":
-            if by == "teardown" or self.status == "exited":
-                return Review(False, "the chat ended")
-            if by:
-                return Review(False, f"cancelled by {by}")
-            return Review(False, "cancelled: the turn was cancelled")
-        option = resolved.get("optionId")
-        if option == "accept_turn":
-            self._accept_turn = by or "the person"
-        if option in ("accept", "accept_turn"):
-            return Review(True, _by("accepted", by))
-        return Review(False, _by("rejected", by))
+        # Read again: the agent may have exited while the card waited.
+        ended = cast(str, self.status) == "exited"
+        return self.edits.outcome(resolved, self.ledger.answer_timeout, ended)
 
     def _end_review(self, rpc_id: jsonrpc.Id, event: ResolvedEvent) -> None:
         """A review's card settled: its answer goes to the edit tool waiting on it."""
         answered = self._reviews.pop(str(rpc_id), None)
         if answered is not None and not answered.done() and event["kind"] == "permission_resolved":
             answered.set_result(event)
-
-    def _end_turn_edits(self) -> None:
-        """What the turn allowed ends with it."""
-        self._accept_turn = None
-        self._turn_edits = 0
-        self._told_edits = False
-        self._approved.clear()
 
     # ------------------------------------------------------------ from the agent
 
@@ -807,33 +749,6 @@ class ChatSession:
                 "stderrTail": self.conn.stderr_tail,
             }
         )
-
-
-def edit_title(edit: CellEdit) -> str:
-    """A review card's short title: "Insert a code cell at 3"."""
-    op, index = edit["op"], edit["index"]
-    if op == "insert":
-        return f"Insert a {edit['cellType']} cell at {index}"
-    if op == "move":
-        return f"Move cell {index} to {edit.get('toIndex')}"
-    return f"{'Edit' if op == 'edit' else 'Delete'} cell {index}"
-
-
-def _edit_key(edit: CellEdit) -> dict[str, Any]:
-    """What two edits must share to be the same edit (an absent field is a None one)."""
-    return {key: value for key, value in edit.items() if value is not None}
-
-
-def _allows(event: RequestEvent | None, option_id: str | None) -> bool:
-    """Whether ``option_id`` is one of ``event``'s allow options."""
-    if event is None or event["kind"] != "permission_request" or option_id is None:
-        return False
-    kinds = [o.get("kind") for o in event["options"] if o.get("optionId") == option_id]
-    return bool(kinds) and str(kinds[0]).startswith("allow")
-
-
-def _by(what: str, by: str | None) -> str:
-    return f"{what} by {by}" if by else what
 
 
 def _offers_mode(modes: Any, mode_id: str) -> bool:
