@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.support import shared_edits
+from tests.support import page_edit_server
 from tests.support.lab import (
     REPO,
     TOKEN,
@@ -36,11 +36,11 @@ def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServ
     lab = start_server(
         tmp_path_factory.mktemp("jupyter-rtc"),
         rtc=True,
-        extensions={shared_edits.__name__: True},
+        extensions={page_edit_server.__name__: True},
         extra_env={"PYTHONPATH": path},
     )
     try:
-        for name in ("jupyter_server_ydoc", shared_edits.__name__):
+        for name in ("jupyter_server_ydoc", page_edit_server.__name__):
             assert f"{name} | extension was successfully loaded" in lab.log_text(), lab.log_text()
         yield lab
     finally:
@@ -49,10 +49,11 @@ def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServ
 
 def agent_edit(server: JupyterServer, edit: dict[str, Any]) -> dict[str, Any]:
     """The edit made through the server's shared document, as the agent's tools make it."""
-    body = json.dumps({"path": edit["path"], "agent": AGENT, "edit": edit}).encode()
+    body = {"path": edit["path"], "agent": AGENT, "op": "apply", "edit": edit}
+    body["source"] = "shared_documents"  # the extension's SharedDocuments
     request = urllib.request.Request(
-        server.url(shared_edits.ROUTE),
-        data=body,
+        server.url(page_edit_server.ROUTE),
+        data=json.dumps(body).encode(),
         method="POST",
         headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"},
     )

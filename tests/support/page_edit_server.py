@@ -18,6 +18,8 @@ from tornado import web
 from acp_notebook.notebook_tools.documents import DocumentSource, EditRefused, LiveDocument
 from acp_notebook.server.app import AcpNotebookApp
 
+ROUTE = "acp-test/page-edit"
+
 
 class PageEditHandler(APIHandler):
     @web.authenticated
@@ -49,7 +51,7 @@ class PageEditHandler(APIHandler):
 
 
 def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
-    route = url_path_join(serverapp.base_url, "acp-test/page-edit")
+    route = url_path_join(serverapp.base_url, ROUTE)
     serverapp.web_app.add_handlers(".*$", [(route, PageEditHandler)])
 
 
