@@ -20,8 +20,8 @@ def state_key(event: StreamEvent) -> str | None:
     """What part of the chat's state ``event`` sets as a whole, if it does; else None."""
     if event["kind"] == "agent_status" and event["status"] in _KEPT_STATUSES:
         return f"status:{event['status']}"
-    if event["kind"] == "edit_policy":
-        return "edit_policy"
+    if event["kind"] in ("edit_policy", "access"):
+        return event["kind"]
     if event["kind"] == "update":
         name = event["update"].get("sessionUpdate")
         if isinstance(name, str) and folding.sets_state(name):

@@ -255,6 +255,18 @@ class EditPolicyEvent(_Event):
     by: NotRequired[Maybe[str]]
 
 
+class AccessEvent(_Event):
+    """Who may act on the chat: its owner (a principal's id, as the server's owner gate
+    compares it, and the name shown; none: whoever may read it) and its sharing
+    (``"anyone"``: every reader may act too; chat:share changes it)."""
+
+    kind: Literal["access"]
+    owner: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_ID)]]]
+    ownerName: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
+    share: NotRequired[Maybe[Literal["anyone"]]]
+    by: NotRequired[Maybe[str]]
+
+
 RequestEvent = Union[PermissionRequestEvent, ElicitationRequestEvent]
 ResolvedEvent = Union[PermissionResolvedEvent, ElicitationResolvedEvent]
 StreamEvent = Annotated[
@@ -269,6 +281,7 @@ StreamEvent = Annotated[
         ElicitationRequestEvent,
         ElicitationResolvedEvent,
         EditPolicyEvent,
+        AccessEvent,
     ],
     Field(discriminator="kind"),
 ]
@@ -413,6 +426,14 @@ class ElicitationView(TypedDict):
     by: str | None
 
 
+class AccessView(TypedDict):
+    """The chat's last ``access`` event: its owner (id and name) and its sharing."""
+
+    owner: str | None
+    ownerName: str | None
+    share: str | None
+
+
 class Dropped(TypedDict):
     """What the bounds took: items dropped, and characters cut from one long message."""
 
@@ -438,6 +459,8 @@ class FoldSnapshot(TypedDict):
     elicitations: dict[str, ElicitationView]
     # The chat's "accept edits" setting; present once an edit_policy event said it.
     acceptEdits: NotRequired[bool]
+    # Who may act on the chat; present once an access event said it.
+    access: NotRequired[AccessView]
     # Present once the bounds took something.
     dropped: NotRequired[Dropped]
 
@@ -508,6 +531,10 @@ class _Wire(_Model):
 class _Request(_Wire):
     # Echoed in the ack so a client can match answers to requests.
     id: int | Annotated[str, Field(max_length=MAX_ID)] | None = None
+    # A kernel's requests: the msg_id of the message the kernel handles as it sends it
+    # (the cell's execute_request, the widget's comm_msg). The server maps it to that
+    # message's sender (server/owners.py): who the request is from. Others ignore it.
+    executeId: Id | None = None
 
 
 class _ChatRequest(_Request):
@@ -528,10 +555,10 @@ class OpenRequest(_Request):
     cwd: PathText | None = None
     mode: Id | None = None
     mcpServers: Annotated[list[dict[str, Any]], Field(max_length=64)] = []
-    # Who may act on the chat (trusted callers; the server sets it for a kernel's open).
+    # Who may act on the chat (trusted callers; the server sets it for a kernel's open):
+    # a principal's id (server/identity.py), and the name the pages show for it.
     owner: Id | None = None
-    # The msg_id of the execute_request whose cell opens the chat (owners.py).
-    executeId: Id | None = None
+    ownerName: Annotated[str, Field(max_length=MAX_NAME)] | None = None
     # "anyone": whoever may read the chat may also act on it, not only its owner.
     share: Literal["anyone"] | None = None
     # An earlier ACP session of this agent to continue (session/load or session/resume).
@@ -721,6 +748,13 @@ class ElicitationRespondRequest(_ChatRequest):
     ) = None
 
 
+class ShareRequest(_ChatRequest):
+    """Let every reader of the chat act on it (``"anyone"``), or only its owner (null)."""
+
+    type: Literal["chat:share"]
+    share: Literal["anyone"] | None
+
+
 class VariablesRequest(_ChatRequest):
     """The composer's ``@``: the kernel's variables (names and types)."""
 
@@ -823,6 +857,7 @@ ClientRequest = Annotated[
         SetModeRequest,
         SetConfigRequest,
         AcceptEditsRequest,
+        ShareRequest,
         PermissionRespondRequest,
         ElicitationRespondRequest,
         VariablesRequest,
@@ -858,6 +893,13 @@ def error_ack(ack: object, code: ErrorCode, detail: str | None = None, **extra: 
     return frame
 
 
+class Viewer(_Model):
+    """Who a page's socket is to the owner gate: a principal's id and the page's name."""
+
+    id: str
+    name: str
+
+
 class Ack(_Model):
     ack: int | str | None = None
     accepted: Literal[True] | None = None
@@ -870,6 +912,8 @@ class Ack(_Model):
     # Only on chat:resync: the bounded history, then every pending card.
     events: list[dict[str, Any]] | None = None
     reset: bool | None = None
+    # Only on chat:resync from a page: who it is (the chat's ``access`` says who may act).
+    viewer: Viewer | None = None
     # Only on chat:resync with snapshot: the fold snapshot of the history up to its last
     # ended turn; ``events`` are then what came after it.
     snapshot: FoldSnapshot | None = None

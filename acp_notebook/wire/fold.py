@@ -31,6 +31,7 @@ from .clip import clip_start
 from .contracts import FOLD_MAX_ITEMS as MAX_ITEMS
 from .contracts import FOLD_MAX_WEIGHT as MAX_WEIGHT
 from .contracts import (
+    AccessView,
     AgentStatusEvent,
     Dropped,
     FoldSnapshot,
@@ -136,6 +137,8 @@ class ChatState:
     dropped: Dropped | None = None
     # The chat's "accept edits" setting; None until an edit_policy event said it.
     accept_edits: bool | None = None
+    # Who may act on the chat; None until an access event said it.
+    access: AccessView | None = None
 
 
 def initial_state(max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT) -> ChatState:
@@ -195,6 +198,8 @@ def restore(
             else:
                 state.weight += size
     state.accept_edits = snap.get("acceptEdits")
+    if "access" in snap:
+        state.access = dict(snap["access"])  # type: ignore[assignment]
     if "dropped" in snap:
         dropped = snap["dropped"]
         state.dropped = {
@@ -253,6 +258,13 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
         accept = event.get("acceptEdits")
         if isinstance(accept, bool):
             state.accept_edits = accept
+    elif event["kind"] == "access":
+        share = event.get("share")
+        state.access = {
+            "owner": _str(event.get("owner")),
+            "ownerName": _str(event.get("ownerName")),
+            "share": "anyone" if share == "anyone" else None,
+        }
     if len(state.items) > state.max_items or state.weight > state.max_weight:
         _compact(state)
     return state
@@ -285,6 +297,8 @@ def snapshot(state: ChatState) -> FoldSnapshot:
     }
     if state.accept_edits is not None:
         snap["acceptEdits"] = state.accept_edits
+    if state.access is not None:
+        snap["access"] = dict(state.access)
     if state.dropped is not None:
         snap["dropped"] = dict(state.dropped)
     return cast(FoldSnapshot, snap)

@@ -49,6 +49,7 @@ export type ClientRequest =
   | SetModeRequest
   | SetConfigRequest
   | AcceptEditsRequest
+  | ShareRequest
   | PermissionRespondRequest
   | ElicitationRespondRequest
   | VariablesRequest
@@ -92,14 +93,38 @@ export type StreamEvent =
   | PermissionResolvedEvent
   | ElicitationRequestEvent
   | ElicitationResolvedEvent
-  | EditPolicyEvent;
+  | EditPolicyEvent
+  | AccessEvent;
 
 /** Turn the chat's "accept edits" setting on or off. */
 export interface AcceptEditsRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:accept_edits";
   value: boolean;
+}
+
+/**
+ * Who may act on the chat: its owner (a principal's id, as the server's owner gate compares it, and
+ * the name shown; none: whoever may read it) and its sharing (``"anyone"``: every reader may act
+ * too; chat:share changes it).
+ */
+export interface AccessEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "access";
+  owner?: string | null;
+  ownerName?: string | null;
+  share?: "anyone" | null;
+  by?: string | null;
+}
+
+/** The chat's last ``access`` event: its owner (id and name) and its sharing. */
+export interface AccessView {
+  owner: string | null;
+  ownerName: string | null;
+  share: string | null;
 }
 
 export interface Ack {
@@ -111,6 +136,7 @@ export interface Ack {
   data?: string | null;
   events?: Record<string, unknown>[] | null;
   reset?: boolean | null;
+  viewer?: Viewer | null;
   snapshot?: FoldSnapshot | null;
   turn?: number | null;
   chatId?: string | null;
@@ -177,6 +203,7 @@ export interface AttachmentSummary {
 
 export interface CancelRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:cancel";
 }
@@ -200,6 +227,7 @@ export interface CellEdit {
 
 export interface CloseRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:close";
 }
@@ -264,6 +292,7 @@ export interface ElicitationResolvedEvent {
 
 export interface ElicitationRespondRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:elicitation.respond";
   requestId: string;
@@ -316,6 +345,7 @@ export interface FoldSnapshot {
   permissions: Record<string, PermissionView>;
   elicitations: Record<string, ElicitationView>;
   acceptEdits?: boolean;
+  access?: AccessView;
   dropped?: Dropped;
 }
 
@@ -344,6 +374,7 @@ export interface KernelQuery {
 /** The composer's ``@name``: that variable as an attachment. */
 export interface MentionRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:mention";
   name: string;
@@ -356,6 +387,7 @@ export interface Modes {
 
 export interface OpenRequest {
   id?: number | string | null;
+  executeId?: string | null;
   type: "chat:open";
   agent?: string | null;
   command?: string[] | null;
@@ -364,7 +396,7 @@ export interface OpenRequest {
   mode?: string | null;
   mcpServers?: Record<string, unknown>[];
   owner?: string | null;
-  executeId?: string | null;
+  ownerName?: string | null;
   share?: "anyone" | null;
   loadSessionId?: string | null;
   notebookTools?: boolean;
@@ -443,6 +475,7 @@ export interface PermissionResolvedEvent {
 
 export interface PermissionRespondRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:permission.respond";
   requestId: string;
@@ -463,6 +496,7 @@ export interface PermissionView {
 
 export interface PromptRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:prompt";
   text: string;
@@ -484,6 +518,7 @@ export interface ResourceLinkBlock {
 
 export interface ResyncRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:resync";
   since?: number | null;
@@ -509,6 +544,7 @@ export interface SavedChatData {
 
 export interface SetConfigRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:set_config";
   configId: string;
@@ -517,13 +553,24 @@ export interface SetConfigRequest {
 
 export interface SetModeRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:set_mode";
   modeId: string;
 }
 
+/** Let every reader of the chat act on it (``"anyone"``), or only its owner (null). */
+export interface ShareRequest {
+  id?: number | string | null;
+  executeId?: string | null;
+  chatId: string;
+  type: "chat:share";
+  share: "anyone" | null;
+}
+
 export interface SubscribeRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:subscribe";
 }
@@ -616,6 +663,13 @@ export interface VariableName {
 /** The composer's ``@``: the kernel's variables (names and types). */
 export interface VariablesRequest {
   id?: number | string | null;
+  executeId?: string | null;
   chatId: string;
   type: "chat:variables";
+}
+
+/** Who a page's socket is to the owner gate: a principal's id and the page's name. */
+export interface Viewer {
+  id: string;
+  name: string;
 }

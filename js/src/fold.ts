@@ -19,6 +19,7 @@
 // end; `dropped` then says what went.
 
 import {
+  type AccessView,
   type AgentView,
   type AttachmentSummary,
   type CellEdit,
@@ -63,6 +64,8 @@ export interface ChatState {
   dropped: Dropped | null;
   /** The chat's "accept edits" setting; absent until an edit_policy event said it. */
   acceptEdits?: boolean;
+  /** Who may act on the chat; absent until an access event said it. */
+  access?: AccessView;
   /** The fold's own bookkeeping; renderers need none of it. */
   internal: {
     /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
@@ -244,6 +247,13 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
       case "edit_policy":
         if (typeof ev.acceptEdits === "boolean") state.acceptEdits = ev.acceptEdits;
         break;
+      case "access":
+        state.access = {
+          owner: str(ev.owner),
+          ownerName: str(ev.ownerName),
+          share: ev.share === "anyone" ? "anyone" : null,
+        };
+        break;
     }
     const internal = state.internal;
     if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
@@ -272,6 +282,7 @@ export function snapshot(state: ChatState): FoldSnapshot {
     elicitations: copyTable(state.elicitations),
   };
   if (state.acceptEdits !== undefined) snap.acceptEdits = state.acceptEdits;
+  if (state.access !== undefined) snap.access = { ...state.access };
   if (state.dropped !== null) snap.dropped = { ...state.dropped };
   return snap;
 }
