@@ -42,6 +42,7 @@ from ..wire.chunks import ChunkBatch, update_chunk_key, with_text
 from ..wire.contracts import (
     MAX_ID,
     MAX_TOOL_CALL_ID,
+    AccessEvent,
     CellEdit,
     EditPolicyEvent,
     ElicitationRequestEvent,
@@ -508,6 +509,24 @@ class ChatSession:
         """The chat's "accept edits" setting; every client hears of it (``edit_policy``)."""
         self.edits.accept_edits = value
         event: EditPolicyEvent = {"kind": "edit_policy", "acceptEdits": value}
+        if by:
+            event["by"] = by
+        self._emit(event)
+
+    def set_access(
+        self,
+        owner: str | None,
+        owner_name: str | None,
+        share: Literal["anyone"] | None,
+        by: str | None = None,
+    ) -> None:
+        """Who may act on the chat (the hub's owner gate); every client hears of it."""
+        event: AccessEvent = {
+            "kind": "access",
+            "owner": owner,
+            "ownerName": owner_name,
+            "share": share,
+        }
         if by:
             event["by"] = by
         self._emit(event)

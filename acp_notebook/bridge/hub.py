@@ -43,6 +43,7 @@ from ..wire.contracts import (
     ResyncRequest,
     SetConfigRequest,
     SetModeRequest,
+    ShareRequest,
     StreamEvent,
     SubscribeRequest,
     VariableName,
@@ -134,12 +135,20 @@ class _Chat:
     session: ChatSession
     # The handshake: a chat is ``ready`` or ``exited`` once it is done.
     start_task: asyncio.Task[None]
+    # The owner's principal id (None: anyone who may read it may act) and shown name.
     owner: str | None
+    owner_name: str | None = None
     # "anyone": every reader may act too; None: only the owner (and trusted callers).
-    share: str | None = None
+    share: Literal["anyone"] | None = None
     subscribers: list[Subscription] = field(default_factory=list)
     # The last snapshot resync, and the seq it was made at.
     resync: tuple[int, dict[str, Any]] | None = None
+
+
+def may_act(chat: _Chat, user: str | None) -> bool:
+    """Whether ``user`` (a principal's id; None: an unknown one) may act on ``chat``:
+    its owner, anyone when it has none or is shared."""
+    return chat.owner in (None, user) or chat.share == "anyone"
 
 
 # Who may send each kind of request: only the kernel (trusted callers; the wire's
@@ -179,11 +188,9 @@ class _Call:
 
     @property
     def actor(self) -> str | None:
-        """Who answered, on the *_resolved event: the Jupyter user (``name``, how the
-        server shows them), or the kernel's code."""
-        if self.user is not None:
-            return self.name or self.user
-        return "kernel" if self.trusted else None
+        """Who answered, on the *_resolved event: the person (``name``, how the server
+        shows them; local mode names the page's user), or the kernel's code."""
+        return self.name or self.user or ("kernel" if self.trusted else None)
 
 
 @dataclass(eq=False)
@@ -206,11 +213,13 @@ class Hub:
         agent: str | None = None,
         *,
         owner: str | None = None,
+        owner_name: str | None = None,
         **options: Unpack[OpenOptions],
     ) -> str:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
 
-        ``options`` are ``Chat``'s. The admin's rules apply to the agent (``Forbidden``).
+        ``owner``: the principal id of who alone may act on it (None: anyone who may read
+        it), shown as ``owner_name``. ``options`` are ``Chat``'s. The admin's rules apply to the agent (``Forbidden``).
         ``mcp_servers`` are the user's own (``ValueError`` when malformed); the chat's
         ``notebook`` server is added unless ``notebook_tools`` is False.
         """
@@ -272,8 +281,10 @@ class Hub:
             if notebook is not None:
                 notebook.close()
             raise
-        chat = _Chat(session, asyncio.create_task(session.start()), owner, options.get("share"))
+        chat = _Chat(session, asyncio.create_task(session.start()), owner, owner_name)
+        chat.share = options.get("share")
         self.chats[chat_id] = chat
+        self._announce_access(chat)
         return chat_id
 
     async def close_chat(self, chat_id: str) -> None:
@@ -317,6 +328,12 @@ class Hub:
         chat = self.chats.get(sub.chat_id)
         if chat is not None:  # subscribe put it there; only its close removes it
             chat.subscribers.remove(sub)
+
+    @staticmethod
+    def _announce_access(chat: _Chat, by: str | None = None) -> None:
+        """Tells every client who may act on the chat (an ``access`` event, kept by the
+        history): pages say so before anyone clicks."""
+        chat.session.set_access(chat.owner, chat.owner_name, chat.share, by=by)
 
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
@@ -368,9 +385,7 @@ class Hub:
             chat = self.chats.get(req.chatId)
             if chat is None:
                 return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
-            if who == "owner" and not (
-                trusted or chat.owner in (None, user) or chat.share == "anyone"
-            ):
+            if who == "owner" and not (trusted or may_act(chat, user)):
                 return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
         try:
             answer = await handler(self, req, _Call(chat, user, trusted, follow, name))
@@ -410,13 +425,17 @@ class Hub:
     async def _resync(self, req: ResyncRequest, call: _Call) -> Frame:
         chat = call.chat
         session = chat.session
+        # A person's page learns who it is: with the chat's access, whether it may act.
+        ack: Frame = {"ack": req.id, "accepted": True}
+        if call.user is not None:
+            ack["viewer"] = {"id": call.user, "name": call.name or call.user}
         if req.since == session.last_seq:
-            return {"ack": req.id, "accepted": True, "events": [], "reset": False}
+            return {**ack, "events": [], "reset": False}
         for sub in chat.subscribers:  # the asker's among them; harmless to the others
             sub.seal()
         if req.snapshot:
-            return {"ack": req.id, "accepted": True, **self._snapshot_resync(chat), "reset": True}
-        return {"ack": req.id, "accepted": True, "events": session.resync(), "reset": True}
+            return {**ack, **self._snapshot_resync(chat), "reset": True}
+        return {**ack, "events": session.resync(), "reset": True}
 
     @_route("owner", "chat:prompt")
     async def _prompt(self, req: PromptRequest, call: _Call) -> Frame:
@@ -442,6 +461,13 @@ class Hub:
     @_route("owner", "chat:accept_edits")
     async def _accept_edits(self, req: AcceptEditsRequest, call: _Call) -> None:
         call.chat.session.set_accept_edits(req.value, by=call.actor)
+
+    @_route("owner", "chat:share")
+    async def _share(self, req: ShareRequest, call: _Call) -> None:
+        chat = call.chat
+        if chat.share != req.share:
+            chat.share = req.share
+            self._announce_access(chat, by=call.actor)
 
     @_route("owner", "chat:permission.respond")
     async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:
@@ -486,11 +512,13 @@ class Hub:
 
     @_route("kernel", "chat:open")
     async def _open(self, req: OpenRequest, call: _Call) -> Frame:
-        wire = req.model_dump(exclude={"type", "id", "agent", "owner", "executeId"})
+        wire = req.model_dump(exclude={"type", "id", "agent", "owner", "ownerName", "executeId"})
         # Under Chat's keyword names (mcpServers: mcp_servers).
         snake = {re.sub("[A-Z]", lambda c: "_" + c[0].lower(), k): v for k, v in wire.items()}
         try:
-            chat_id = await self.open_chat(req.agent, owner=req.owner, **cast(OpenOptions, snake))
+            chat_id = await self.open_chat(
+                req.agent, owner=req.owner, owner_name=req.ownerName, **cast(OpenOptions, snake)
+            )
         except Forbidden as exc:
             return error_ack(req.id, "FORBIDDEN", str(exc))
         except TooManyChats as exc:

@@ -25,6 +25,7 @@ import traitlets
 
 from ..agent import mcp_servers as mcp_servers_shape
 from ..notebook_tools import attachments, running_cell
+from ..notebook_tools.variables import ipython_shell
 from ..notebook_tools.waiting import cell_waits
 from ..wire import fold as folding
 from ..wire.contracts import (
@@ -103,6 +104,19 @@ def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
     return message
 
 
+# Who local mode says acted (a cell, a click) when the frontend names no user: JupyterLab
+# sends every kernel message with an empty header username.
+NOTEBOOK_USER = "notebook user"
+
+
+def _frontend_user() -> str:
+    """The user the frontend named in the message the kernel handles now, if it did."""
+    parent = getattr(ipython_shell(), "parent_header", None) or {}
+    header = parent.get("header") if isinstance(parent, dict) else None
+    name = header.get("username") if isinstance(header, dict) else None
+    return name.strip()[:128] if isinstance(name, str) and name.strip() else NOTEBOOK_USER
+
+
 def _accepted(ack: Frame) -> Frame:
     if ack.get("error"):
         raise error_for(ack)
@@ -159,9 +173,10 @@ class Chat(anywidget.AnyWidget):
         ``notebook``: the notebook file the agent's edit tools work on in local mode when
         no frontend names it (a kernel nbval or a script started).
 
-        In server mode the Jupyter user who ran the cell owns the chat: others who may
-        open the kernel can read it, and act on it (prompt, answer, cancel, choose the
-        mode) only with ``share="anyone"``.
+        In server mode the person who ran the cell owns the chat (every holder of the
+        server's token is one person where Jupyter knows no names: see the README, "Who
+        may answer"): others who may open the kernel can read it, and act on it (prompt,
+        answer, cancel, choose the mode) only with ``share="anyone"`` (``chat.share``).
         """
         client = connect(transport)
         running_cell.watch()  # kernel_state names the cell that runs, from the next one on
@@ -202,7 +217,7 @@ class Chat(anywidget.AnyWidget):
             "share": share,
             "loadSessionId": load_session_id,
         }
-        chat_id = str(_accepted(client.request(options).result(ACK_TIMEOUT))["chatId"])
+        chat_id = str(_accepted(self._send(options).result(ACK_TIMEOUT))["chatId"])
         self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
         self.chat_id = chat_id
         self.kernel_id = self._client.kernel_id
@@ -359,9 +374,18 @@ class Chat(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ requests out
 
+    def _send(self, message: Mapping[str, Any]) -> Future[Frame]:
+        """Every request of this chat goes out here. One made on the kernel's main thread
+        (a cell, the widget's comm) names the message the kernel handles: the server
+        answers it as that message's sender's, local mode as the frontend's user's. The
+        other threads' (the policies') are the kernel's own code."""
+        if threading.current_thread() is not threading.main_thread():
+            return self._client.request(message)
+        return self._client.request({"executeId": execute_id(), **message}, by=_frontend_user())
+
     def _request(self, message: dict[str, Any]) -> Frame:
         message.setdefault("chatId", self.chat_id)
-        return _accepted(self._client.request(message).result(ACK_TIMEOUT))
+        return _accepted(self._send(message).result(ACK_TIMEOUT))
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """The widget's requests over the comm: forward them, ack them back, and from
@@ -369,10 +393,10 @@ class Chat(anywidget.AnyWidget):
 
         In local mode the comm is the widget's only link. In server mode it is a
         fallback, for a page whose WebSocket to the extension failed (a proxy that
-        blocks it): the kernel relays the page's chat requests as its own. That gives
-        no one more than they have (whoever can send the comm can run code here), the
-        answer shows as ``by: "kernel"`` (the kernel cannot know which page sent it),
-        and a relay held up by a busy kernel ends in the widget's request timeout.
+        blocks it): the kernel relays the page's chat requests, naming the comm message
+        (``_send``): the server knows who sent it, gates the request as theirs and shows
+        their name; and a relay held up by a busy kernel ends in the widget's request
+        timeout.
         The kernel's own requests (open, subscribe, close) are refused here."""
         if not isinstance(content, dict):
             return
@@ -385,7 +409,7 @@ class Chat(anywidget.AnyWidget):
             self.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
             return
         message = {**content, "chatId": self.chat_id}
-        future = self._client.request(message)
+        future = self._send(message)
         future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)
 
     async def _until(self, check: Callable[[], T | None], timeout: float | None = None) -> T:
@@ -428,7 +452,7 @@ class Chat(anywidget.AnyWidget):
         """
         message = {**_prompt_message(text, attach), "chatId": self.chat_id}
         await self.ready()
-        ack = _accepted(await asyncio.wrap_future(self._client.request(message)))
+        ack = _accepted(await asyncio.wrap_future(self._send(message)))
         future = self._turn_future(int(ack["turn"]))
         with cell_waits():
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
@@ -485,6 +509,27 @@ class Chat(anywidget.AnyWidget):
     @accept_edits.setter
     def accept_edits(self, value: bool) -> None:
         self._request({"type": "chat:accept_edits", "value": bool(value)})
+
+    @property
+    def share(self) -> Literal["anyone"] | None:
+        """Who may act on the chat besides its owner: ``"anyone"`` who may read it, or
+        None (its owner alone). Set it to change it: its owner's cells only."""
+        with self._lock:
+            access = self._state.access
+            return "anyone" if access is not None and access["share"] == "anyone" else None
+
+    @share.setter
+    def share(self, value: Literal["anyone"] | None) -> None:
+        if value not in ("anyone", None):
+            raise ValueError('share is "anyone" or None')
+        self._request({"type": "chat:share", "share": value})
+
+    @property
+    def owner(self) -> str | None:
+        """The name of the chat's owner (None: no one, anyone who may read it may act)."""
+        with self._lock:
+            access = self._state.access
+            return None if access is None else access["ownerName"] or access["owner"]
 
     # ------------------------------------------------------------ answers
 
@@ -575,7 +620,7 @@ class Chat(anywidget.AnyWidget):
                     ack.get("detail", ""),
                 )
 
-        self._client.request(message).add_done_callback(done)
+        self._send(message).add_done_callback(done)
 
     def _decide(self, request: dict[str, Any]) -> Any:
         """The policies' answer to ``request``, or None: for a notebook edit the edit

@@ -76,17 +76,22 @@ class Client:
     async def _send(self, message: Frame) -> None:
         raise NotImplementedError
 
-    def request(self, message: Mapping[str, Any]) -> Future[Frame]:
-        """Send one request (from any thread); its ack, naming the caller's own id."""
-        return self.thread.submit(self._call(message))
+    async def _send_as(self, message: Frame, by: str | None) -> None:
+        """``_send``, for a request made by ``by`` (what local mode calls the page's user;
+        the server knows who sends what itself)."""
+        await self._send(message)
 
-    async def _call(self, message: Mapping[str, Any]) -> Frame:
+    def request(self, message: Mapping[str, Any], by: str | None = None) -> Future[Frame]:
+        """Send one request (from any thread); its ack, naming the caller's own id."""
+        return self.thread.submit(self._call(message, by))
+
+    async def _call(self, message: Mapping[str, Any], by: str | None = None) -> Frame:
         own_id = message.get("id")
         number = next(self._ids)
         future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
         self._acks[number] = future
         try:
-            await self._send({**message, "id": number})
+            await self._send_as({**message, "id": number}, by)
             frame = await future
         except Disconnected as exc:
             frame = error_ack(None, "INTERNAL", str(exc))
@@ -156,9 +161,10 @@ class LocalClient(Client):
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)
 
-    async def _send(self, message: Frame) -> None:
+    async def _send_as(self, message: Frame, by: str | None) -> None:
         # The person at the notebook is this kernel's user: local requests are trusted.
-        self.on_frame(await self.hub.handle(message, trusted=True, follow=self._follow))
+        ack = await self.hub.handle(message, trusted=True, follow=self._follow, name=by)
+        self.on_frame(ack)
 
     def _follow(self, sub: Subscription) -> None:
         replace_subscription(self._subs, sub)

@@ -1,10 +1,13 @@
 """The extension's REST endpoints, for the JupyterLab extension's Agent panel.
 
 ``GET  acp-notebook/api/agents``: the agent names a chat may start here, and the default.
-``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel.
+``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel, each with its owner
+(``owner``, ``ownerName``), its sharing and whether this login may act on it (``mayAct``).
 ``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
-opens a chat on the kernel's hub, owned by the logged-in user, continuing the ACP session
-``loadSessionId`` if given; ``{"chatId"}``.
+opens a chat on the kernel's hub, owned by the logged-in principal (identity.py),
+continuing the ACP session ``loadSessionId`` if given; ``{"chatId"}``.
+``PATCH acp-notebook/api/chats`` ``{"kernel", "chatId", "share"}``: the panel's share
+control; a ``chat:share`` request as a page would send it (its owner only).
 
 Named agents only: a browser never chooses a command line or an environment. The
 same permission as the browser socket (``execute`` on ``kernels``); POSTs are
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Coroutine
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -25,9 +28,10 @@ from tornado import web
 
 from ..agent.catalogue import UnknownAgent, builtin_agents
 from ..bridge.chat_session import ChatSession
-from ..bridge.hub import Forbidden, TooManyChats
+from ..bridge.hub import Forbidden, TooManyChats, may_act
 from ..wire import bounded_json
 from ..wire.contracts import MAX_ID, PathText, SessionId, why_invalid
+from .identity import Principal, Principals
 from .kernels import KernelHubs
 
 # A chat request body is a few short strings; anything larger is not one.
@@ -43,6 +47,13 @@ class OpenChatBody(BaseModel):
     cwd: PathText | None = None
     mode: Annotated[str, Field(max_length=MAX_ID)] | None = None
     loadSessionId: SessionId | None = None
+
+
+class ShareBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    kernel: Name
+    chatId: Name
+    share: Literal["anyone"] | None
 
 
 # Whoever drives an agent could as well run code: the same permission.
@@ -61,11 +72,30 @@ def chat_title(session: ChatSession) -> str | None:
     return None
 
 
+_Body = TypeVar("_Body", bound=BaseModel)
+
+
 class _ApiHandler(APIHandler):
     auth_resource = "kernels"
 
-    def initialize(self, hubs: KernelHubs) -> None:
+    def initialize(self, hubs: KernelHubs, principals: Principals | None = None) -> None:
         self.hubs = hubs
+        self.principals = principals
+
+    @property
+    def principal(self) -> Principal:
+        assert self.principals is not None, "a handler of chats is given the principals"
+        return self.principals.of(self.current_user)
+
+    def _body(self, model: type[_Body]) -> _Body:
+        try:
+            return model.model_validate(
+                bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
+            )
+        except ValidationError as exc:
+            raise web.HTTPError(400, why_invalid(exc)) from None
+        except ValueError as exc:  # bounded_json.Rejected among them
+            raise web.HTTPError(400, f"not a JSON object: {exc}") from None
 
     def _kernel(self, kernel_id: str) -> str:
         if kernel_id not in self.kernel_manager:
@@ -89,11 +119,16 @@ class ChatsHandler(_ApiHandler):
     @may_execute
     async def get(self) -> None:
         hub = self.hubs.get(self._kernel(self.get_query_argument("kernel", "")))
+        me = self.principal.id
         chats = [
             {
                 "chatId": chat_id,
                 "agent": chat.session.spec.name,
                 "owner": chat.owner,
+                "ownerName": chat.owner_name,
+                "share": chat.share,
+                "mayAct": may_act(chat, me),
+                "mine": chat.owner == me,
                 "status": chat.session.status,
                 "title": chat_title(chat.session),
                 "sessionId": chat.session.session_id,
@@ -105,23 +140,18 @@ class ChatsHandler(_ApiHandler):
     @web.authenticated
     @may_execute
     async def post(self) -> None:
-        try:
-            body = OpenChatBody.model_validate(
-                bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
-            )
-        except ValidationError as exc:
-            raise web.HTTPError(400, why_invalid(exc)) from None
-        except ValueError as exc:  # bounded_json.Rejected among them
-            raise web.HTTPError(400, f"not a JSON object: {exc}") from None
+        body = self._body(OpenChatBody)
         kernel_id = self._kernel(body.kernel)
         cwd = await self._cwd(kernel_id, body.cwd)
+        me = self.principal
         try:
             hub = self.hubs.attach(kernel_id)
             chat_id = await hub.open_chat(
                 body.agent,
                 cwd=cwd,
                 mode=body.mode,
-                owner=self.current_user.username,
+                owner=me.id,
+                owner_name=me.name,
                 load_session_id=body.loadSessionId,
             )
         except Forbidden as exc:
@@ -135,6 +165,21 @@ class ChatsHandler(_ApiHandler):
         self.log.info("acp_notebook: %s opened chat %s", self.current_user.username, chat_id)
         self.set_status(201)
         self.finish(json.dumps({"chatId": chat_id}))
+
+    @web.authenticated
+    @may_execute
+    async def patch(self) -> None:
+        body = self._body(ShareBody)
+        hub = self.hubs.get(self._kernel(body.kernel))
+        if hub is None:
+            raise web.HTTPError(404, "no such chat on this kernel")
+        me = self.principal
+        request = {"type": "chat:share", "chatId": body.chatId, "share": body.share}
+        ack = await hub.handle(request, user=me.id, name=me.name)
+        if ack.get("error"):
+            status = {"FORBIDDEN": 403, "CHAT_NOT_FOUND": 404}.get(ack["error"], 400)
+            raise web.HTTPError(status, ack.get("detail"))
+        self.finish(json.dumps({"share": body.share}))
 
     async def _cwd(self, kernel_id: str, cwd: str | None) -> str:
         """``cwd`` (a path relative to the server's root, or an absolute one under it, as a

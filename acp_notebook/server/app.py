@@ -19,7 +19,7 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.serverapp import ServerApp
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.ioloop import PeriodicCallback
-from traitlets import Bool, Dict, Float, Int, List, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default
 
 from ..agent.jsonrpc import LineBudget
 from ..bridge.chat_session import SessionConfig
@@ -31,6 +31,7 @@ from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
 from .handlers import BrowserSocket, KernelSocket
+from .identity import Principals
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
@@ -109,6 +110,16 @@ class AcpNotebookApp(ExtensionApp):
         "the notebook's cells and last error, running code in the kernel, and its state, "
         "interrupt and restart.",
     ).tag(config=True)
+    principals = Enum(
+        ["auto", "shared", "per-user"],
+        "auto",
+        help="Who a login is to a chat's owner gate. 'shared': every login is one "
+        "principal (everyone who holds the token may act on every chat); 'per-user': "
+        "each Jupyter user is their own (a chat's owner alone may act, unless it is "
+        "shared); 'auto': 'shared' where jupyter_server's own identity provider makes up "
+        "an anonymous user per browser (a plain token or password login, no JupyterHub), "
+        "else 'per-user'.",
+    ).tag(config=True)
     reconcile_interval = Float(
         10.0, help="Seconds between checks for kernels that are gone without a shutdown event."
     ).tag(config=True)
@@ -146,12 +157,13 @@ class AcpNotebookApp(ExtensionApp):
         package_log.parent = self._server.log
         self.queries = KernelQueries()
         self.executions = Executions()
+        self.principals_of = Principals(self._server.identity_provider, self.principals)
         base = self._server.web_app.settings.get("kernel_websocket_connection_class")
         if isinstance(base, type) and issubclass(base, ZMQChannelsWebsocketConnection):
             # Who runs a cell is who owns the chats it opens (owners.py). Another
             # connection class (a gateway's) leaves owners to JUPYTERHUB_USER.
             self.settings["kernel_websocket_connection_class"] = noting_connection(
-                base, self.executions
+                base, self.executions, self.principals_of
             )
         # The notebooks open in JupyterLab / Notebook 7 pages, for the agent's edits.
         self.pages = Pages()
@@ -189,7 +201,11 @@ class AcpNotebookApp(ExtensionApp):
     def initialize_handlers(self) -> None:
         self.handlers.extend(
             [
-                (r"acp-notebook/ws/browser", BrowserSocket, {"hubs": self.hubs}),
+                (
+                    r"acp-notebook/ws/browser",
+                    BrowserSocket,
+                    {"hubs": self.hubs, "principals": self.principals_of},
+                ),
                 (r"acp-notebook/ws/pages", PageSocket, {"pages": self.pages}),
                 (
                     r"acp-notebook/ws/kernel",
@@ -203,7 +219,11 @@ class AcpNotebookApp(ExtensionApp):
                     },
                 ),
                 (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),
-                (r"acp-notebook/api/chats", ChatsHandler, {"hubs": self.hubs}),
+                (
+                    r"acp-notebook/api/chats",
+                    ChatsHandler,
+                    {"hubs": self.hubs, "principals": self.principals_of},
+                ),
             ]
         )
 

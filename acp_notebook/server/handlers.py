@@ -2,13 +2,16 @@
 
 ``acp-notebook/ws/browser?kernel=<id>&chat=<id>[&resync=<id>]``: the widget. A Jupyter
 login with ``execute`` on ``kernels``, same origin (or a token). Frames of that chat
-down, requests up; the Jupyter user is who the owner gate sees. With ``resync``, the
+down, requests up; the login's principal (identity.py) is who the owner gate sees. With ``resync``, the
 socket is answered as it opens as a snapshot ``chat:resync`` of that request id would be.
 
 ``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
 none) and no browser (any Origin header is refused): the server's secret plus an
-HMAC over the kernel's session key (``kernel_auth``). Trusted requests: the chat
-requests for any owner, and ``chat:open``, ``chat:subscribe`` and ``chat:close``.
+HMAC over the kernel's session key (``kernel_auth``). Its ``chat:open``,
+``chat:subscribe`` and ``chat:close`` are trusted. A chat request made under a message
+this server saw (its ``executeId``: the cell's execute_request, the widget's
+comm_msg) is that message's sender's, gated as theirs; any other (a cell run by
+nbclient, a console, the kernel's own code) is trusted, for any owner.
 
 Both hand every request to ``Hub.handle``, which parses, validates and answers it.
 
@@ -33,8 +36,17 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 from ..bridge.hub import BadRequest, Hub, read_request, request_id
 from ..bridge.subscriptions import Subscription, replace_subscription
 from ..wire import kernel_auth
-from ..wire.contracts import CHAT_GONE, KERNEL_ANSWER, MAX_REQUEST_BYTES, Frame, error_ack
+from ..wire.contracts import (
+    CHAT_GONE,
+    KERNEL_ANSWER,
+    MAX_NAME,
+    MAX_REQUEST_BYTES,
+    TRUSTED_TYPES,
+    Frame,
+    error_ack,
+)
 from .api import may_execute
+from .identity import Principals
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -149,17 +161,15 @@ class BrowserSocket(_ChatSocket):
     # A page paints at most once a frame (1/60 s): more frames only cost it tasks.
     frame_hold = 0.015
 
-    def initialize(self, hubs: KernelHubs) -> None:
+    def initialize(self, hubs: KernelHubs, principals: Principals) -> None:  # type: ignore[override]
         super().initialize(hubs)
+        self.principals = principals
         self.hub: Hub | None = None  # the chat's, once the socket is open
 
     @ws_authenticated
     @may_execute
     async def get(self, *args: Any, **kwargs: Any) -> None:
-        user = self.current_user
-        self.username = user.username
-        # A token login is an anonymous user with a random username: show its name.
-        self.display_name = user.display_name or user.username
+        self.principal = self.principals.of(self.current_user)
         self.kernel_id = self.get_query_argument("kernel", "")
         self.chat_id = self.get_query_argument("chat", "")
         # The id of the resync the page asks for (answered as the socket opens), or "".
@@ -180,7 +190,7 @@ class BrowserSocket(_ChatSocket):
             self.close(FULL, f"{MAX_PAGES} pages follow this chat already")
             return
         self.hub = hub
-        self.follow(hub.subscribe(self.chat_id, self.username))
+        self.follow(hub.subscribe(self.chat_id, self.principal.id))
         if self.resync_id:
             # Answered now, a round trip sooner than a request sent once the page sees
             # the socket open: a reloading page and its server are busiest then. Read
@@ -191,7 +201,8 @@ class BrowserSocket(_ChatSocket):
     async def handle(self, message: str | bytes) -> Frame:
         if self.hub is None:  # refused at open, closing
             return error_ack(None, "CHAT_NOT_FOUND", "no such chat on this kernel")
-        return await self.hub.handle(message, user=self.username, name=self.display_name)
+        who = self.principal
+        return await self.hub.handle(message, user=who.id, name=who.name)
 
     def chat_ended(self, chat_id: str) -> None:
         self.close(CHAT_GONE, "the chat was closed")
@@ -265,10 +276,21 @@ class KernelSocket(_ChatSocket):
             # Shut down, its hub perhaps not dropped yet: a socket it left open (or one
             # someone else holds) acts for no one.
             return error_ack(request_id(frame), "FORBIDDEN", "this kernel has shut down")
-        if isinstance(frame, dict) and frame.get("type") == "chat:open":
+        kind = frame.get("type") if isinstance(frame, dict) else None
+        execute_id = frame.get("executeId") if isinstance(frame, dict) else None
+        if kind == "chat:open":
             # The owner is the server's to say: who sent the cell that opens it.
-            frame = {**frame, "owner": self.executions.owner(frame.get("executeId"))}
-        # The kernel runs the notebook's own code: it may act for any owner. Its hub
-        # is the one of when the socket opened: once the kernel is gone (or the server
-        # stops) that hub is closed and opens no chat, whatever the socket sends.
+            owner = self.executions.owner(execute_id)
+            frame = {
+                **frame,
+                "owner": owner and owner.id,
+                "ownerName": owner and owner.name[:MAX_NAME],
+            }
+        # Its hub is the one of when the socket opened: once the kernel is gone (or the
+        # server stops) that hub is closed and opens no chat, whatever the socket sends.
+        trusted_kind = isinstance(kind, str) and kind in TRUSTED_TYPES
+        sender = None if trusted_kind else self.executions.sender(execute_id)
+        if sender is not None:  # a person's cell or click: gated, and answered, as theirs
+            return await self.hub.handle(frame, user=sender.id, name=sender.name, read=True)
+        # The kernel runs the notebook's own code: it may act for any owner.
         return await self.hub.handle(frame, trusted=True, follow=self.follow, read=True)

@@ -1,11 +1,13 @@
-"""Who owns a chat: the Jupyter user whose cell opened it.
+"""Who owns a chat: the principal (identity.py) whose cell opened it; and who a
+kernel's request comes from.
 
 The kernel opens chats, and a kernel has no Jupyter identity; the server does know
-who sent each ``execute_request`` through its kernel WebSocket (the login of that
-socket, from jupyter_server's identity provider). So the server notes the sender
-of every ``execute_request`` by message id (``Executions``), the kernel names the
-execute_request its cell runs under (``executeId`` on ``chat:open``), and the
-chat's owner is that request's sender.
+who sent each ``execute_request`` and ``comm_msg`` through its kernel WebSocket (the
+login of that socket, from jupyter_server's identity provider). So the server notes
+the sender of every one by message id (``Executions``), the kernel names the message
+it handles as it sends a request (``executeId``: the cell's execute_request, the
+widget's comm_msg), and the chat's owner is the sender of the cell that opened it, a
+request's sender that of the cell or click that made it.
 
 A kernel could name another user's execution, but a kernel runs the notebook's
 code and acts for any owner anyway. Cells that did not come through this server
@@ -28,24 +30,27 @@ from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebso
 
 from ..wire import bounded_json
 from ..wire.contracts import MAX_ID
+from .identity import Principal, Principals
 
 V1 = "v1.kernel.websocket.jupyter.org"
 # Bigger messages (a cell of a megabyte?) are not looked into: their owner is unknown.
 MAX_MESSAGE = 16 * 1024 * 1024
 # A real header is a few hundred bytes (v1 frames carry it apart from the content).
 MAX_HEADER = 64 * 1024
+# The messages whose senders are noted: a cell run, a widget's click (its comm).
+NOTED = ("execute_request", "comm_msg")
 
 
 class Executions:
-    """The sender of each recent ``execute_request`` (by its msg_id), bounded per user:
-    one user's flood of executions evicts only that user's own."""
+    """The sender of each recent ``execute_request`` and ``comm_msg`` (by its msg_id),
+    bounded per principal: one's flood of messages evicts only its own."""
 
     def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
-        self._senders: dict[str, str] = {}
+        self._senders: dict[str, Principal] = {}
         self._by_user: dict[str, OrderedDict[str, None]] = {}
 
-    def note(self, msg_id: object, username: str) -> None:
+    def note(self, msg_id: object, sender: Principal) -> None:
         # An id no chat:open can name (executeId is at most MAX_ID) would only take memory:
         # ten thousand ids of 64 KB each are 640 MB.
         if not isinstance(msg_id, str) or not 0 < len(msg_id) <= MAX_ID:
@@ -54,20 +59,24 @@ class Executions:
         # cells it runs, and one sent again by someone else must not take the chat over.
         if msg_id in self._senders:
             return
-        self._senders[msg_id] = username
-        ids = self._by_user.setdefault(username, OrderedDict())
+        self._senders[msg_id] = sender
+        ids = self._by_user.setdefault(sender.id, OrderedDict())
         ids[msg_id] = None
         if len(ids) > self.limit:
             del self._senders[ids.popitem(last=False)[0]]
 
-    def owner(self, execute_id: Any) -> str | None:
+    def sender(self, msg_id: Any) -> Principal | None:
+        """Who sent the message ``msg_id``, if this server saw it."""
+        return self._senders.get(msg_id) if isinstance(msg_id, str) else None
+
+    def owner(self, execute_id: Any) -> Principal | None:
         """The owner of a chat opened under ``execute_id``."""
-        sender = self._senders.get(execute_id) if isinstance(execute_id, str) else None
-        return sender or os.environ.get("JUPYTERHUB_USER") or None
+        hub_user = os.environ.get("JUPYTERHUB_USER")
+        return self.sender(execute_id) or (Principal(hub_user, hub_user) if hub_user else None)
 
 
 def noting_connection(
-    base: type[ZMQChannelsWebsocketConnection], executions: Executions
+    base: type[ZMQChannelsWebsocketConnection], executions: Executions, principals: Principals
 ) -> type[ZMQChannelsWebsocketConnection]:
     """``base`` (the server's kernel WebSocket connection), noting who executes what."""
 
@@ -76,14 +85,14 @@ def noting_connection(
             header = _execute_header(incoming_msg, self.subprotocol == V1)
             user = getattr(self.websocket_handler, "current_user", None)
             if header is not None and user is not None:
-                executions.note(header.get("msg_id"), str(user.username))
+                executions.note(header.get("msg_id"), principals.of(user))
             super().handle_incoming_message(incoming_msg)
 
     return NotingConnection
 
 
 def _execute_header(message: str | bytes, v1: bool) -> dict[str, Any] | None:
-    """The header of a shell ``execute_request``, else None; never raises.
+    """The header of a shell ``execute_request`` or ``comm_msg``, else None; never raises.
 
     The server itself reads no v1 header: parsing one here is the only parse of it, so
     it is bounded like any untrusted JSON (a 10 MB header of ``[{},{},...]`` would cost
@@ -105,4 +114,4 @@ def _execute_header(message: str | bytes, v1: bool) -> dict[str, Any] | None:
         return None
     if channel not in (None, "shell") or not isinstance(header, dict):
         return None
-    return header if header.get("msg_type") == "execute_request" else None
+    return header if header.get("msg_type") in NOTED else None

@@ -1,0 +1,47 @@
+"""Who a Jupyter login is to the owner gate: a principal (an id, and a name to show).
+
+jupyter_server's own identity providers (the default ``IdentityProvider``, and
+``PasswordIdentityProvider``) know no people: every token login without their cookie is
+a new random "Anonymous ..." user, so the same person in a second browser, on another
+device or after a restart is a stranger. There every holder of the token (or password)
+is one principal. Real identities (JupyterHub, a configured identity provider, such as
+named users of a collaboration server) stay one principal per user.
+``AcpNotebookApp.principals`` overrides the automatic choice. A principal's name is
+always the login's own: a page says "by <its display name>" whatever the gate compares.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider, User
+
+# The id of every login where they all are one principal.
+TOKEN_HOLDERS = "token-holders"
+
+
+@dataclass(frozen=True)
+class Principal:
+    id: str
+    name: str
+
+
+def anonymous_logins(provider: object) -> bool:
+    """Whether ``provider`` makes up a user per login: jupyter_server's own (these exact
+    types, a subclass may know people), and no JupyterHub behind the server."""
+    if os.environ.get("JUPYTERHUB_API_TOKEN") or os.environ.get("JUPYTERHUB_USER"):
+        return False
+    return type(provider) in (IdentityProvider, PasswordIdentityProvider)
+
+
+class Principals:
+    """Maps the server's logins to principals, by ``setting`` (``AcpNotebookApp.principals``:
+    "auto", "shared" or "per-user") and the server's identity provider."""
+
+    def __init__(self, provider: object, setting: str = "auto") -> None:
+        self.shared = setting == "shared" or (setting == "auto" and anonymous_logins(provider))
+
+    def of(self, user: User) -> Principal:
+        name = user.display_name or user.username
+        return Principal(TOKEN_HOLDERS if self.shared else user.username, name)
