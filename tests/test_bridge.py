@@ -278,7 +278,7 @@ async def test_resync_after_reattach_shows_pending_cards(hub: Hub) -> None:
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id, "id": "r"})
     assert ack["accepted"] and ack["reset"]
     kinds = [e["kind"] for e in ack["events"]]
-    assert kinds[:3] == ["agent_status", "agent_status", "turn_started"]
+    assert kinds[:4] == ["access", "agent_status", "agent_status", "turn_started"]
     assert (
         next(e for e in ack["events"] if e["kind"] == "elicitation_request")["requestId"]
         == req["requestId"]

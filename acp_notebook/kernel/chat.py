@@ -217,7 +217,7 @@ class Chat(anywidget.AnyWidget):
             "share": share,
             "loadSessionId": load_session_id,
         }
-        chat_id = str(_accepted(self._send(options).result(ACK_TIMEOUT))["chatId"])
+        chat_id = str(_accepted(self._submit(options).result(ACK_TIMEOUT))["chatId"])
         self._client.subscribe(chat_id, self._on_frame).result(ACK_TIMEOUT)
         self.chat_id = chat_id
         self.kernel_id = self._client.kernel_id
@@ -374,7 +374,7 @@ class Chat(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ requests out
 
-    def _send(self, message: Mapping[str, Any]) -> Future[Frame]:
+    def _submit(self, message: Mapping[str, Any]) -> Future[Frame]:
         """Every request of this chat goes out here. One made on the kernel's main thread
         (a cell, the widget's comm) names the message the kernel handles: the server
         answers it as that message's sender's, local mode as the frontend's user's. The
@@ -385,7 +385,7 @@ class Chat(anywidget.AnyWidget):
 
     def _request(self, message: dict[str, Any]) -> Frame:
         message.setdefault("chatId", self.chat_id)
-        return _accepted(self._send(message).result(ACK_TIMEOUT))
+        return _accepted(self._submit(message).result(ACK_TIMEOUT))
 
     def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """The widget's requests over the comm: forward them, ack them back, and from
@@ -394,7 +394,7 @@ class Chat(anywidget.AnyWidget):
         In local mode the comm is the widget's only link. In server mode it is a
         fallback, for a page whose WebSocket to the extension failed (a proxy that
         blocks it): the kernel relays the page's chat requests, naming the comm message
-        (``_send``): the server knows who sent it, gates the request as theirs and shows
+        (``_submit``): the server knows who sent it, gates the request as theirs and shows
         their name; and a relay held up by a busy kernel ends in the widget's request
         timeout.
         The kernel's own requests (open, subscribe, close) are refused here."""
@@ -409,7 +409,7 @@ class Chat(anywidget.AnyWidget):
             self.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
             return
         message = {**content, "chatId": self.chat_id}
-        future = self._send(message)
+        future = self._submit(message)
         future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)
 
     async def _until(self, check: Callable[[], T | None], timeout: float | None = None) -> T:
@@ -452,7 +452,7 @@ class Chat(anywidget.AnyWidget):
         """
         message = {**_prompt_message(text, attach), "chatId": self.chat_id}
         await self.ready()
-        ack = _accepted(await asyncio.wrap_future(self._send(message)))
+        ack = _accepted(await asyncio.wrap_future(self._submit(message)))
         future = self._turn_future(int(ack["turn"]))
         with cell_waits():
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
@@ -620,7 +620,7 @@ class Chat(anywidget.AnyWidget):
                     ack.get("detail", ""),
                 )
 
-        self._send(message).add_done_callback(done)
+        self._submit(message).add_done_callback(done)
 
     def _decide(self, request: dict[str, Any]) -> Any:
         """The policies' answer to ``request``, or None: for a notebook edit the edit

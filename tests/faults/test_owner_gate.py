@@ -22,6 +22,7 @@ from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
+from acp_notebook.server.identity import Principal
 from acp_notebook.server.owners import Executions, _execute_header
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.support.memory import peak_rss, reset_peak_rss
@@ -29,6 +30,9 @@ from tests.support.server_peers import TwoUsers
 
 # Alice is the server's token; bob is the other identity TwoUsers knows.
 pytestmark = pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
+
+
+ALICE, BOB = Principal("alice", "alice"), Principal("bob", "bob")
 
 
 @pytest.fixture(autouse=True)
@@ -136,7 +140,7 @@ async def test_the_user_whose_cell_opened_a_chat_owns_it(
     resolved = await bob.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
     assert resolved["by"] == "alice" and resolved["outcome"] == "declined"
 
-    # The kernel's own answer (Python) says so.
+    # An answer from a cell carries the login of whoever ran the cell.
     await alice.event(chat_id, "turn_ended", turn=1)
     await run_as(
         ws_url,
@@ -145,8 +149,8 @@ async def test_the_user_whose_cell_opened_a_chat_owns_it(
         'mine.send_prompt("permission")\nrequest = await mine.next_request()\n'
         'mine.allow(request["requestId"])\n',
     )
-    by_kernel = await alice.event(chat_id, "permission_resolved")
-    assert by_kernel["by"] == "kernel" and by_kernel["outcome"] == "selected"
+    by_cell = await alice.event(chat_id, "permission_resolved")
+    assert by_cell["by"] == "alice" and by_cell["outcome"] == "selected"
 
     # Bob's cell opens a chat of his own; alice may only watch it.
     bobs_id = chat_of(
@@ -234,11 +238,11 @@ def test_a_flood_of_executions_evicts_only_the_flooders() -> None:
     # Evicting the oldest ids of all users, bob's flood would drop alice's running cell,
     # and the chat it opens would have no owner (anyone may drive it).
     executions = Executions(limit=10_000)
-    executions.note("alices-cell", "alice")
+    executions.note("alices-cell", ALICE)
     for n in range(20_000):
-        executions.note(f"bob-{n}", "bob")
-    assert executions.owner("alices-cell") == "alice"
-    assert executions.owner("bob-19999") == "bob"
+        executions.note(f"bob-{n}", BOB)
+    assert executions.owner("alices-cell") == ALICE
+    assert executions.owner("bob-19999") == BOB
     assert executions.owner("bob-0") is None  # his own oldest went
 
 
@@ -250,10 +254,10 @@ def test_an_execution_id_no_chat_can_name_is_not_kept() -> None:
     # ids that no chat:open can name (its executeId is at most 256 characters).
     executions = Executions(limit=10_000)
     long = "x" * 60_000
-    executions.note(long, "bob")
-    executions.note(None, "bob")
-    executions.note(123, "bob")
+    executions.note(long, BOB)
+    executions.note(None, BOB)
+    executions.note(123, BOB)
     assert executions.owner(long) is None
     assert executions.owner("None") is None and executions.owner("123") is None
-    executions.note("m" * 256, "alice")
-    assert executions.owner("m" * 256) == "alice"
+    executions.note("m" * 256, ALICE)
+    assert executions.owner("m" * 256) == ALICE
