@@ -31,7 +31,11 @@ abstract class Card<S extends RequestView> {
   readonly el: HTMLElement;
   protected readonly errorLine: HTMLElement;
   private readonly clock: HTMLElement;
+  /** Says who may answer, on a page that may not. */
+  private readonly lockLine = el("div", "acpnb-card-locked");
   protected busy = false;
+  /** The owner's name when this page may not answer (its buttons are then disabled). */
+  protected locked: string | null = null;
 
   constructor(
     protected readonly ctx: CardContext,
@@ -52,7 +56,19 @@ abstract class Card<S extends RequestView> {
     this.errorLine = el("div", "acpnb-card-error");
     this.errorLine.setAttribute("role", "alert");
     this.errorLine.hidden = true;
-    this.el.append(head);
+    this.lockLine.hidden = true;
+    this.el.append(head, this.lockLine);
+  }
+
+  /** Says, before any click, that only `owner` may answer (null: this page may). */
+  lock(owner: string | null): void {
+    if (owner === this.locked) return;
+    this.locked = owner;
+    this.lockLine.hidden = owner === null;
+    this.lockLine.replaceChildren(
+      owner === null ? "" : tIsolated(this.ctx.t, "onlyOwnerAnswers", { owner }),
+    );
+    this.refresh();
   }
 
   /** Whether the card still waits for an answer (and so needs the clock). */
@@ -195,7 +211,7 @@ export class PermissionCard extends Card<PermissionView> {
   }
 
   protected refresh(): void {
-    for (const button of this.buttons) button.disabled = this.busy;
+    for (const button of this.buttons) button.disabled = this.busy || this.locked !== null;
   }
 }
 
@@ -493,7 +509,8 @@ export class ElicitationCard extends Card<ElicitationView> {
   }
 
   protected refresh(): void {
-    for (const b of this.otherButtons) b.disabled = this.busy;
-    if (this.answerButton !== null) this.answerButton.disabled = this.busy || !this.canAnswer();
+    const held = this.busy || this.locked !== null;
+    for (const b of this.otherButtons) b.disabled = held;
+    if (this.answerButton !== null) this.answerButton.disabled = held || !this.canAnswer();
   }
 }

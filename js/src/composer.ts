@@ -4,7 +4,7 @@
 import { AttachError, attachmentChips, imageAttachment, summarize } from "./attach";
 import { type Attachment, MAX_ATTACHMENTS, type VariableName } from "./contracts";
 import { el } from "./dom";
-import { describeError, type Translate } from "./i18n";
+import { describeError, type Translate, tIsolated } from "./i18n";
 import { MentionMenu, matching, mentionAt } from "./mentions";
 import type { RequestBody, RequestResult } from "./transport";
 
@@ -24,6 +24,11 @@ export class Composer {
   private readonly button: HTMLButtonElement;
   private readonly error = el("div", "acpnb-composer-error");
   private readonly chips = el("div", "acpnb-composer-attachments");
+  /** Says who may prompt, on a page that may not. */
+  private readonly lockLine = el("div", "acpnb-composer-locked");
+  private enabled = true;
+  /** The owner's name when this page may not prompt. */
+  private locked: string | null = null;
   /** What goes with the next prompt. */
   private attachments: Attachment[] = [];
   private readonly mentions: MentionMenu;
@@ -73,7 +78,8 @@ export class Composer {
     this.chips.hidden = true;
     const row = el("div", "acpnb-composer-row");
     row.append(this.input, this.button);
-    this.el.append(this.chips, this.mentions.el, row, this.error);
+    this.lockLine.hidden = true;
+    this.el.append(this.lockLine, this.chips, this.mentions.el, row, this.error);
     if (draftKey) this.keepDraft(draftKey);
   }
 
@@ -98,7 +104,24 @@ export class Composer {
 
   /** Disabled once the agent has exited. */
   setEnabled(enabled: boolean): void {
-    if (this.input.disabled === !enabled) return;
+    if (this.enabled === enabled) return;
+    this.enabled = enabled;
+    this.applyEnabled();
+  }
+
+  /** Says, before anyone types, that only `owner` may prompt (null: this page may). */
+  setLocked(owner: string | null): void {
+    if (this.locked === owner) return;
+    this.locked = owner;
+    this.lockLine.hidden = owner === null;
+    this.lockLine.replaceChildren(
+      owner === null ? "" : tIsolated(this.t, "onlyOwnerPrompts", { owner }),
+    );
+    this.applyEnabled();
+  }
+
+  private applyEnabled(): void {
+    const enabled = this.enabled && this.locked === null;
     this.input.disabled = !enabled;
     this.button.disabled = !enabled;
   }

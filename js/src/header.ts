@@ -1,6 +1,7 @@
 // The status line: agent name and status, turn status, usage, mode/config selectors, the
 // chat's "accept edits" setting, Stop.
 
+import { ANYONE, type Role } from "./access";
 import { bdi, clip, contained, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
 import { describeError, isolate, type StringKey, type Translate } from "./i18n";
@@ -65,6 +66,8 @@ export class Header {
   private readonly stop: HTMLButtonElement;
   private readonly error = el("span", "acpnb-header-error");
   private readonly acceptEdits = el("input");
+  private readonly share = el("input");
+  private readonly shareBox = el("label", "acpnb-config-toggle acpnb-share");
   private selectorsKey = "";
 
   constructor(
@@ -85,6 +88,7 @@ export class Header {
       this.usage,
       this.selectors,
       this.acceptEditsToggle(),
+      this.shareToggle(),
       this.stop,
       this.error,
     );
@@ -106,7 +110,25 @@ export class Header {
     return box;
   }
 
-  update(state: ChatState, connected: boolean): void {
+  /** The owner's choice to let anyone who may read the chat act on it (chat:share). */
+  private shareToggle(): HTMLElement {
+    const box = this.shareBox;
+    box.title = this.t("shareChatHint");
+    box.hidden = true;
+    const input = this.share;
+    input.type = "checkbox";
+    input.addEventListener("change", () => {
+      const value = input.checked;
+      void this.send({ type: "chat:share", share: value ? "anyone" : null }).then((ok) => {
+        if (!ok) input.checked = !value;
+      });
+    });
+    box.append(input, this.t("shareChat"));
+    return box;
+  }
+
+  /** `role`: what this page may do (a page that may not act is offered no control). */
+  update(state: ChatState, connected: boolean, role: Role = ANYONE): void {
     const { t } = this;
     setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
@@ -115,7 +137,12 @@ export class Header {
       this.status.dataset.status = state.agent.status;
     }
     setText(this.status, this.statusText(state, connected));
-    if (this.stop.hidden === state.turn.active) this.stop.hidden = !state.turn.active;
+    const stoppable = state.turn.active && role.mayAct;
+    if (this.stop.hidden === stoppable) this.stop.hidden = !stoppable;
+    if (this.shareBox.hidden === role.owns) this.shareBox.hidden = !role.owns;
+    const shared = state.access?.share === "anyone";
+    if (this.share.checked !== shared) this.share.checked = shared;
+    this.acceptEdits.disabled = !role.mayAct;
     const u = state.usage;
     let usage = "";
     if (u !== null && typeof u.used === "number" && typeof u.size === "number") {
@@ -132,6 +159,7 @@ export class Header {
       this.selectorsKey = key;
       this.renderSelectors(state);
     }
+    this.lockSelectors(role.mayAct);
   }
 
   private statusText(state: ChatState, connected: boolean): string {
@@ -243,5 +271,12 @@ export class Header {
       }
     }
     this.selectors.replaceChildren(...parts);
+  }
+
+  /** The mode and config selectors, usable only on a page that may act. */
+  private lockSelectors(mayAct: boolean): void {
+    for (const control of this.selectors.querySelectorAll("select, input")) {
+      (control as HTMLSelectElement | HTMLInputElement).disabled = !mayAct;
+    }
   }
 }

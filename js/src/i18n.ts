@@ -61,6 +61,12 @@ const en = {
   editSettled: "{edit}: {answer}",
   acceptEdits: "Accept edits",
   acceptEditsHint: "Apply the agent's notebook edits without asking",
+  shareChat: "Let anyone answer",
+  shareChatHint:
+    "Let everyone who can open this notebook answer, prompt and stop this chat, not only you",
+  onlyOwnerAnswers:
+    "Only {owner} can answer this. They can let others answer: “Let anyone answer” in the chat's header.",
+  onlyOwnerPrompts: "Only {owner} can prompt or stop this chat, unless they share it.",
   allowed: "Allowed: {option}",
   rejected: "Rejected: {option}",
   cancelled: "Cancelled",
@@ -185,6 +191,11 @@ const zh: Strings = {
   editSettled: "{edit}：{answer}",
   acceptEdits: "自动接受修改",
   acceptEditsHint: "不再询问，直接应用智能体对笔记本的修改",
+  shareChat: "允许任何人回答",
+  shareChatHint: "让所有能打开此笔记本的人都可以回答、发送消息和停止此会话，而不只是你",
+  onlyOwnerAnswers:
+    "只有 {owner} 可以回答。{owner} 可在会话标题栏勾选“允许任何人回答”来让其他人回答。",
+  onlyOwnerPrompts: "只有 {owner} 可以向此会话发送消息或停止它，除非其共享此会话。",
   allowed: "已允许：{option}",
   rejected: "已拒绝：{option}",
   cancelled: "已取消",

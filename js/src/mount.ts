@@ -40,7 +40,7 @@ export function mountChat(
   const client = new ChatClient(
     model,
     {
-      onEvents: (events, reset, snapshot) => view.apply(events, reset, snapshot),
+      onEvents: (events, reset, snapshot, viewer) => view.apply(events, reset, snapshot, viewer),
       onStatus: setStatus,
       onResyncError: (code, detail) => view.showError(describeError(t, code, detail)),
     },

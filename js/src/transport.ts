@@ -33,9 +33,10 @@ export type LinkStatus = "waiting" | "connecting" | "server" | "comm" | "closed"
 export interface ClientHandlers {
   /**
    * A batch of events; `reset` when it is a resync's full history (state starts over,
-   * from `snapshot` when the resync sent its ended turns folded into one).
+   * from `snapshot` when the resync sent its ended turns folded into one); `viewer`: who
+   * the page is to the owner gate, when a resync's ack says.
    */
-  onEvents(events: StreamEvent[], reset: boolean, snapshot?: unknown): void;
+  onEvents(events: StreamEvent[], reset: boolean, snapshot?: unknown, viewer?: unknown): void;
   onStatus(status: LinkStatus): void;
   /** The hub refused the resync (e.g. CHAT_NOT_FOUND after a kernel restart). */
   onResyncError(code: string, detail: string | null): void;
@@ -197,7 +198,7 @@ export class ChatClient {
       else if (ack.error) this.handlers.onResyncError(ack.error, ackDetail(ack));
       else if (ack.accepted && Array.isArray(ack.events)) {
         const events = ack.events as unknown as StreamEvent[];
-        this.handlers.onEvents(events, ack.reset !== false, ack.snapshot);
+        this.handlers.onEvents(events, ack.reset !== false, ack.snapshot, ack.viewer);
       }
     });
   }

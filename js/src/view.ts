@@ -2,10 +2,11 @@
 // animation frame, touching only what changed: new items are appended, the last text
 // item grows in place, and tool calls and cards are updated by id.
 
+import { ANYONE, isViewer, type Role, roleOf } from "./access";
 import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
 import { Composer } from "./composer";
-import type { FoldSnapshot, SnapshotItem as Item, StreamEvent } from "./contracts";
+import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./contracts";
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { agentName, Header } from "./header";
@@ -115,6 +116,8 @@ export class ChatView {
   private rebuild = true;
   private planDirty = true;
   private connected = false;
+  /** Who this page is to the owner gate; null until a resync's ack says (local mode: never). */
+  private viewer: Viewer | null = null;
   /** The chat is gone from the server: nothing is coming, so nothing is "connecting". */
   private gone = false;
   private cancelFrame: (() => void) | null = null;
@@ -169,8 +172,15 @@ export class ChatView {
   /**
    * Folds a batch of events; `reset` (a resync's full history) starts the state over,
    * from `snapshot` (the resync's ended turns, folded by the server) when there is one.
+   * `viewer`: who this page is, as the resync's ack names it.
    */
-  apply(events: readonly StreamEvent[], reset: boolean, snapshot?: unknown): void {
+  apply(
+    events: readonly StreamEvent[],
+    reset: boolean,
+    snapshot?: unknown,
+    viewer?: unknown,
+  ): void {
+    if (isViewer(viewer)) this.viewer = viewer;
     if (reset) {
       this.state = isSnapshot(snapshot) ? restore(snapshot) : initialState();
       this.header.showError(null);
@@ -275,9 +285,12 @@ export class ChatView {
       this.planDirty = false;
       this.plan.update(this.state.plan);
     }
-    this.header.update(this.state, this.connected || this.gone);
+    const role = this.role();
+    this.header.update(this.state, this.connected || this.gone, role);
     this.showDropped();
     this.composer.setEnabled(this.state.agent.status !== "exited");
+    this.composer.setLocked(role.mayAct ? null : role.owner);
+    for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);
     this.tick();
     if (this.stuck) {
       const bottom = box.scrollHeight - box.clientHeight;
@@ -506,7 +519,14 @@ export class ChatView {
     return this.keyedView(key, { el: slot, grows: false, update });
   }
 
+  /** What this page may do on the chat (a saved chat's page: as its kernel's user). */
+  private role(): Role {
+    return this.gone ? ANYONE : roleOf(this.state.access, this.viewer);
+  }
+
   private mount(key: string, slot: HTMLElement, card: Card): void {
+    const role = this.role();
+    card.lock(role.mayAct ? null : role.owner);
     this.cards.set(key, card);
     slot.replaceChildren(card.el);
     card.tick(this.now());

@@ -805,3 +805,68 @@ describe("endedWithServer", () => {
     expect(view.el.querySelector("textarea")?.disabled).toBe(true);
   });
 });
+
+describe("who may act", () => {
+  const access = (share: "anyone" | null = null): StreamEvent =>
+    ev({ kind: "access", owner: "alice", ownerName: "Alice", share });
+  const card = (): StreamEvent =>
+    ev({
+      kind: "permission_request",
+      requestId: "p1",
+      toolCall: { title: "Run ls" },
+      options: [{ optionId: "y", name: "Allow", kind: "allow_once" }],
+    });
+
+  it("tells a page that is not the owner, before any click, and offers it nothing", () => {
+    const { view, bodies } = setup();
+    current = view;
+    const bob = { id: "bob", name: "Bob" };
+    view.apply(
+      [access(), ready(), ev({ kind: "turn_started", prompt: "ls" }), card()],
+      true,
+      undefined,
+      bob,
+    );
+    view.flush();
+    const allow = q<HTMLButtonElement>(view, ".acpnb-card-permission .acpnb-allow");
+    expect(allow.disabled).toBe(true);
+    expect(q(view, ".acpnb-card-locked").hidden).toBe(false);
+    expect(q(view, ".acpnb-card-locked").textContent).toContain("Only Alice can answer");
+    expect(q<HTMLTextAreaElement>(view, ".acpnb-composer-input").disabled).toBe(true);
+    expect(q(view, ".acpnb-composer-locked").textContent).toContain("Only Alice");
+    expect(q(view, ".acpnb-stop").hidden).toBe(true);
+    expect(q(view, ".acpnb-share").hidden).toBe(true); // only the owner shares
+    allow.click();
+    expect(bodies).toHaveLength(0);
+
+    // Shared: the same card is answerable, the notes go.
+    view.apply([access("anyone")], false);
+    view.flush();
+    expect(allow.disabled).toBe(false);
+    expect(q(view, ".acpnb-card-locked").hidden).toBe(true);
+    expect(q<HTMLTextAreaElement>(view, ".acpnb-composer-input").disabled).toBe(false);
+    expect(q(view, ".acpnb-stop").hidden).toBe(false);
+  });
+
+  it("gives the owner the share toggle, and a page nobody named (local mode) every control", () => {
+    const owner = setup();
+    current = owner.view;
+    owner.view.apply([access(), ready()], true, undefined, { id: "alice", name: "Alice" });
+    owner.view.flush();
+    const toggle = q<HTMLInputElement>(owner.view, ".acpnb-share input");
+    expect(q(owner.view, ".acpnb-share").hidden).toBe(false);
+    expect(toggle.checked).toBe(false);
+    toggle.checked = true;
+    toggle.dispatchEvent(new Event("change"));
+    expect(owner.bodies).toEqual([{ type: "chat:share", share: "anyone" }]);
+    owner.view.dispose();
+
+    const local = setup();
+    current = local.view;
+    local.view.apply([access(), ready(), ev({ kind: "turn_started", prompt: "ls" }), card()], true);
+    local.view.flush();
+    expect(q<HTMLButtonElement>(local.view, ".acpnb-allow").disabled).toBe(false);
+    expect(q(local.view, ".acpnb-card-locked").hidden).toBe(true);
+    expect(q(local.view, ".acpnb-share").hidden).toBe(true);
+  });
+});
