@@ -6,8 +6,6 @@
 ``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
 opens a chat on the kernel's hub, owned by the logged-in principal (identity.py),
 continuing the ACP session ``loadSessionId`` if given; ``{"chatId"}``.
-``PATCH acp-notebook/api/chats`` ``{"kernel", "chatId", "share"}``: the panel's share
-control; a ``chat:share`` request as a page would send it (its owner only).
 
 Named agents only: a browser never chooses a command line or an environment. The
 same permission as the browser socket (``execute`` on ``kernels``); POSTs are
@@ -19,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Coroutine
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -49,13 +47,6 @@ class OpenChatBody(BaseModel):
     loadSessionId: SessionId | None = None
 
 
-class ShareBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    kernel: Name
-    chatId: Name
-    share: Literal["anyone"] | None
-
-
 # Whoever drives an agent could as well run code: the same permission.
 _Method = Callable[..., Coroutine[Any, Any, None]]
 may_execute: Callable[[_Method], _Method] = authorized(
@@ -72,9 +63,6 @@ def chat_title(session: ChatSession) -> str | None:
     return None
 
 
-_Body = TypeVar("_Body", bound=BaseModel)
-
-
 class _ApiHandler(APIHandler):
     auth_resource = "kernels"
 
@@ -86,16 +74,6 @@ class _ApiHandler(APIHandler):
     def principal(self) -> Principal:
         assert self.principals is not None, "a handler of chats is given the principals"
         return self.principals.of(self.current_user)
-
-    def _body(self, model: type[_Body]) -> _Body:
-        try:
-            return model.model_validate(
-                bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
-            )
-        except ValidationError as exc:
-            raise web.HTTPError(400, why_invalid(exc)) from None
-        except ValueError as exc:  # bounded_json.Rejected among them
-            raise web.HTTPError(400, f"not a JSON object: {exc}") from None
 
     def _kernel(self, kernel_id: str) -> str:
         if kernel_id not in self.kernel_manager:
@@ -140,7 +118,14 @@ class ChatsHandler(_ApiHandler):
     @web.authenticated
     @may_execute
     async def post(self) -> None:
-        body = self._body(OpenChatBody)
+        try:
+            body = OpenChatBody.model_validate(
+                bounded_json.loads(self.request.body, max_bytes=MAX_BODY_BYTES)
+            )
+        except ValidationError as exc:
+            raise web.HTTPError(400, why_invalid(exc)) from None
+        except ValueError as exc:  # bounded_json.Rejected among them
+            raise web.HTTPError(400, f"not a JSON object: {exc}") from None
         kernel_id = self._kernel(body.kernel)
         cwd = await self._cwd(kernel_id, body.cwd)
         me = self.principal
@@ -165,21 +150,6 @@ class ChatsHandler(_ApiHandler):
         self.log.info("acp_notebook: %s opened chat %s", self.current_user.username, chat_id)
         self.set_status(201)
         self.finish(json.dumps({"chatId": chat_id}))
-
-    @web.authenticated
-    @may_execute
-    async def patch(self) -> None:
-        body = self._body(ShareBody)
-        hub = self.hubs.get(self._kernel(body.kernel))
-        if hub is None:
-            raise web.HTTPError(404, "no such chat on this kernel")
-        me = self.principal
-        request = {"type": "chat:share", "chatId": body.chatId, "share": body.share}
-        ack = await hub.handle(request, user=me.id, name=me.name)
-        if ack.get("error"):
-            status = {"FORBIDDEN": 403, "CHAT_NOT_FOUND": 404}.get(ack["error"], 400)
-            raise web.HTTPError(status, ack.get("detail"))
-        self.finish(json.dumps({"share": body.share}))
 
     async def _cwd(self, kernel_id: str, cwd: str | None) -> str:
         """``cwd`` (a path relative to the server's root, or an absolute one under it, as a

@@ -10,6 +10,8 @@ export interface ChatInfo {
   chatId: string;
   agent: string;
   title: string | null;
+  /** The owner's name when it is not this page's login (the panel says whose chat it is). */
+  othersOwner: string | null;
 }
 
 export interface Agents {
@@ -53,6 +55,7 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
         chatId,
         agent: str(c.agent) ?? "",
         title: str(c.title),
+        othersOwner: c.mine === true ? null : (str(c.ownerName) ?? str(c.owner)),
       },
     ];
   });

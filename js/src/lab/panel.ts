@@ -175,7 +175,11 @@ export class AgentPanel extends Widget {
   private listChats(chats: ChatInfo[]): void {
     this.chatSelect.replaceChildren(
       ...chats.map((c) => {
-        const label = c.title ? this.t("chatTitle", { agent: c.agent, title: c.title }) : c.agent;
+        const named = c.title ? this.t("chatTitle", { agent: c.agent, title: c.title }) : c.agent;
+        const label =
+          c.othersOwner === null
+            ? named
+            : this.t("chatOwnedBy", { chat: named, owner: c.othersOwner });
         const option = el("option", undefined, label);
         option.value = c.chatId;
         return option;
