@@ -313,6 +313,39 @@ async def test_owner_gate(hub: Hub) -> None:
     assert resolved["by"] == "alice"
 
 
+async def test_access_is_announced_and_the_owner_shares_live(hub: Hub) -> None:
+    chat_id = await hub.open_chat(
+        "demo", env={"ACP_DEMO_DELAY": "0"}, owner="alice", owner_name="Alice A."
+    )
+    await hub.chats[chat_id].start_task
+    # A page learns who it is with the chat's history, whose access says who may act.
+    ack = await hub.handle({"type": "chat:resync", "chatId": chat_id}, user="bob", name="Bob")
+    assert ack["viewer"] == {"id": "bob", "name": "Bob"}
+    access = next(e for e in ack["events"] if e["kind"] == "access")
+    assert (access["owner"], access["ownerName"], access["share"]) == ("alice", "Alice A.", None)
+    # The kernel's own resync names no viewer.
+    assert "viewer" not in await hub.handle({"type": "chat:resync", "chatId": chat_id})
+    rec = Recorder(hub.subscribe(chat_id))
+
+    share = {"type": "chat:share", "chatId": chat_id, "share": "anyone"}
+    assert (await hub.handle(share, user="bob"))["error"] == "FORBIDDEN"
+    assert (await hub.handle(share, user="alice", name="Alice A."))["accepted"]
+    shared = await rec.kind("access")
+    assert (shared["share"], shared["by"]) == ("anyone", "Alice A.")
+    await prompt(hub, chat_id, "ask-user", user="bob")
+    req = await rec.kind("elicitation_request")
+    answer = {"type": "chat:elicitation.respond", "chatId": chat_id, "action": "decline"}
+    assert (await hub.handle({**answer, "requestId": req["requestId"]}, user="bob", name="Bob"))[
+        "accepted"
+    ]
+    assert (await rec.kind("elicitation_resolved"))["by"] == "Bob"
+    # Only its owner unshares it (a shared chat lets anyone act, but not take it back).
+    unshare = {**share, "share": None}
+    assert (await hub.handle(unshare, user="alice"))["accepted"]
+    assert (await rec.kind("access", share=None))["owner"] == "alice"
+    assert (await hub.handle(unshare, user="bob"))["error"] == "FORBIDDEN"
+
+
 async def test_busy_and_unknown_chat(hub: Hub) -> None:
     chat_id, _rec = await open_demo(hub)
     await prompt(hub, chat_id, "ask-user")

@@ -152,9 +152,10 @@ def may_act(chat: _Chat, user: str | None) -> bool:
 
 
 # Who may send each kind of request: only the kernel (trusted callers; the wire's
-# TRUSTED_TYPES), any reader of the chat, or its owner (and trusted callers, and anyone
-# when the chat is shared); and the Hub method that answers it (None: ``accepted``).
-Who = Literal["kernel", "reader", "owner"]
+# TRUSTED_TYPES), any reader of the chat, its owner (and trusted callers, and anyone
+# when the chat is shared), or its owner alone (and trusted callers: sharing is the
+# owner's choice); and the Hub method that answers it (None: ``accepted``).
+Who = Literal["kernel", "reader", "owner", "owner alone"]
 _Handler = Callable[..., Awaitable[Frame | None]]
 _ROUTES: dict[str, tuple[Who, _Handler]] = {}
 _H = TypeVar("_H", bound=_Handler)
@@ -387,6 +388,8 @@ class Hub:
                 return error_ack(ack, "CHAT_NOT_FOUND", "no such chat on this kernel")
             if who == "owner" and not (trusted or may_act(chat, user)):
                 return error_ack(ack, "FORBIDDEN", "only the chat's owner may do that")
+            if who == "owner alone" and not (trusted or chat.owner in (None, user)):
+                return error_ack(ack, "FORBIDDEN", "only the chat's owner may share it")
         try:
             answer = await handler(self, req, _Call(chat, user, trusted, follow, name))
         except NotFound:
@@ -443,7 +446,7 @@ class Hub:
         attached = [a.model_dump(exclude_none=True) for a in req.attachments or []]
         if session.status == "ready":  # else the turn checks once the agent is
             adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
-        turn = session.prompt(req.text, by=call.user, attachments=attached)
+        turn = session.prompt(req.text, by=call.name or call.user, attachments=attached)
         return {"ack": req.id, "accepted": True, "turn": turn}
 
     @_route("owner", "chat:cancel")
@@ -462,7 +465,7 @@ class Hub:
     async def _accept_edits(self, req: AcceptEditsRequest, call: _Call) -> None:
         call.chat.session.set_accept_edits(req.value, by=call.actor)
 
-    @_route("owner", "chat:share")
+    @_route("owner alone", "chat:share")
     async def _share(self, req: ShareRequest, call: _Call) -> None:
         chat = call.chat
         if chat.share != req.share:

@@ -19,14 +19,12 @@ from typing import Any
 import pytest
 from jupyter_server.serverapp import ServerApp
 from jupyter_server.services.kernels.connection.base import serialize_msg_to_ws_v1
-from tornado.httpclient import HTTPRequest
-from tornado.websocket import websocket_connect
 
 from acp_notebook.server.identity import Principal
 from acp_notebook.server.owners import Executions, _execute_header
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.support.memory import peak_rss, reset_peak_rss
-from tests.support.server_peers import TwoUsers
+from tests.support.server_peers import OPEN, TwoUsers, chat_of, run_as
 
 # Alice is the server's token; bob is the other identity TwoUsers knows.
 pytestmark = pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
@@ -45,69 +43,6 @@ def not_a_hub(monkeypatch: pytest.MonkeyPatch) -> None:
 def alice_token(jp_serverapp: ServerApp) -> str:
     token: str = jp_serverapp.identity_provider.token
     return token
-
-
-OPEN = """
-import json
-from acp_notebook.kernel.chat import Chat
-{name} = Chat("demo", env={{"ACP_DEMO_DELAY": "0"}}{share})
-assert {name}.mode == "server", {name}.mode
-assert await {name}.ready() == "ready"
-{name}.send_prompt("{prompt}")
-print("chat:" + json.dumps({name}.chat_id), flush=True)
-"""
-
-
-async def run_as(
-    ws_url: Any,
-    token: str,
-    kernel_id: str,
-    code: str,
-    msg_id: str | None = None,
-    busy: asyncio.Event | None = None,
-) -> str:
-    """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout.
-    ``busy`` is set once the kernel runs it."""
-    url = ws_url(f"api/kernels/{kernel_id}/channels")
-    ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
-    msg_id = msg_id or uuid.uuid4().hex
-    header = {
-        "msg_id": msg_id,
-        "msg_type": "execute_request",
-        "username": "whoever-the-page-says",  # not trusted: the login is
-        "session": uuid.uuid4().hex,
-        "version": "5.3",
-    }
-    content = {"code": code, "silent": False, "store_history": False, "allow_stdin": False}
-    content.update(user_expressions={}, stop_on_error=True)
-    ws.write_message(
-        json.dumps(
-            {"channel": "shell", "header": header, "parent_header": {}, "metadata": {}}
-            | {"content": content}
-        )
-    )
-    out = ""
-    try:
-        while (raw := await ws.read_message()) is not None:
-            msg = json.loads(raw)
-            if msg.get("parent_header", {}).get("msg_id") != msg_id:
-                continue
-            kind = msg["msg_type"]
-            if kind == "stream":
-                out += msg["content"]["text"]
-            elif kind == "error":
-                raise AssertionError("\n".join(msg["content"]["traceback"]))
-            elif kind == "status" and msg["content"]["execution_state"] == "idle":
-                return out
-            elif kind == "status" and busy is not None:
-                busy.set()
-    finally:
-        ws.close()
-    raise AssertionError("the kernel socket closed")
-
-
-def chat_of(out: str) -> str:
-    return str(json.loads(out.split("chat:", 1)[1]))
 
 
 @pytest.mark.fault("another user answers, prompts and cancels someone else's chat")

@@ -1,18 +1,21 @@
 """Clients of the server extension: its sockets (Peer), its kernels (ServerKernels), a
-second login (TwoUsers), and the cell that opens a demo chat."""
+second login (TwoUsers), the cell that opens a demo chat, and cells run through the
+server's kernel WebSocket as a logged-in page runs them (run_as)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import json
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from jupyter_server.auth.identity import IdentityProvider, User
+from tornado.httpclient import HTTPRequest
 from tornado.web import RequestHandler
-from tornado.websocket import WebSocketClientConnection
+from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.server.app import AcpNotebookApp
@@ -171,3 +174,67 @@ class TwoUsers(IdentityProvider):
 
     def is_token_authenticated(self, handler: RequestHandler) -> bool:
         return self.get_user(handler) is not None  # no cookies, so no XSRF to check
+
+
+# A cell that opens a demo chat (named ``name``, shared if ``share`` says so) and prompts it.
+OPEN = """
+import json
+from acp_notebook.kernel.chat import Chat
+{name} = Chat("demo", env={{"ACP_DEMO_DELAY": "0"}}{share})
+assert {name}.mode == "server", {name}.mode
+assert await {name}.ready() == "ready"
+{name}.send_prompt("{prompt}")
+print("chat:" + json.dumps({name}.chat_id), flush=True)
+"""
+
+
+async def run_as(
+    ws_url: Any,
+    token: str,
+    kernel_id: str,
+    code: str,
+    msg_id: str | None = None,
+    busy: asyncio.Event | None = None,
+) -> str:
+    """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout.
+    ``busy`` is set once the kernel runs it."""
+    url = ws_url(f"api/kernels/{kernel_id}/channels")
+    ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
+    msg_id = msg_id or uuid.uuid4().hex
+    header = {
+        "msg_id": msg_id,
+        "msg_type": "execute_request",
+        "username": "whoever-the-page-says",  # not trusted: the login is
+        "session": uuid.uuid4().hex,
+        "version": "5.3",
+    }
+    content = {"code": code, "silent": False, "store_history": False, "allow_stdin": False}
+    content.update(user_expressions={}, stop_on_error=True)
+    ws.write_message(
+        json.dumps(
+            {"channel": "shell", "header": header, "parent_header": {}, "metadata": {}}
+            | {"content": content}
+        )
+    )
+    out = ""
+    try:
+        while (raw := await ws.read_message()) is not None:
+            msg = json.loads(raw)
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "stream":
+                out += msg["content"]["text"]
+            elif kind == "error":
+                raise AssertionError("\n".join(msg["content"]["traceback"]))
+            elif kind == "status" and msg["content"]["execution_state"] == "idle":
+                return out
+            elif kind == "status" and busy is not None:
+                busy.set()
+    finally:
+        ws.close()
+    raise AssertionError("the kernel socket closed")
+
+
+def chat_of(out: str) -> str:
+    return str(json.loads(out.split("chat:", 1)[1]))
