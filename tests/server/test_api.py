@@ -11,6 +11,7 @@ from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.serverapp import ServerApp
 from tornado.httpclient import HTTPClientError
 
+from acp_notebook.server.identity import TOKEN_HOLDERS
 from tests.support.server_peers import DEMO, OPEN_CHAT
 
 
@@ -84,8 +85,10 @@ async def test_open_a_chat_list_it_and_talk_to_it(
     assert len(listed["chats"]) == 1
     entry = listed["chats"][0]
     assert entry["chatId"] == chat_id and entry["agent"] == "demo"
-    # Owned by who asked, so only that user's page may prompt it.
-    assert entry["owner"] == me["username"]
+    # Owned by who asked: on a plain server, every token holder (one principal), shown
+    # by the asking login's name; any token holder's page may prompt it.
+    assert entry["owner"] == TOKEN_HOLDERS and entry["ownerName"] == me["display_name"]
+    assert entry["mayAct"] and entry["mine"] and entry["share"] is None
     assert entry["status"] == "ready" and entry["title"] == "hello there"
     assert isinstance(entry["sessionId"], str) and entry["sessionId"]
     said = tab.text(chat_id)
