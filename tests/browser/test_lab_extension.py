@@ -10,39 +10,22 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.support.lab import (
     JupyterServer,
+    agent_panel,
     cell,
     open_notebook,
+    open_panel,
     run_cell,
     save,
+    send_in,
     unique,
     write_notebook,
 )
 
 APPS = ["lab", "notebook"]
-
-
-def agent_panel(page: Page) -> Locator:
-    return page.locator("#acp-notebook-panel")
-
-
-def open_panel(page: Page) -> Locator:
-    """Opens the Agent panel with its keyboard shortcut, as a person would."""
-    cell(page, 0).locator(".jp-InputPrompt").click()  # focus the notebook, not an editor
-    page.keyboard.press("Control+Shift+Y")
-    panel = agent_panel(page)
-    expect(panel).to_be_visible()
-    return panel
-
-
-def send_in(box: Locator, prompt: str) -> None:
-    composer = box.locator("textarea.acpnb-composer-input")
-    composer.click()
-    composer.fill(prompt)
-    composer.press("Enter")
 
 
 def still_running(page: Page, index: int) -> None:

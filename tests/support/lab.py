@@ -58,9 +58,10 @@ class JupyterServer:
     proc: subprocess.Popen[bytes]
     log: Path
 
-    def url(self, path: str) -> str:
+    def url(self, path: str, token: str = TOKEN) -> str:
+        """``path`` on this server, logged in with ``token`` (another person's, say)."""
         sep = "&" if "?" in path else "?"
-        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}{sep}token={TOKEN}"
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}{sep}token={token}"
 
     def status(self, path: str) -> int:
         try:
@@ -211,13 +212,16 @@ def write_notebook(server: JupyterServer, name: str, cells: Sequence[str]) -> st
     return filename
 
 
-def open_notebook(page: Page, server: JupyterServer, filename: str, app: str = "lab") -> None:
-    """Open a notebook in JupyterLab (``lab``) or Notebook 7 (``notebook``), kernel ready.
+def open_notebook(
+    page: Page, server: JupyterServer, filename: str, app: str = "lab", token: str = TOKEN
+) -> None:
+    """Open a notebook in JupyterLab (``lab``) or Notebook 7 (``notebook``), kernel ready,
+    logged in with ``token``.
 
     JupyterLab opens it in a reset workspace, so no notebook of an earlier test comes back.
     """
     path = f"lab/tree/{filename}?reset" if app == "lab" else f"notebooks/{filename}"
-    page.goto(server.url(path))
+    page.goto(server.url(path, token))
     expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=60_000)
     wait_for_kernel(page, server, filename)
 
@@ -308,3 +312,26 @@ def send(page: Page, prompt: str) -> None:
     box.click()
     box.fill(prompt)
     box.press("Enter")
+
+
+# ---------------------------------------------------------------- the Agent panel
+
+
+def agent_panel(page: Page) -> Locator:
+    return page.locator("#acp-notebook-panel")
+
+
+def open_panel(page: Page) -> Locator:
+    """Opens the Agent panel with its keyboard shortcut, as a person would."""
+    cell(page, 0).locator(".jp-InputPrompt").click()  # focus the notebook, not an editor
+    page.keyboard.press("Control+Shift+Y")
+    panel = agent_panel(page)
+    expect(panel).to_be_visible()
+    return panel
+
+
+def send_in(box: Locator, prompt: str) -> None:
+    composer = box.locator("textarea.acpnb-composer-input")
+    composer.click()
+    composer.fill(prompt)
+    composer.press("Enter")
