@@ -24,7 +24,7 @@ from acp_notebook.server.identity import Principal
 from acp_notebook.server.owners import Executions, _execute_header
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
 from tests.support.memory import peak_rss, reset_peak_rss
-from tests.support.server_peers import OPEN, TwoUsers, chat_of, run_as
+from tests.support.server_peers import OPEN, TwoUsers, chat_of, click_as, run_as
 
 # Alice is the server's token; bob is the other identity TwoUsers knows.
 pytestmark = pytest.mark.acp_config(ServerApp={"identity_provider_class": TwoUsers})
@@ -124,6 +124,32 @@ async def test_the_user_whose_cell_opened_a_chat_owns_it(
     assert ack["accepted"], ack
     by_bob = await bob_on_shared.event(shared_id, "elicitation_resolved")
     assert by_bob["by"] == "bob"
+
+
+@pytest.mark.fault(
+    "another user answers the owner's card from a cell, or through the widget's comm"
+)
+async def test_a_click_relayed_by_the_kernel_is_its_pages(
+    start_kernel: Any, browser: Any, ws_url: Any, alice_token: str
+) -> None:
+    # A page whose socket to the extension fails sends its clicks over the widget's comm;
+    # the kernel relays them naming the comm message, whose sender the server saw.
+    kernel_id = await start_kernel()
+    opened = await run_as(
+        ws_url, alice_token, kernel_id, OPEN.format(name="mine", share="", prompt="ask-user")
+    )
+    chat_id = chat_of(opened)
+    comm_id = (await run_as(ws_url, alice_token, kernel_id, "print(mine.comm.comm_id)")).strip()
+    watcher = await browser(kernel_id, chat_id, {"Authorization": f"token {alice_token}"})
+    card = await watcher.card(chat_id)
+    answer = {"type": "chat:elicitation.respond", "requestId": card["requestId"]}
+    await click_as(ws_url, "bob", kernel_id, comm_id, {**answer, "id": 1, "action": "decline"})
+    # Nor may a cell bob runs in alice's kernel answer for her.
+    with pytest.raises(AssertionError, match="only the chat's owner"):
+        await run_as(ws_url, "bob", kernel_id, f"mine.decline({card['requestId']!r})")
+    await click_as(ws_url, alice_token, kernel_id, comm_id, {**answer, "id": 2, "action": "cancel"})
+    resolved = await watcher.event(chat_id, "elicitation_resolved")
+    assert (resolved["outcome"], resolved["by"]) == ("cancelled", "alice")
 
 
 @pytest.mark.fault("another user re-sends the msg_id of the cell that opens a chat")

@@ -2,10 +2,11 @@
 back to the widget's comm, and its requests reach the hub through the kernel.
 
 It is a documented fallback (Chat._on_widget_msg): the kernel relays the page's
-chat requests as its own (whoever can send the comm can run code in the kernel, so
-this gives no one more than they have), the answer shows as ``by: "kernel"``, the
-chat's events follow on the comm from then on, and the kernel's own requests
-(chat:open, chat:subscribe, chat:close) are refused there.
+chat requests naming the comm message. This page talks to the kernel's own ports, not
+through the server, so the server never saw its message: the answer shows as
+``by: "kernel"`` (a page's relayed click through the server is that page's login's:
+tests/faults/test_owner_gate.py). The chat's events follow on the comm from then on,
+and the kernel's own requests (chat:open, chat:subscribe, chat:close) are refused there.
 """
 
 from __future__ import annotations

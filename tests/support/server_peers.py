@@ -198,18 +198,39 @@ async def run_as(
 ) -> str:
     """Run ``code`` in the kernel through the server's kernel WebSocket; its stdout.
     ``busy`` is set once the kernel runs it."""
+    content = {"code": code, "silent": False, "store_history": False, "allow_stdin": False}
+    content.update(user_expressions={}, stop_on_error=True)
+    return await send_as(ws_url, token, kernel_id, "execute_request", content, msg_id, busy)
+
+
+async def click_as(ws_url: Any, token: str, kernel_id: str, comm_id: str, request: Event) -> None:
+    """The widget ``comm_id``'s ``request`` from a page of ``token``'s login, through the
+    server's kernel WebSocket (a page whose socket to the extension failed sends it so)."""
+    content = {"comm_id": comm_id, "data": {"method": "custom", "content": request}}
+    await send_as(ws_url, token, kernel_id, "comm_msg", content)
+
+
+async def send_as(
+    ws_url: Any,
+    token: str,
+    kernel_id: str,
+    msg_type: str,
+    content: dict[str, Any],
+    msg_id: str | None = None,
+    busy: asyncio.Event | None = None,
+) -> str:
+    """Send a shell message through the server's kernel WebSocket, logged in with ``token``;
+    the stdout it makes, once the kernel is done with it."""
     url = ws_url(f"api/kernels/{kernel_id}/channels")
     ws = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
     msg_id = msg_id or uuid.uuid4().hex
     header = {
         "msg_id": msg_id,
-        "msg_type": "execute_request",
+        "msg_type": msg_type,
         "username": "whoever-the-page-says",  # not trusted: the login is
         "session": uuid.uuid4().hex,
         "version": "5.3",
     }
-    content = {"code": code, "silent": False, "store_history": False, "allow_stdin": False}
-    content.update(user_expressions={}, stop_on_error=True)
     ws.write_message(
         json.dumps(
             {"channel": "shell", "header": header, "parent_header": {}, "metadata": {}}
