@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
+from acp_notebook.kernel.chat import NOTEBOOK_USER
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
-from tests.support.frontend import Cells, local_kernel
+from tests.support.frontend import Cells, Frontend, local_kernel
 
 
 @pytest.fixture
@@ -60,3 +61,30 @@ async def test_local_mode_without_the_extension(outside_kernel: tuple[str, Cells
     seen = json.loads(out)
     assert seen["mode"] == "local" and seen["took"] < 5
     assert "not reachable" in seen["refused"]
+
+
+async def test_a_click_in_a_local_mode_widget_is_a_persons(local_frontend: Frontend) -> None:
+    # Not "by kernel": the click names the user its frontend puts in the message's
+    # header; JupyterLab puts none (an empty username).
+    kernel = local_frontend
+    cell = kernel.client.execute("from acp_notebook import Chat\nchat = Chat('demo')\nchat")
+    await kernel.finished(cell)
+    comm = kernel.chat_comm(cell)
+    for username, shown in (("", NOTEBOOK_USER), ("ada", "ada")):
+        asked = kernel.client.execute(
+            "chat.send_prompt('ask-user')\nrequest = await chat.next_request()\n"
+            "print(request['requestId'])"
+        )
+        await kernel.finished(asked)
+        (out,) = kernel.of(asked, "stream")
+        request_id = out["text"].strip()
+        kernel.client.session.username = username
+        kernel.send_to_widget(
+            comm, {"type": "chat:elicitation.respond", "requestId": request_id, "action": "decline"}
+        )
+        told = kernel.client.execute(
+            f"import time\nwhile chat.state['elicitations'][{request_id!r}]['outcome'] is None:\n"
+            f"    time.sleep(0.05)\nprint(chat.state['elicitations'][{request_id!r}]['by'])"
+        )
+        await kernel.finished(told)
+        assert kernel.of(told, "stream")[0]["text"].strip() == shown

@@ -52,13 +52,7 @@ async def test_mentions_in_local_mode_over_the_comm(local_frontend: Frontend) ->
     kernel = local_frontend
     cell = kernel.client.execute(FRAME + "from acp_notebook import Chat\nchat = Chat('demo')\nchat")
     await kernel.finished(cell)
-    comm = next(
-        m["content"]["comm_id"]
-        for m in kernel.messages
-        if m["msg_type"] == "comm_open"
-        and m["parent_header"].get("msg_id") == cell
-        and "chat_id" in json.dumps(m["content"]["data"]["state"])
-    )
+    comm = kernel.chat_comm(cell)
 
     def acks() -> list[dict[str, Any]]:
         return [

@@ -69,6 +69,14 @@ class Frontend:
             for event in c["data"]["content"]["events"]
         ]
 
+    def chat_comm(self, msg_id: str) -> str:
+        """The comm of the Chat widget the cell ``msg_id`` displayed."""
+        return next(
+            c["comm_id"]
+            for c in self.of(msg_id, "comm_open")
+            if "chat_id" in json.dumps(c["data"]["state"])
+        )
+
     def widget_comm(self, msg_id: str) -> str:
         for c in self.of(msg_id, "comm_msg"):
             if c["data"].get("method") == "custom":
