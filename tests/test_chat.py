@@ -196,3 +196,19 @@ async def test_an_edit_policy_answers_edit_reviews_before_the_permission_policy(
             await asyncio.sleep(0.01)
     assert session.accept_edits is True
     assert chat.state.get("acceptEdits") is True
+
+
+async def test_sharing_set_from_python_is_folded_back(chat: Chat) -> None:
+    # Local mode: the kernel's user owns every chat, named by no one.
+    assert chat.owner is None and chat.share is None
+    chat.share = "anyone"
+    async with asyncio.timeout(5):
+        while chat.share != "anyone":
+            await asyncio.sleep(0.01)
+    assert chat.state["access"] == {"owner": None, "ownerName": None, "share": "anyone"}
+    with pytest.raises(ValueError, match="anyone"):
+        chat.share = "everyone"  # type: ignore[assignment]
+    chat.share = None
+    async with asyncio.timeout(5):
+        while chat.share is not None:
+            await asyncio.sleep(0.01)
