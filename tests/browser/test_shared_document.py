@@ -5,7 +5,6 @@ and the agent shows as a collaborator while it edits."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -16,10 +15,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.support import page_edit_server
 from tests.support.lab import (
-    REPO,
     TOKEN,
     JupyterServer,
     cell,
+    checkout_env,
     open_notebook,
     start_server,
     unique,
@@ -32,12 +31,11 @@ AGENT = "Demo agent"
 @pytest.fixture(scope="module")
 def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     # The test extension is a module of this checkout: the server must import it.
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
     lab = start_server(
         tmp_path_factory.mktemp("jupyter-rtc"),
         rtc=True,
         extensions={page_edit_server.__name__: True},
-        extra_env={"PYTHONPATH": path},
+        extra_env=checkout_env(),
     )
     try:
         for name in ("jupyter_server_ydoc", page_edit_server.__name__):

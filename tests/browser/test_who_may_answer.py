@@ -10,17 +10,17 @@ collaborator answers and both pages say by whom.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.support.identities import BOB_TOKEN, NamedUsers
 from tests.support.lab import (
-    REPO,
     JupyterServer,
+    checkout_env,
     open_notebook,
     open_panel,
     run_cell,
@@ -36,13 +36,8 @@ OPEN = ["from acp_notebook import Chat\nchat = Chat('demo')\nchat"]
 @pytest.fixture(scope="module")
 def named_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     # The identity provider is a module of this checkout: the server must import it.
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    lab = start_server(
-        tmp_path_factory.mktemp("jupyter-named"),
-        rtc=True,
-        extra_args=NamedUsers.ARGS,
-        extra_env={"PYTHONPATH": path},
-    )
+    named: dict[str, Any] = {"rtc": True, "extra_args": NamedUsers.ARGS}
+    lab = start_server(tmp_path_factory.mktemp("jupyter-named"), extra_env=checkout_env(), **named)
     try:
         assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
         yield lab

@@ -104,6 +104,14 @@ class JupyterServer:
                 self.proc.wait(5)
 
 
+def checkout_env() -> dict[str, str]:
+    """``extra_env`` for a server that imports a module of this checkout (a test extension,
+    a test identity provider): the checkout first on its path."""
+    return {
+        "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    }
+
+
 def start_server(
     base: Path,
     port: int | None = None,
