@@ -39,7 +39,6 @@ from ..wire import kernel_auth
 from ..wire.contracts import (
     CHAT_GONE,
     KERNEL_ANSWER,
-    MAX_NAME,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
     Frame,
@@ -284,7 +283,7 @@ class KernelSocket(_ChatSocket):
             frame = {
                 **frame,
                 "owner": owner and owner.id,
-                "ownerName": owner and owner.name[:MAX_NAME],
+                "ownerName": owner and owner.name,
             }
         # Its hub is the one of when the socket opened: once the kernel is gone (or the
         # server stops) that hub is closed and opens no chat, whatever the socket sends.

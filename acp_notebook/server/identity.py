@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider, User
 
+from ..wire.contracts import MAX_NAME
+
 # The id of every login where they all are one principal.
 TOKEN_HOLDERS = "token-holders"
 
@@ -43,5 +45,5 @@ class Principals:
         self.shared = setting == "shared" or (setting == "auto" and anonymous_logins(provider))
 
     def of(self, user: User) -> Principal:
-        name = user.display_name or user.username
+        name = (user.display_name or user.username)[:MAX_NAME]
         return Principal(TOKEN_HOLDERS if self.shared else user.username, name)
