@@ -8,13 +8,15 @@ import { FakeModel, FakeSocket, settle } from "./helpers";
 
 function client(traits: Record<string, unknown>, slots = new ConnectSlots()) {
   const model = new FakeModel({ chat_id: "c1", kernel_id: "k1", ...traits });
-  const batches: { events: StreamEvent[]; reset: boolean; snapshot?: unknown }[] = [];
+  const batches: { events: StreamEvent[]; reset: boolean; snapshot?: unknown; viewer?: unknown }[] =
+    [];
   const statuses: LinkStatus[] = [];
   const errors: string[] = [];
   const c = new ChatClient(
     model,
     {
-      onEvents: (events, reset, snapshot) => batches.push({ events, reset, snapshot }),
+      onEvents: (events, reset, snapshot, viewer) =>
+        batches.push({ events, reset, snapshot, viewer }),
       onStatus: (status) => statuses.push(status),
       onResyncError: (code) => errors.push(code),
     },
@@ -57,21 +59,23 @@ describe("comm transport", () => {
     c.dispose();
   });
 
-  it("asks for the ended turns as a snapshot and hands it on with the events after it", async () => {
+  it("asks for the ended turns as a snapshot and hands it on with the events after it and who the page is", async () => {
     const { model, client: c, batches } = client({ transport: "comm" });
     c.start();
     const [resync] = model.sent;
     expect(resync).toMatchObject({ type: "chat:resync", snapshot: true });
     const snap = { seq: 9, items: [] };
+    const viewer = { id: "token-holders", name: "Anonymous Mneme" };
     model.emit("msg:custom", {
       ack: resync?.id,
       accepted: true,
       reset: true,
       events: [EVENT],
       snapshot: snap,
+      viewer,
     });
     await settle();
-    expect(batches).toEqual([{ events: [EVENT], reset: true, snapshot: snap }]);
+    expect(batches).toEqual([{ events: [EVENT], reset: true, snapshot: snap, viewer }]);
     c.dispose();
   });
 
