@@ -220,9 +220,10 @@ class Hub:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
 
         ``owner``: the principal id of who alone may act on it (None: anyone who may read
-        it), shown as ``owner_name``. ``options`` are ``Chat``'s. The admin's rules apply to the agent (``Forbidden``).
-        ``mcp_servers`` are the user's own (``ValueError`` when malformed); the chat's
-        ``notebook`` server is added unless ``notebook_tools`` is False.
+        it), shown as ``owner_name``. ``options`` are ``Chat``'s. The admin's rules apply
+        to the agent (``Forbidden``). ``mcp_servers`` are the user's own (``ValueError``
+        when malformed); the chat's ``notebook`` server is added unless ``notebook_tools``
+        is False.
         """
         if self._closed:
             raise RuntimeError(CLOSED)

@@ -29,6 +29,7 @@ from ..notebook_tools.variables import ipython_shell
 from ..notebook_tools.waiting import cell_waits
 from ..wire import fold as folding
 from ..wire.contracts import (
+    MAX_NAME,
     SAVED_MIME,
     TRUSTED_TYPES,
     FoldSnapshot,
@@ -114,7 +115,7 @@ def _frontend_user() -> str:
     parent = getattr(ipython_shell(), "parent_header", None) or {}
     header = parent.get("header") if isinstance(parent, dict) else None
     name = header.get("username") if isinstance(header, dict) else None
-    return name.strip()[:128] if isinstance(name, str) and name.strip() else NOTEBOOK_USER
+    return name.strip()[:MAX_NAME] if isinstance(name, str) and name.strip() else NOTEBOOK_USER
 
 
 def _accepted(ack: Frame) -> Frame:

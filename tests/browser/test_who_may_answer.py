@@ -2,7 +2,7 @@
 
 On a plain server the token's holder is one person in any browser: a second browser
 context (no cookies shared, so another "Anonymous ..." login) answers the card the
-first one shows. With named users in a shared notebook (real-time collaboration), the
+first one shows, and goes on prompting and answering after its cookie is cleared. With named users in a shared notebook (real-time collaboration), the
 collaborator who does not own the chat sees it live and is told on the card, before any
 click, that only its owner can answer; once the owner lets anyone answer, the
 collaborator answers and both pages say by whom.
@@ -54,7 +54,7 @@ def permission_card(box: Locator) -> Locator:
     return box.locator(".acpnb-card-permission")
 
 
-def test_the_token_holder_answers_from_a_second_browser(
+def test_the_token_holder_answers_from_a_second_browser_and_after_clearing_cookies(
     page: Page, browser: Browser, server: JupyterServer
 ) -> None:
     filename = write_notebook(server, unique("second-browser"), OPEN)
@@ -78,7 +78,23 @@ def test_the_token_holder_answers_from_a_second_browser(
         remnants = [box.locator(".acpnb-card-remnant") for box in (panel, inline)]
         for remnant in remnants:
             expect(remnant).to_have_text(said)
-        assert remnants[0].text_content() == remnants[1].text_content()
+        answered = remnants[0].text_content()
+        assert answered == remnants[1].text_content()
+
+        # The second browser's cookie is cleared mid-chat: logged in again with the
+        # token, it is yet another anonymous user, and still the chat's owner.
+        other.context.clear_cookies()
+        open_notebook(other, server, filename)
+        panel = open_panel(other)
+        send_in(panel, "permission")
+        card = permission_card(panel)
+        expect(card).to_be_visible()
+        card.get_by_role("button", name="Allow", exact=True).click()
+        again = panel.locator(".acpnb-card-remnant")
+        expect(again).to_have_count(2)
+        expect(again.last).to_have_text(said)
+        assert again.last.text_content() != answered  # another name: nothing was refused
+        expect(inline.locator(".acpnb-card-remnant").last).to_have_text(said)
     finally:
         other.context.close()
 
