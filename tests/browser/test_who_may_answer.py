@@ -129,5 +129,12 @@ def test_a_collaborator_is_told_who_may_answer_until_the_owner_shares(
         for box in (panel, alices):
             expect(box.locator(".acpnb-card-remnant")).to_have_text("Allowed: Allow (by Bob)")
         expect(panel.locator("textarea.acpnb-composer-input")).to_be_enabled()
+        # Bob prompts now too, and Alice answers: each page says who answered what.
+        send_in(panel, "permission")
+        permission_card(alices).get_by_role("button", name="Reject").click()
+        for box in (panel, alices):
+            expect(box.locator(".acpnb-card-remnant")).to_have_text(
+                ["Allowed: Allow (by Bob)", "Rejected: Reject (by Alice)"]
+            )
     finally:
         bob.context.close()
