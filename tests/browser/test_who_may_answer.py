@@ -113,6 +113,7 @@ def test_a_collaborator_is_told_who_may_answer_until_the_owner_shares(
 
         # Bob sees the chat live, and is told before any click that only Alice answers.
         panel = open_panel(bob)
+        expect(panel.locator(".acpnb-panel-chats option")).to_have_text(re.compile(r"· Alice's$"))
         card = permission_card(panel)
         expect(card).to_be_visible()
         expect(card.locator(".acpnb-card-locked")).to_contain_text("Only Alice can answer")
