@@ -7,7 +7,7 @@ socket is answered as it opens as a snapshot ``chat:resync`` of that request id 
 
 ``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
 none) and no browser (any Origin header is refused): the server's secret plus an
-HMAC over the kernel's session key (``kernel_auth``). Trusted requests: the chat
+HMAC over the key the server issued to the kernel, else its session key (``kernel_auth``). Trusted requests: the chat
 requests for any owner, and ``chat:open``, ``chat:subscribe`` and ``chat:close``.
 
 Both hand every request to ``Hub.handle``, which parses, validates and answers it.
@@ -35,6 +35,7 @@ from ..bridge.subscriptions import Subscription, replace_subscription
 from ..wire import kernel_auth
 from ..wire.contracts import CHAT_GONE, KERNEL_ANSWER, MAX_REQUEST_BYTES, Frame, error_ack
 from .api import may_execute
+from .kernel_keys import KernelKeys
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -210,12 +211,14 @@ class KernelSocket(_ChatSocket):
         queries: KernelQueries,
         proofs: kernel_auth.UsedProofs,
         executions: Executions,
+        keys: KernelKeys,
     ) -> None:
         super().initialize(hubs)
         self.secret = secret
         self.queries = queries
         self.proofs = proofs
         self.executions = executions
+        self.keys = keys
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         super().open(*args, **kwargs)
@@ -227,10 +230,12 @@ class KernelSocket(_ChatSocket):
         self.queries.detach(self.kernel_id, self.send)
 
     def _session_key(self, kernel_id: str) -> bytes | None:
+        # The issued key, when the server started the kernel through its hook: behind a
+        # gateway the session key here is the gateway client's, which the kernel lacks.
         manager = self.kernel_manager
         if kernel_id not in manager:
             return None
-        return bytes(manager.get_kernel(kernel_id).session.key)
+        return self.keys.key(kernel_id) or bytes(manager.get_kernel(kernel_id).session.key)
 
     @allow_unauthenticated
     async def get(self, *args: Any, **kwargs: Any) -> None:

@@ -15,6 +15,7 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.wire.kernel_auth import PROOF_HEADER, auth_headers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
+from tests.server.conftest import kernel_key
 from tests.support.server_peers import DEMO, Peer
 
 
@@ -33,7 +34,7 @@ def proof_of(jp_serverapp: ServerApp) -> Any:
     secret = jp_serverapp.web_app.settings["acp_notebook"].secret
 
     def make(kernel_id: str, at: float) -> dict[str, str]:
-        key = jp_serverapp.kernel_manager.get_kernel(kernel_id).session.key
+        key = kernel_key(jp_serverapp, kernel_id)
         return auth_headers(secret, key, kernel_id, at)
 
     return make
