@@ -18,10 +18,13 @@ test: setup lint typecheck jstest pytest
 bench: setup
 	$(BIN)/python bench/run.py
 
+# Enterprise Gateway for tests/gateway, in its own environment: it pins jupyter_server<2.
+GATEWAY_STAMP := .venv-gateway/.installed
+
 AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
 	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json
 
-setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES)
+setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES) $(GATEWAY_STAMP)
 	$(BIN)/python scripts/ensure_chromium.py
 
 $(STAMP): pyproject.toml js/package.json
@@ -30,6 +33,11 @@ $(STAMP): pyproject.toml js/package.json
 	$(BIN)/pip install -q -e ".[test]"
 	# An editable install links the JupyterLab extension's build output (js/ builds it).
 	$(BIN)/jupyter-builder develop --overwrite .
+	touch $@
+
+$(GATEWAY_STAMP): tests/gateway/requirements.txt
+	$(PY) -m venv .venv-gateway
+	.venv-gateway/bin/pip install -q -r tests/gateway/requirements.txt
 	touch $@
 
 js/node_modules/.package-lock.json: js/package-lock.json
@@ -58,4 +66,4 @@ pytest:
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) js/node_modules js/lib tests/*/node_modules acp_notebook/static acp_notebook/labextension
+	rm -rf $(VENV) .venv-gateway js/node_modules js/lib tests/*/node_modules acp_notebook/static acp_notebook/labextension
