@@ -64,6 +64,7 @@ export class Header {
   private readonly selectors = el("span", "acpnb-selectors");
   private readonly stop: HTMLButtonElement;
   private readonly error = el("span", "acpnb-header-error");
+  private readonly note = el("span", "acpnb-header-note");
   private readonly acceptEdits = el("input");
   private selectorsKey = "";
 
@@ -79,6 +80,7 @@ export class Header {
     this.status.setAttribute("role", "status");
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
+    this.note.hidden = true;
     this.el.append(
       this.name,
       this.status,
@@ -87,6 +89,7 @@ export class Header {
       this.acceptEditsToggle(),
       this.stop,
       this.error,
+      this.note,
     );
   }
 
@@ -148,6 +151,13 @@ export class Header {
       return t("stopReason", { reason: isolate(turn.stopReason) });
     }
     return t("phaseIdle");
+  }
+
+  /** Shows (or, with null, clears) a lasting note under the status: why the chat runs
+   * in local mode. */
+  showNote(text: string | null): void {
+    this.note.textContent = text;
+    this.note.hidden = text === null;
   }
 
   /** Shows (or, with null, clears) an error line under the status. */

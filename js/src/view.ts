@@ -9,7 +9,7 @@ import type { FoldSnapshot, SnapshotItem as Item, StreamEvent } from "./contract
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { agentName, Header } from "./header";
-import type { Translate } from "./i18n";
+import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { renderToolCall } from "./tools";
@@ -211,6 +211,13 @@ export class ChatView {
       });
     }
     this.apply(events, false);
+  }
+
+  /** Says in the header why the chat runs in local mode (a `local_reason` code), or
+   * nothing when it is not. */
+  showLocalReason(reason: string): void {
+    const key = `local:${reason}`;
+    this.header.showNote(reason !== "" && hasKey(key) ? this.t(key) : null);
   }
 
   /** Shows a failure of the link itself (not of one request) in the header. */
