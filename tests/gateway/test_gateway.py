@@ -30,11 +30,11 @@ from tests.support.lab import JupyterServer, start_server
 from tests.support.server_peers import Peer
 
 ANSWER = {"question_0": "blue", "confirm": True, "count": 4}
-# A demo chat any login may drive: the token's requests are each a new anonymous user.
-OPEN_SHARED_CHAT = """
+# A demo chat, owned by who runs the cell (noted by the Lab server's gateway connection).
+OPEN_CHAT = """
 import json, time
 from acp_notebook import Chat
-chat = Chat("demo", env={"ACP_DEMO_DELAY": "0"}, share="anyone")
+chat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})
 while chat.status == "starting":
     time.sleep(0.02)
 print("chat:" + json.dumps({"chat": chat.chat_id, "kernel": chat.kernel_id,
@@ -68,13 +68,15 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
 
 
 class Login:
-    """One browser's login: the token once, then the server's cookies (one identity)."""
+    """One browser's login: the token once, then the server's cookies (one identity; the
+    token alone is a new anonymous user at each request)."""
 
     def __init__(self, lab: JupyterServer) -> None:
         self.lab = lab
         self.jar = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         self.opener.open(lab.url("lab"), timeout=30).close()
+        self.username = self.call("api/me")["identity"]["username"]
 
     def _cookies(self) -> dict[str, str]:
         return {c.name: c.value for c in self.jar if c.value is not None}
@@ -108,23 +110,29 @@ async def call(login: Login, path: str, body: Any = None, method: str | None = N
 class Kernel:
     kernel_id: str
     cells: Cells
+    login: Login  # who runs its cells
+
+
+async def start_kernel(remote: Remote) -> Kernel:
+    """A new kernel on the gateway, started through the Lab server, and its cells."""
+    login = Login(remote.lab)
+    started = await call(login, "api/kernels", {"name": "python3"})
+    channels = await ChannelsClient.open(remote.lab.port, started["id"], login.headers())
+    return Kernel(started["id"], Cells(channels), login)
 
 
 @pytest.fixture
 async def kernel(remote: Remote) -> AsyncIterator[Kernel]:
-    """A new kernel on the gateway, started through the Lab server, and its cells."""
-    login = Login(remote.lab)
-    started = await call(login, "api/kernels", {"name": "python3"})
-    cells = Cells(await ChannelsClient.open(remote.lab.port, started["id"]))
-    yield Kernel(started["id"], cells)
-    await cells.stop()
+    kernel = await start_kernel(remote)
+    yield kernel
+    await kernel.cells.stop()
     with contextlib.suppress(urllib.error.HTTPError):  # gone with a gateway restart
-        await call(login, f"api/kernels/{started['id']}", method="DELETE")
+        await call(kernel.login, f"api/kernels/{kernel.kernel_id}", method="DELETE")
 
 
 async def open_chat(kernel: Kernel) -> tuple[str, str]:
     """Runs the cell that opens a shared demo chat; (its cell's msg_id, its chat id)."""
-    cell = kernel.cells.execute(OPEN_SHARED_CHAT)
+    cell = kernel.cells.execute(OPEN_CHAT)
     seen = await kernel.cells.line(cell, "chat:", timeout=60)
     assert seen["mode"] == "server" and seen["why"] == "", seen
     assert seen["kernel"] == kernel.kernel_id
@@ -134,9 +142,9 @@ async def open_chat(kernel: Kernel) -> tuple[str, str]:
 
 async def test_a_card_is_answered_while_a_cell_sleeps(remote: Remote, kernel: Kernel) -> None:
     _, chat_id = await open_chat(kernel)
-    login = Login(remote.lab)
+    login = kernel.login
     listed = await call(login, f"acp-notebook/api/chats?kernel={kernel.kernel_id}")
-    assert [c["chatId"] for c in listed["chats"]] == [chat_id]
+    assert [(c["chatId"], c["owner"]) for c in listed["chats"]] == [(chat_id, login.username)]
 
     blocking = kernel.cells.execute(
         'turn = chat.send_prompt("ask-user")\nprint("turn:" + str(turn), flush=True)\n'
@@ -170,7 +178,7 @@ async def test_a_chat_from_the_panel_uses_the_notebook_tools(
     await kernel.cells.run("through_the_gateway = [1, 2, 3]\nimport time", timeout=60)
     # The kernel's side of the tools answers over the kernel's socket: one Chat opens it.
     await open_chat(kernel)
-    login = Login(remote.lab)
+    login = kernel.login
     opened = await call(
         login, "acp-notebook/api/chats", {"kernel": kernel.kernel_id, "agent": "demo"}
     )
@@ -193,7 +201,7 @@ async def test_a_chat_from_the_panel_uses_the_notebook_tools(
 
 async def test_a_kernel_restart_keeps_its_chats(remote: Remote, kernel: Kernel) -> None:
     _, chat_id = await open_chat(kernel)
-    login = Login(remote.lab)
+    login = kernel.login
     await call(login, f"api/kernels/{kernel.kernel_id}/restart", {})
     # The restarted kernel (the same key, from the same environment) reaches server mode.
     _, second = await open_chat(kernel)
@@ -213,7 +221,7 @@ async def test_a_gateway_restart(remote: Remote, kernel: Kernel) -> None:
     them, as with any kernel shutdown. The Lab server and its extension stay; kernels
     started once the gateway is back reach server mode."""
     _, chat_id = await open_chat(kernel)
-    login = Login(remote.lab)
+    login = kernel.login
     tab = await login.browser(kernel.kernel_id, chat_id)
     await tab.resync(chat_id)
     await asyncio.to_thread(remote.gateway.restart)
@@ -225,12 +233,11 @@ async def test_a_gateway_restart(remote: Remote, kernel: Kernel) -> None:
     listed = await call(login, "api/kernels")
     assert kernel.kernel_id not in [k["id"] for k in listed]
 
-    started = await call(login, "api/kernels", {"name": "python3"})
-    cells = Cells(await ChannelsClient.open(remote.lab.port, started["id"]))
+    later = await start_kernel(remote)
     try:
-        _, again = await open_chat(Kernel(started["id"], cells))
-        chats = await call(login, f"acp-notebook/api/chats?kernel={started['id']}")
+        _, again = await open_chat(later)
+        chats = await call(login, f"acp-notebook/api/chats?kernel={later.kernel_id}")
         assert [c["chatId"] for c in chats["chats"]] == [again]
     finally:
-        await cells.stop()
-        await call(login, f"api/kernels/{started['id']}", method="DELETE")
+        await later.cells.stop()
+        await call(login, f"api/kernels/{later.kernel_id}", method="DELETE")

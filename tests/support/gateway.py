@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from .lab import REPO, START_TIMEOUT, TOKEN, free_port
@@ -145,9 +146,14 @@ class ChannelsClient:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
-    async def open(cls, port: int, kernel_id: str) -> ChannelsClient:
-        url = f"ws://127.0.0.1:{port}/api/kernels/{kernel_id}/channels?token={TOKEN}"
-        return cls(await websocket_connect(url))
+    async def open(
+        cls, port: int, kernel_id: str, headers: dict[str, str] | None = None
+    ) -> ChannelsClient:
+        """Logged in by ``headers`` (a login's cookies), else by the token."""
+        url = f"ws://127.0.0.1:{port}/api/kernels/{kernel_id}/channels"
+        if headers is None:
+            url += f"?token={TOKEN}"
+        return cls(await websocket_connect(HTTPRequest(url, headers=headers)))
 
     async def _read(self) -> None:
         while (raw := await self.ws.read_message()) is not None:
