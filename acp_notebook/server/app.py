@@ -32,6 +32,7 @@ from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
+from .gateway_socket import V1GatewayConnection
 from .handlers import BrowserSocket, KernelSocket
 from .kernel_keys import KernelKeys
 from .kernel_queries import KernelQueries
@@ -156,6 +157,8 @@ class AcpNotebookApp(ExtensionApp):
         self.queries = KernelQueries()
         self.executions = Executions()
         base = self._server.web_app.settings.get("kernel_websocket_connection_class")
+        if base is GatewayWebSocketConnection:
+            base = V1GatewayConnection  # pages reach kernels behind a gateway (its module)
         if isinstance(base, type) and issubclass(
             base, (ZMQChannelsWebsocketConnection, GatewayWebSocketConnection)
         ):

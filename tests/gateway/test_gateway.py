@@ -20,13 +20,24 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from playwright.sync_api import Page, expect
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 from tests.support.demo_answers import demo_answer
 from tests.support.frontend import Cells
 from tests.support.gateway import KERNEL_USERNAME, ChannelsClient, Gateway, start_gateway
-from tests.support.lab import JupyterServer, start_server
+from tests.support.lab import (
+    JupyterServer,
+    agent_text,
+    chat,
+    open_notebook,
+    question_card,
+    run_cell,
+    start_server,
+    unique,
+    write_notebook,
+)
 from tests.support.server_peers import Peer
 
 ANSWER = {"question_0": "blue", "confirm": True, "count": 4}
@@ -241,3 +252,29 @@ async def test_a_gateway_restart(remote: Remote, kernel: Kernel) -> None:
     finally:
         await later.cells.stop()
         await call(login, f"api/kernels/{later.kernel_id}", method="DELETE")
+
+
+def test_a_notebook_page_reaches_its_kernel_and_answers_a_card(remote: Remote, page: Page) -> None:
+    """JupyterLab in Chromium: the kernel WebSocket's handshake succeeds (the extension's
+    gateway connection speaks v1 with the page), the chat runs in server mode, and a card
+    is answered while a cell sleeps."""
+    lab = remote.lab
+    first = 'from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nprint(chat.mode)\nchat'
+    filename = write_notebook(
+        lab,
+        unique("gateway"),
+        [first, 'turn_number = chat.send_prompt("ask-user")', "import time\ntime.sleep(30)"],
+    )
+    open_notebook(page, lab, filename)
+    expect(run_cell(page, 0).locator(".jp-OutputArea-output").first).to_have_text("server")
+    expect(chat(page).locator(".acpnb-header-note")).to_be_hidden()
+    run_cell(page, 1)
+    card = question_card(page)
+    expect(card).to_be_visible()
+    busy = run_cell(page, 2, wait=False).locator(".jp-InputPrompt")
+    expect(busy).to_have_text("[*]:")
+    card.get_by_role("radio", name="Blue").check()
+    card.get_by_role("button", name="Answer").click()
+    expect(card).to_have_count(0)
+    expect(agent_text(page)).to_contain_text('"question_0":"blue"')
+    expect(busy).to_have_text("[*]:")
