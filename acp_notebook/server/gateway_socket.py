@@ -55,6 +55,18 @@ class V1GatewayConnection(GatewayWebSocketConnection):
         else:
             super().handle_incoming_message(json.dumps(msg))
 
+    def _write_message(self, message: str | bytes) -> None:
+        """To the gateway: the legacy protocol's binary form as a binary frame (the
+        gateway connection's own write sends every message as text)."""
+        if not isinstance(message, bytes):
+            super()._write_message(message)  # type: ignore[no-untyped-call]
+            return
+        try:
+            if not self.disconnected and self.ws is not None:
+                self.ws.write_message(message, binary=True)
+        except Exception as exc:  # as the gateway connection's own write: logged, dropped
+            self.log.error("Exception writing message to websocket: %s", exc)
+
     def handle_outgoing_message(self, incoming_msg: str, *args: Any) -> None:
         """From the gateway, to the page."""
         if not self._v1_page():

@@ -2,9 +2,9 @@
 
 One gateway (its own environment, kernels as local processes) and one JupyterLab server
 pointed at it (``--gateway-url``) for the module. The kernels are driven as a notebook
-page drives them, through the Lab server's kernel WebSocket (from Python: JupyterLab 4.6
-in gateway mode fails that socket's subprotocol handshake in Chromium, upstream
-jupyterlab#14977), and the chats through the extension's browser socket and REST API.
+page drives them, through the Lab server's kernel WebSocket (from Python, and once from
+JupyterLab in Chromium), and the chats through the extension's browser socket and REST
+API.
 """
 
 from __future__ import annotations
@@ -278,3 +278,25 @@ def test_a_notebook_page_reaches_its_kernel_and_answers_a_card(remote: Remote, p
     expect(card).to_have_count(0)
     expect(agent_text(page)).to_contain_text('"question_0":"blue"')
     expect(busy).to_have_text("[*]:")
+
+
+async def test_the_v1_protocol_through_the_gateway(remote: Remote, kernel: Kernel) -> None:
+    """What JupyterLab speaks (v1, binary frames) is translated both ways, buffers too."""
+    v1 = await ChannelsClient.open(remote.lab.port, kernel.kernel_id, kernel.login.headers(), True)
+    assert v1.v1
+    cells = Cells(v1)
+    try:
+        registered = (
+            "def echo(comm, opened):\n"
+            "    comm.on_msg(lambda msg: print('buffers:', [bytes(b) for b in msg['buffers']]))\n"
+            "get_ipython().kernel.comm_manager.register_target('echo', echo)\n"
+            "print('ready')"
+        )
+        assert (await cells.run(registered, timeout=60)).strip() == "ready"
+        comm = {"comm_id": "c1", "target_name": "echo", "data": {}}
+        v1.send("comm_open", comm)
+        sent = v1.send("comm_msg", {"comm_id": "c1", "data": {}}, [b"\x00\xffbin", b"two"])
+        await cells.finished(sent)
+        assert cells.stdout[sent].strip() == "buffers: [b'\\x00\\xffbin', b'two']"
+    finally:
+        await cells.stop()

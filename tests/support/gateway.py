@@ -19,12 +19,19 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_msg_from_ws_v1,
+    serialize_msg_to_ws_v1,
+)
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from acp_notebook.server.gateway_socket import PARTS, V1
 
 from .lab import REPO, START_TIMEOUT, TOKEN, free_port
 from .user_env import user_env
@@ -137,27 +144,36 @@ def start_gateway(base: Path) -> Gateway:
 
 class ChannelsClient:
     """A notebook frontend's kernel client over the Lab server's kernel WebSocket
-    (``/api/kernels/<id>/channels``, the legacy JSON protocol): what ``Cells`` drives."""
+    (``/api/kernels/<id>/channels``): what ``Cells`` drives. The legacy JSON protocol, or
+    with ``v1`` the binary one JupyterLab speaks."""
 
     def __init__(self, ws: WebSocketClientConnection) -> None:
         self.ws = ws
+        self.v1 = ws.selected_subprotocol == V1
         self.session = uuid.uuid4().hex
         self._iopub: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
     async def open(
-        cls, port: int, kernel_id: str, headers: dict[str, str] | None = None
+        cls, port: int, kernel_id: str, headers: dict[str, str] | None = None, v1: bool = False
     ) -> ChannelsClient:
         """Logged in by ``headers`` (a login's cookies), else by the token."""
         url = f"ws://127.0.0.1:{port}/api/kernels/{kernel_id}/channels"
         if headers is None:
             url += f"?token={TOKEN}"
-        return cls(await websocket_connect(HTTPRequest(url, headers=headers)))
+        request = HTTPRequest(url, headers=headers)
+        ws = await websocket_connect(request, subprotocols=[V1] if v1 else None)
+        return cls(ws)
 
     async def _read(self) -> None:
         while (raw := await self.ws.read_message()) is not None:
-            msg = json.loads(raw)
+            if isinstance(raw, bytes):  # v1
+                channel, parts = deserialize_msg_from_ws_v1(raw)
+                msg = dict(zip(PARTS, map(json.loads, parts[: len(PARTS)]), strict=True))
+                msg.update(channel=channel, msg_type=msg["header"].get("msg_type"))
+            else:
+                msg = json.loads(raw)
             if msg.get("channel") == "iopub":
                 self._iopub.put_nowait(msg)
 
@@ -165,15 +181,6 @@ class ChannelsClient:
         return await self._iopub.get()
 
     def execute(self, code: str) -> str:
-        msg_id = uuid.uuid4().hex
-        header = {
-            "msg_id": msg_id,
-            "msg_type": "execute_request",
-            "session": self.session,
-            "username": "test",
-            "date": "",
-            "version": "5.3",
-        }
         content = {
             "code": code,
             "silent": False,
@@ -182,8 +189,26 @@ class ChannelsClient:
             "allow_stdin": False,
             "stop_on_error": True,
         }
+        return self.send("execute_request", content)
+
+    def send(self, msg_type: str, content: dict[str, Any], buffers: Sequence[bytes] = ()) -> str:
+        """A shell message; its msg_id."""
+        msg_id = uuid.uuid4().hex
+        header = {
+            "msg_id": msg_id,
+            "msg_type": msg_type,
+            "session": self.session,
+            "username": "test",
+            "date": "",
+            "version": "5.3",
+        }
         message = {"header": header, "parent_header": {}, "metadata": {}, "content": content}
-        self.ws.write_message(json.dumps({**message, "channel": "shell", "buffers": []}))
+        if self.v1:
+            parts = [json.dumps(message[name]).encode() for name in PARTS]
+            self.ws.write_message(serialize_msg_to_ws_v1([*parts, *buffers], "shell"), True)
+        else:
+            assert not buffers, "buffers need the v1 protocol here"
+            self.ws.write_message(json.dumps({**message, "channel": "shell", "buffers": []}))
         return msg_id
 
     def stop_channels(self) -> None:
