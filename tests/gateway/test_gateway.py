@@ -164,15 +164,7 @@ async def test_a_card_is_answered_while_a_cell_sleeps(remote: Remote, kernel: Ke
     assert await kernel.cells.line(blocking, "turn:") == 1
     tab = await login.browser(kernel.kernel_id, chat_id)
     card = await tab.card(chat_id)
-    ack = await tab.request(
-        {
-            "type": "chat:elicitation.respond",
-            "chatId": chat_id,
-            "requestId": card["requestId"],
-            "action": "accept",
-            "values": ANSWER,
-        }
-    )
+    ack = await tab.respond(chat_id, card, action="accept", values=ANSWER)
     assert ack["accepted"], ack
     ended = await tab.event(chat_id, "turn_ended", turn=1, timeout=30)
     assert ended["stopReason"] == "end_turn"

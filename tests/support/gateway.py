@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -34,6 +32,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from acp_notebook.server.gateway_socket import PARTS, V1
 
 from .lab import REPO, START_TIMEOUT, TOKEN, free_port
+from .processes import terminate
 from .user_env import user_env
 
 VENV = REPO / ".venv-gateway"
@@ -70,14 +69,7 @@ class Gateway:
 
     def stop(self) -> None:
         """SIGTERM: EG shuts down every kernel it runs, then exits."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        terminate(self.proc, 30)
 
     def restart(self) -> None:
         self.stop()
