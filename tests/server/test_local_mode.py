@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
-from acp_notebook.wire.kernel_auth import KEY_ENV, SECRET_ENV, URL_ENV
+from acp_notebook.wire.kernel_auth import KERNEL_URL_ENV, KEY_ENV, SECRET_ENV, URL_ENV
 from tests.support.frontend import Cells, local_kernel
 
 
@@ -81,3 +81,20 @@ async def test_a_refused_proof_says_so(start_kernel: Any, cells: Any) -> None:
         "print(chat.mode, chat.local_reason)\n"
     )
     assert out.split() == ["local", "refused"]
+
+
+# No server listens there (the port of a socket just closed).
+ELSEWHERE = f"http://127.0.0.1:{closed_port()}/"
+
+
+@pytest.mark.acp_config(AcpNotebookApp={"kernel_url": ELSEWHERE})
+async def test_kernels_get_the_configured_url(start_kernel: Any, cells: Any) -> None:
+    """``kernel_url``: where kernels on other machines reach the server; they get it."""
+    kernel = await cells(await start_kernel())
+    out = await kernel.run(
+        "import os\n"
+        "from acp_notebook.kernel.chat import Chat\n"
+        "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
+        f"print(os.environ[{KERNEL_URL_ENV!r}], chat.mode, chat.local_reason)\n"
+    )
+    assert out.split() == [ELSEWHERE, "local", "unreachable"]
