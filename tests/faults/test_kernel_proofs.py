@@ -80,3 +80,15 @@ async def test_a_non_ascii_proof_is_refused(start_kernel: Any, ws_url: Any, proo
     kernel_id = await start_kernel()
     headers = {**proof_of(kernel_id, time.time()), PROOF_HEADER: "\u00e9" * 64}
     assert await status(ws_url("acp-notebook/ws/kernel"), headers) == 403
+
+
+@pytest.mark.fault("a kernel with no issued key (started past the extension's hook)")
+async def test_a_kernel_without_an_issued_key_proves_with_its_session_key(
+    start_kernel: Any, ws_url: Any, jp_serverapp: ServerApp, extension: Any
+) -> None:
+    # As a kernel that only inherited the server's variables: its session key, as before.
+    kernel_id = await start_kernel()
+    extension.kernel_keys.forget(kernel_id)
+    session_key = jp_serverapp.kernel_manager.get_kernel(kernel_id).session.key
+    headers = auth_headers(extension.secret, session_key, kernel_id, time.time())
+    assert await status(ws_url("acp-notebook/ws/kernel"), headers) == 101
