@@ -5,6 +5,8 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+# Enterprise Gateway for tests/gateway, in its own environment: it pins jupyter_server<2.
+GATEWAY_STAMP := .venv-gateway/.installed
 
 .PHONY: demo test setup lint typecheck pytest jstest clean bench
 
@@ -12,19 +14,16 @@ STAMP   := $(VENV)/.installed
 demo: setup
 	$(BIN)/jupyter lab notebooks/quickstart.ipynb $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
-test: setup lint typecheck jstest pytest
+test: setup $(GATEWAY_STAMP) lint typecheck jstest pytest
 
 # Every benchmark, one table (README "Performance"); bench/run.py --quick: smaller sizes.
 bench: setup
 	$(BIN)/python bench/run.py
 
-# Enterprise Gateway for tests/gateway, in its own environment: it pins jupyter_server<2.
-GATEWAY_STAMP := .venv-gateway/.installed
-
 AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
 	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json
 
-setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES) $(GATEWAY_STAMP)
+setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES)
 	$(BIN)/python scripts/ensure_chromium.py
 
 $(STAMP): pyproject.toml js/package.json
