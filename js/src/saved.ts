@@ -40,6 +40,12 @@ export interface SavedChatDeps {
   showLive(host: HTMLElement, kernelId: string, chatId: string): void;
   /** Opens the chat; resolves to its id or rejects with a readable reason. */
   openChat(body: OpenChatBody): Promise<string>;
+  /**
+   * Null once the server (or the kernel) said the chat is gone: its open questions are shown
+   * cancelled and the chat exited. Otherwise the chat may live on where this page cannot see
+   * it, and the status line says only this (a saved transcript, waiting for the kernel).
+   */
+  copyNote: string | null;
 }
 
 /** Python: `contracts.valid_session_id`. The file is anyone's: an id that is too long or
@@ -77,7 +83,8 @@ export function readSavedChat(d: unknown): SavedChat | null {
  * button when the agent can load its session. Returns the cleanup. `host` is left as it
  * was for data that is not a saved chat we can paint (the caller falls back to the
  * output's `text/html`). Call it where the live chat is missing: not on this server, or
- * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart).
+ * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart), or
+ * where nobody can say whether it lives (`copyNote`).
  */
 export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedChatDeps): () => void {
   const saved = readSavedChat(data);
@@ -90,8 +97,11 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
   view.el.classList.add("acpnb-saved");
   try {
     view.paint(saved.snapshot);
-    view.endedWithServer(); // a saved chat has no agent behind it: its open questions are over
+    if (deps.copyNote === null) view.endedWithServer();
+    else view.savedCopy(deps.copyNote);
     view.flush();
+    // A copy's open questions stay as saved, but are not answered from here.
+    for (const card of view.el.querySelectorAll(".acpnb-card")) card.setAttribute("inert", "");
   } catch {
     // The notebook file is anyone's: a snapshot we cannot paint leaves the next renderer.
     view.dispose();

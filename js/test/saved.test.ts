@@ -60,6 +60,7 @@ describe("renderSavedChat", () => {
       kernelId: () => null,
       showLive: () => {},
       openChat: noChat,
+      copyNote: null,
     });
     expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent)).toEqual([
       "remember 42",
@@ -69,6 +70,24 @@ describe("renderSavedChat", () => {
     expect(host.querySelector(".acpnb-card-elicitation")).toBeNull();
     expect(host.textContent).toContain("questions still open were cancelled");
     expect(host.querySelector(".acpnb-root")?.classList.contains("acpnb-saved")).toBe(true);
+    expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
+  });
+
+  it("as a copy, says what it shows and leaves the open question as saved, unanswerable", () => {
+    const host = document.createElement("div");
+    renderSavedChat(host, saved(), {
+      t: translator("en"),
+      kernelId: () => null,
+      showLive: () => {},
+      openChat: noChat,
+      copyNote: "waiting for the kernel…",
+    });
+    expect(host.querySelector(".acpnb-status")?.textContent).toBe("waiting for the kernel…");
+    expect(host.textContent).not.toContain("cancelled");
+    expect(host.textContent).not.toContain("exited");
+    const card = host.querySelector(".acpnb-card-elicitation");
+    expect(card?.textContent).toContain("Pick one");
+    expect(card?.hasAttribute("inert")).toBe(true);
     expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
   });
 
@@ -89,6 +108,7 @@ describe("renderSavedChat", () => {
         if (bodies.length === 1) throw new Error("agent claude-code is not allowed on this server");
         return "c-new";
       },
+      copyNote: null,
     });
     const button = host.querySelector<HTMLButtonElement>(".acpnb-continue-btn");
     expect(button?.textContent).toBe("Continue");
@@ -120,6 +140,7 @@ describe("renderSavedChat", () => {
       kernelId: () => "k",
       showLive: () => {},
       openChat: noChat,
+      copyNote: null,
     });
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
     expect(host.textContent).toContain("claude-code cannot continue an earlier session");
@@ -137,7 +158,13 @@ describe("renderSavedChat", () => {
     renderSavedChat(
       empty,
       { version: 1 },
-      { t: translator("en"), kernelId: () => "k", showLive: () => {}, openChat: noChat },
+      {
+        t: translator("en"),
+        kernelId: () => "k",
+        showLive: () => {},
+        openChat: noChat,
+        copyNote: null,
+      },
     );
     expect(empty.childElementCount).toBe(0);
   });
@@ -155,6 +182,7 @@ describe("hostile saved data", () => {
       kernelId: () => "k",
       showLive: () => {},
       openChat: noChat,
+      copyNote: null,
     });
     expect(host.textContent).toBe("fallback");
   });
@@ -183,6 +211,7 @@ describe("a saved session id", () => {
         posted.push(body);
         return "c";
       },
+      copyNote: null,
     });
     // The transcript stays; no Continue, and the note says why.
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
