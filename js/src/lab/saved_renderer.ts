@@ -152,14 +152,15 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   }
 
   // The widget shows a local-mode chat while its kernel still has it. Until the widget
-  // manager has asked the kernel, the saved copy says "waiting for the kernel" and the
-  // view is made again; once the manager says the kernel has no such model, it ended.
+  // manager has asked the kernel (a cell that blocks it holds the answer up), the saved
+  // copy says "waiting for the kernel" and the view is made again every WIDGET_RETRY_MS;
+  // once the manager says the kernel has no such model, the chat ended with its kernel.
   private async showWidget(
     model: IRenderMime.IMimeModel,
     chatId: string,
     generation: number,
   ): Promise<void> {
-    let waiting = false;
+    this.paintSaved(this.data, "waitingForKernel");
     for (;;) {
       const kernel = await this.link.kernelReady();
       // The widget manager registers its renderer for the kernel right after (a task later).
@@ -188,8 +189,6 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
         this.paintSaved(this.data, shows === "missing" ? null : "savedTranscript");
         return;
       }
-      if (!waiting) this.paintSaved(this.data, "waitingForKernel");
-      waiting = true;
     }
   }
 
