@@ -42,8 +42,9 @@ export interface SavedChatDeps {
   openChat(body: OpenChatBody): Promise<string>;
   /**
    * Null once the server (or the kernel) said the chat is gone: its open questions are shown
-   * cancelled and the chat exited. Otherwise the chat may live on where this page cannot see
-   * it, and the status line says only this (a saved transcript, waiting for the kernel).
+   * cancelled and the chat exited, with Continue. Otherwise the chat may live on where this
+   * page cannot see it: the status line says only this (a saved transcript, waiting for
+   * the kernel), and there is no Continue.
    */
   copyNote: string | null;
 }
@@ -107,46 +108,49 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
     view.dispose();
     return () => {};
   }
-  const bar = el("div", "acpnb-continue");
-  bar.setAttribute("aria-label", t("savedTranscript"));
-  const note = el("span", "acpnb-continue-note");
-  bar.append(note);
-  if (saved.canLoad && saved.sessionId !== null) {
-    const sessionId = saved.sessionId;
-    const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
-    button.type = "button";
-    button.title = t("continueHint", { agent: isolate(saved.agent) });
-    button.addEventListener("click", () => {
-      const kernel = deps.kernelId();
-      if (kernel === null) {
-        note.textContent = t("continueNoKernel");
-        return;
-      }
-      button.disabled = true;
-      note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
-      const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
-      if (saved.cwd !== null) body.cwd = saved.cwd;
-      if (saved.mode !== null) body.mode = saved.mode;
-      deps.openChat(body).then(
-        (chatId) => {
-          cleanup();
-          deps.showLive(host, kernel, chatId);
-        },
-        (error: unknown) => {
-          button.disabled = false;
-          note.textContent = t("failed", {
-            reason: isolate(String((error as Error)?.message ?? error)),
-          });
-        },
-      );
-    });
-    bar.prepend(button);
-  } else if (saved.badSessionId) {
-    note.textContent = t("continueBadSession");
-  } else {
-    note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
+  // A copy's chat may live on elsewhere: continuing its session would make two of it.
+  if (deps.copyNote === null) {
+    const bar = el("div", "acpnb-continue");
+    bar.setAttribute("aria-label", t("savedTranscript"));
+    const note = el("span", "acpnb-continue-note");
+    bar.append(note);
+    if (saved.canLoad && saved.sessionId !== null) {
+      const sessionId = saved.sessionId;
+      const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
+      button.type = "button";
+      button.title = t("continueHint", { agent: isolate(saved.agent) });
+      button.addEventListener("click", () => {
+        const kernel = deps.kernelId();
+        if (kernel === null) {
+          note.textContent = t("continueNoKernel");
+          return;
+        }
+        button.disabled = true;
+        note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
+        const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
+        if (saved.cwd !== null) body.cwd = saved.cwd;
+        if (saved.mode !== null) body.mode = saved.mode;
+        deps.openChat(body).then(
+          (chatId) => {
+            cleanup();
+            deps.showLive(host, kernel, chatId);
+          },
+          (error: unknown) => {
+            button.disabled = false;
+            note.textContent = t("failed", {
+              reason: isolate(String((error as Error)?.message ?? error)),
+            });
+          },
+        );
+      });
+      bar.prepend(button);
+    } else if (saved.badSessionId) {
+      note.textContent = t("continueBadSession");
+    } else {
+      note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
+    }
+    view.el.append(bar);
   }
-  view.el.append(bar);
   host.replaceChildren(view.el);
   const cleanup = (): void => {
     view.dispose();

@@ -84,7 +84,7 @@ describe("renderSavedChat", () => {
     expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
   });
 
-  it("as a copy, says what it shows and leaves the open question as saved, unanswerable", () => {
+  it("as a copy, says what it shows, leaves the open question as saved and offers no Continue", () => {
     const host = document.createElement("div");
     renderSavedChat(host, saved(), deps({ copyNote: "waiting for the kernel…" }));
     expect(host.querySelector(".acpnb-status")?.textContent).toBe("waiting for the kernel…");
@@ -93,6 +93,8 @@ describe("renderSavedChat", () => {
     const card = host.querySelector(".acpnb-card-elicitation");
     expect(card?.textContent).toContain("Pick one");
     expect(card?.hasAttribute("inert")).toBe(true);
+    // Its chat may live on elsewhere: no Continue that would start its session twice.
+    expect(host.querySelector(".acpnb-continue")).toBeNull();
     expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
   });
 
