@@ -11,7 +11,7 @@ import { Panel } from "@lumino/widgets";
 import { SAVED_MIME } from "../contracts";
 import { el } from "../dom";
 import { resolveLocale, type Translate, translator } from "../i18n";
-import { acquire, type Live } from "../live";
+import { acquire, adoptable, type Live } from "../live";
 import { mountChat, socketModel } from "../mount";
 import { readSavedChat, renderSavedChat } from "../saved";
 import { chatLiveness, openChat } from "./api";
@@ -46,6 +46,10 @@ export interface NotebookLink {
 function localeOf(data: unknown): Translate {
   const locale = (data as { locale?: unknown }).locale;
   return translator(resolveLocale(typeof locale === "string" ? locale : ""));
+}
+
+function liveKey(kernelId: string, chatId: string): string {
+  return `${kernelId}/${chatId}`;
 }
 
 /** A live chat view as `acquire` keeps it, with the saved snapshot's way in. */
@@ -96,6 +100,12 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
       else this.paintSaved(data, "savedTranscript");
       return;
     }
+    // A re-render of an output this page showed live a moment ago (a shared notebook's
+    // output comes anew at every turn end) takes its view back at once.
+    if (adoptable(liveKey(saved.kernelId, saved.chatId))) {
+      this.showLive(saved.kernelId, saved.chatId, data);
+      return;
+    }
     const notebookKernel = model.trusted ? null : await this.link.kernelReady();
     const liveness = await chatLiveness(saved.kernelId, saved.chatId);
     if (generation !== this.generation) return;
@@ -112,7 +122,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   // One live view per chat, adopted across re-renders (each turn end re-renders the output).
   private showLive(kernelId: string, chatId: string, data: unknown): void {
     this.clear();
-    const { live, release } = acquire(`${kernelId}/${chatId}`, () => {
+    const { live, release } = acquire(liveKey(kernelId, chatId), () => {
       const chat = mountChat(
         socketModel(kernelId, chatId),
         localeOf(data),
