@@ -1,19 +1,17 @@
 """A chat's saved output in a real JupyterLab: kept current at every turn end without
 re-rendering the live chat (no new socket, no resent history); never saying the chat
-ended while it lives (an unsigned notebook, a collaborator joining a shared notebook even
-mid-question, a reload in local mode), only once the server or the kernel answered that
-it is gone."""
+ended while it lives (an unsigned notebook, a reload in local mode; a collaborator of a
+shared notebook: tests/faults/test_collaborator_browser.py), only once the server or the
+kernel answered that it is gone."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
-import pytest
 from nbformat.sign import NotebookNotary
-from playwright.sync_api import Browser, Locator, Page, WebSocket, expect
+from playwright.sync_api import Page, WebSocket, expect
 
 from acp_notebook.wire.contracts import SAVED_MIME
 from tests.support.lab import (
@@ -31,6 +29,7 @@ from tests.support.lab import (
     unique,
     write_notebook,
 )
+from tests.support.saved_views import CHAT, answer, chat_output, endings, live_card, watch_endings
 
 TURNS = 10
 
@@ -133,47 +132,6 @@ def test_a_server_restart_never_loses_a_pending_question_silently(
         lab.stop()
 
 
-# Records every status line of a chat that says it exited, from the page's first moment:
-# a false ending shown for a moment is as wrong as one that stays.
-WATCH_ENDINGS = """
-window.__acpEndings = [];
-new MutationObserver(() => {
-  for (const status of document.querySelectorAll(".acpnb-status")) {
-    const text = status.textContent ?? "";
-    if (text.startsWith("exited") && !window.__acpEndings.includes(text)) {
-      window.__acpEndings.push(text);
-    }
-  }
-}).observe(document, { subtree: true, childList: true, characterData: true });
-"""
-
-CHAT = "from acp_notebook import Chat\nchat = Chat('demo'{args})\nawait chat.ready()\nchat"
-
-
-def watch_endings(page: Page) -> None:
-    page.add_init_script(WATCH_ENDINGS)
-
-
-def endings(page: Page) -> list[str]:
-    found: list[str] = page.evaluate("window.__acpEndings")
-    return found
-
-
-def chat_output(page: Page) -> Locator:
-    return cell(page, 0).locator(".jp-OutputArea-output").last
-
-
-def live_card(page: Page) -> Locator:
-    """The chat's question card that can be answered (a saved copy's cards are inert)."""
-    return chat_output(page).locator(".acpnb-card-elicitation:not([inert])")
-
-
-def answer(card: Locator, colour: str) -> None:
-    expect(card).to_be_visible(timeout=60_000)
-    card.get_by_role("radio", name=colour).check()
-    card.get_by_role("button", name="Answer").click()
-
-
 def test_an_unsigned_notebook_shows_its_live_chat(page: Page, server: JupyterServer) -> None:
     watch_endings(page)
     filename = write_notebook(
@@ -248,54 +206,3 @@ def test_a_local_mode_reload_keeps_the_pending_card(page: Page, server: JupyterS
         '"question_0":"blue"'
     )
     assert endings(page) == []
-
-
-@pytest.fixture(scope="module")
-def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    lab = start_server(tmp_path_factory.mktemp("jupyter-rtc-saved"), rtc=True)
-    try:
-        assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
-        yield lab
-    finally:
-        lab.stop()
-
-
-def test_collaborators_see_the_live_chat_even_joining_mid_question(
-    page: Page, browser: Browser, rtc_server: JupyterServer
-) -> None:
-    # The owner's outputs reach the others through the shared document, untrusted there.
-    filename = write_notebook(rtc_server, unique("rtc-chat"), [CHAT.format(args="")])
-    pages: list[Page] = []
-    try:
-        early = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        pages.append(early)
-        for each in (page, early):
-            watch_endings(each)
-            open_notebook(each, rtc_server, filename)
-        run_cell(page, 0)
-        # The early collaborator sees the chat appear live, without a reload; each turn
-        # end re-renders the output there and the chat stays live.
-        for n in (1, 2):
-            send(page, f"turn {n}")
-            for each in (page, early):
-                expect(agent_text(each)).to_contain_text(f"You said: turn {n}")
-                expect(chat_output(each).locator(".acpnb-status")).to_have_text("idle")
-        send(page, "ask-user")
-        expect(question_card(early)).to_be_visible()
-
-        # One more joins while the question is pending: the live chat and its card.
-        late = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        pages.append(late)
-        watch_endings(late)
-        open_notebook(late, rtc_server, filename)
-        expect(live_card(late)).to_be_visible(timeout=60_000)
-
-        answer(live_card(page), "Green")
-        for each in (page, early, late):
-            expect(question_card(each)).to_have_count(0)
-            expect(agent_text(each)).to_contain_text('"question_0":"green"')
-        for each in (page, early, late):
-            assert endings(each) == []
-    finally:
-        for each in pages:
-            each.context.close()
