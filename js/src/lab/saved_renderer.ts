@@ -94,9 +94,10 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
     this.clear();
     if (saved === null) return;
     const generation = this.generation;
-    // A local-mode chat (no kernel id: its hub is in the kernel) is asked of the kernel.
+    // A local-mode chat (no kernel id: its hub is in the kernel) is asked of the kernel,
+    // for as long as it takes: the render is done once the saved copy shows.
     if (saved.kernelId === "") {
-      if (WIDGET_MIME in model.data) await this.showWidget(model, saved.chatId, generation);
+      if (WIDGET_MIME in model.data) void this.showWidget(model, saved.chatId, generation);
       else this.paintSaved(data, "savedTranscript");
       return;
     }
