@@ -109,7 +109,8 @@ export class Header {
     return box;
   }
 
-  update(state: ChatState, connected: boolean): void {
+  /** `note`: the status line's text instead of the chat's status (a saved copy says what it is). */
+  update(state: ChatState, connected: boolean, note: string | null = null): void {
     const { t } = this;
     setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
@@ -117,7 +118,7 @@ export class Header {
     if (this.status.dataset.status !== state.agent.status) {
       this.status.dataset.status = state.agent.status;
     }
-    setText(this.status, this.statusText(state, connected));
+    setText(this.status, note ?? this.statusText(state, connected));
     if (this.stop.hidden === state.turn.active) this.stop.hidden = !state.turn.active;
     const u = state.usage;
     let usage = "";

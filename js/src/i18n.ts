@@ -106,6 +106,7 @@ const en = {
   continueBadSession: "this saved chat's session id is not valid: it cannot be continued",
   continuing: "starting {agent}…",
   savedTranscript: "saved conversation",
+  waitingForKernel: "waiting for the kernel…",
   droppedItems:
     "{items} earlier items and {characters} characters of a long message are no longer kept",
   copy: "Copy",
@@ -234,6 +235,7 @@ const zh: Strings = {
   continueBadSession: "此保存对话的会话 ID 无效，无法继续",
   continuing: "正在启动 {agent}…",
   savedTranscript: "已保存的对话",
+  waitingForKernel: "正在等待内核…",
   droppedItems: "较早的 {items} 个条目和一条长消息中的 {characters} 个字符已不再保留",
   copy: "复制",
   copied: "已复制",

@@ -117,6 +117,8 @@ export class ChatView {
   private connected = false;
   /** The chat is gone from the server: nothing is coming, so nothing is "connecting". */
   private gone = false;
+  /** A saved copy's status line (see savedCopy), in place of the chat's status. */
+  private note: string | null = null;
   private cancelFrame: (() => void) | null = null;
   /**
    * Whether the transcript follows new text: until the user scrolls up. Kept from scroll
@@ -220,6 +222,17 @@ export class ChatView {
     this.header.showNote(reason !== "" && hasKey(key) ? this.t(key) : null);
   }
 
+  /**
+   * This view shows a saved copy of a chat that may still live elsewhere (nothing here says
+   * it ended): the status line says `note`, nothing is "connecting", open questions stay as
+   * they were saved, and the composer is off.
+   */
+  savedCopy(note: string): void {
+    this.gone = true;
+    this.note = note;
+    this.requestFrame();
+  }
+
   /** Shows a failure of the link itself (not of one request) in the header. */
   showError(text: string): void {
     this.header.showError(text);
@@ -282,9 +295,9 @@ export class ChatView {
       this.planDirty = false;
       this.plan.update(this.state.plan);
     }
-    this.header.update(this.state, this.connected || this.gone);
+    this.header.update(this.state, this.connected || this.gone, this.note);
     this.showDropped();
-    this.composer.setEnabled(this.state.agent.status !== "exited");
+    this.composer.setEnabled(this.state.agent.status !== "exited" && this.note === null);
     this.tick();
     if (this.stuck) {
       const bottom = box.scrollHeight - box.clientHeight;
