@@ -5,6 +5,8 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+# Enterprise Gateway for tests/gateway, in its own environment: it pins jupyter_server<2.
+GATEWAY_STAMP := .venv-gateway/.installed
 
 .PHONY: demo test setup lint typecheck pytest jstest clean bench
 
@@ -12,7 +14,7 @@ STAMP   := $(VENV)/.installed
 demo: setup
 	$(BIN)/jupyter lab notebooks/quickstart.ipynb $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
-test: setup lint typecheck jstest pytest
+test: setup $(GATEWAY_STAMP) lint typecheck jstest pytest
 
 # Every benchmark, one table (README "Performance"); bench/run.py --quick: smaller sizes.
 bench: setup
@@ -30,6 +32,11 @@ $(STAMP): pyproject.toml js/package.json
 	$(BIN)/pip install -q -e ".[test]"
 	# An editable install links the JupyterLab extension's build output (js/ builds it).
 	$(BIN)/jupyter-builder develop --overwrite .
+	touch $@
+
+$(GATEWAY_STAMP): tests/gateway/requirements.txt
+	$(PY) -m venv .venv-gateway
+	.venv-gateway/bin/pip install -q -r tests/gateway/requirements.txt
 	touch $@
 
 js/node_modules/.package-lock.json: js/package-lock.json
@@ -58,4 +65,4 @@ pytest:
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) js/node_modules js/lib tests/*/node_modules acp_notebook/static acp_notebook/labextension
+	rm -rf $(VENV) .venv-gateway js/node_modules js/lib tests/*/node_modules acp_notebook/static acp_notebook/labextension

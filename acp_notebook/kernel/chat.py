@@ -41,7 +41,7 @@ from ..wire.contracts import (
 from ..wire.errors import ChatError, InvalidRequest, error_for
 from . import transcript, widget_code
 from .local_transport import Client
-from .server_transport import connect, execute_id
+from .server_transport import connect, execute_id, why_local
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -153,6 +153,8 @@ class Chat(anywidget.AnyWidget):
     transport = traitlets.Unicode("").tag(sync=True)
     snapshot = traitlets.Dict().tag(sync=True)
     locale = traitlets.Unicode("").tag(sync=True)
+    # In local mode though not asked for: why server mode was not reached (the header says).
+    local_reason = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -182,7 +184,8 @@ class Chat(anywidget.AnyWidget):
         client = connect(transport)
         running_cell.watch()  # kernel_state names the cell that runs, from the next one on
         loader = widget_code.server_esm() if client.mode == "server" else None
-        super().__init__(locale=locale, **({"_esm": loader} if loader else {}))
+        reason = why_local() if client.mode == "local" else ""
+        super().__init__(locale=locale, local_reason=reason, **({"_esm": loader} if loader else {}))
         self.agent = agent or (os.path.basename(command[0]) if command else "demo")
         # Resolved here: in server mode the agent runs in the server's process.
         self.cwd = os.path.abspath(cwd or os.getcwd())
@@ -292,7 +295,8 @@ class Chat(anywidget.AnyWidget):
 
     @property
     def mode(self) -> str:
-        """``server`` (through the Jupyter server extension) or ``local`` (in this kernel)."""
+        """``server`` (through the Jupyter server extension) or ``local`` (in this kernel);
+        ``local_reason`` says why server mode was not reached, if it was not asked for."""
         return self._client.mode
 
     @property

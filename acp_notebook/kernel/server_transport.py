@@ -20,6 +20,7 @@ import ssl
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection
@@ -30,7 +31,14 @@ from ..notebook_tools import kernel_side as kernel_tools
 from ..notebook_tools.variables import ipython_shell
 from ..wire import bounded_json
 from ..wire.contracts import KERNEL_ANSWER, KERNEL_QUERY, Frame, KernelQuery, error_ack, why_invalid
-from ..wire.kernel_auth import SECRET_ENV, URL_ENV, auth_headers
+from ..wire.kernel_auth import (
+    KERNEL_SECRET_ENV,
+    KERNEL_URL_ENV,
+    KEY_ENV,
+    SECRET_ENV,
+    URL_ENV,
+    auth_headers,
+)
 from .local_transport import Client, Disconnected, local_client
 
 log = logging.getLogger(__name__)
@@ -44,6 +52,7 @@ MAX_BACKOFF = 5.0
 MAX_FRAME_BYTES = 1 << 30
 MAX_FRAME_CONTAINERS = 20_000_000
 KERNEL_PATH = "acp-notebook/ws/kernel"
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 LOST = "lost the connection to the Jupyter server"
 # What a failed connection attempt raises (the timeouts are distinct classes on 3.10).
 CONNECT_FAILURES = (
@@ -57,8 +66,9 @@ CONNECT_FAILURES = (
 def kernel_identity() -> tuple[str, bytes] | None:
     """This kernel's id and session key, or None outside a Jupyter-launched ipykernel.
 
-    Jupyter names a kernel's connection file ``kernel-<id>.json``; other launchers
-    (VS Code, nbval) name it differently and get local mode.
+    Jupyter names a kernel's connection file ``kernel-<id>.json``; Enterprise Gateway's
+    launchers on other hosts name it otherwise and set ``KERNEL_ID``; other launchers
+    (VS Code, nbval) do neither and get local mode.
     """
     try:
         from ipykernel.kernelapp import IPKernelApp
@@ -69,9 +79,31 @@ def kernel_identity() -> tuple[str, bytes] | None:
     app = IPKernelApp.instance()
     name = Path(app.connection_file).stem
     key = bytes(app.session.key)
-    if not name.startswith("kernel-") or not key:
+    kernel_id = name.removeprefix("kernel-") if name.startswith("kernel-") else None
+    kernel_id = kernel_id or os.environ.get("KERNEL_ID")
+    if not kernel_id or not key:
         return None
-    return name.removeprefix("kernel-"), key
+    return kernel_id, key
+
+
+# Why the last connect() fell back to local mode, one line for the widget's header.
+NO_VARIABLES = "no-variables"
+UNNAMED = "unnamed"
+REFUSED = "refused"
+UNREACHABLE = "unreachable"
+
+
+def server_variables() -> tuple[str, str, bytes | None] | None:
+    """Where the extension is, its secret, and the key it issued to this kernel (None:
+    prove with the session key). The names a kernel was started with come first: those
+    it inherited may be another server's."""
+    env = os.environ
+    if env.get(KERNEL_URL_ENV) and env.get(KERNEL_SECRET_ENV):
+        issued = env.get(KEY_ENV)
+        return env[KERNEL_URL_ENV], env[KERNEL_SECRET_ENV], issued.encode() if issued else None
+    if env.get(URL_ENV) and env.get(SECRET_ENV):
+        return env[URL_ENV], env[SECRET_ENV], None
+    return None
 
 
 def execute_id() -> str | None:
@@ -102,11 +134,14 @@ class ServerClient(Client):
         self._reader: concurrent.futures.Future[None] | None = None
         self._connected = asyncio.Event()  # bound to the loop that first waits on it
         self._tls: ssl.SSLContext | None = None
+        self.refused = False  # the server answered, and refused this kernel's proof
         if scheme == "https":
-            # The server's own address on this machine: its certificate names a public host.
             self._tls = ssl.create_default_context()
-            self._tls.check_hostname = False
-            self._tls.verify_mode = ssl.CERT_NONE
+            if urlsplit(server_url).hostname in LOOPBACK:
+                # The server's own address on this machine: its certificate names a public
+                # host. An address on another machine (AcpNotebookApp.kernel_url) is checked.
+                self._tls.check_hostname = False
+                self._tls.verify_mode = ssl.CERT_NONE
 
     # ------------------------------------------------------------ connection
 
@@ -125,6 +160,7 @@ class ServerClient(Client):
         try:
             ws = self.thread.submit(self._connect()).result(CONNECT_TIMEOUT + 1)
         except InvalidStatus as exc:
+            self.refused = True
             log.warning(
                 "acp_notebook: the server extension refused this kernel (HTTP %s); using local mode",
                 exc.response.status_code,
@@ -242,20 +278,37 @@ class ServerClient(Client):
 
 _client: ServerClient | None = None
 _lock = threading.Lock()
+_why_local = ""
+
+
+def why_local() -> str:
+    """Why the last ``connect()`` gave local mode: ``NO_VARIABLES``, ``UNNAMED``,
+    ``REFUSED``, ``UNREACHABLE``; "" when it was asked for (``transport="local"``)."""
+    return _why_local
 
 
 def connect(transport: str = "auto") -> Client:
     """Server mode when the extension is reachable, local mode otherwise."""
-    global _client
+    global _client, _why_local
     if transport not in ("auto", "server"):
+        _why_local = ""
         return local_client()
-    url, secret = os.environ.get(URL_ENV), os.environ.get(SECRET_ENV)
-    if url and secret and (identity := kernel_identity()) is not None:
+    variables = server_variables()
+    identity = kernel_identity()
+    if variables is None:
+        _why_local = NO_VARIABLES
+    elif identity is None:
+        _why_local = UNNAMED
+    else:
+        url, secret, issued = variables
         with _lock:
             if _client is None:
-                client = ServerClient(url, secret, *identity)
+                kernel_id, session_key = identity
+                client = ServerClient(url, secret, kernel_id, issued or session_key)
                 if client.start():
                     _client = client
+                else:
+                    _why_local = REFUSED if client.refused else UNREACHABLE
             if _client is not None:
                 return _client
     if transport == "server":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -109,7 +110,10 @@ class Runner:
             self._reconnect = False
             if self._client is None:
                 client = await self._connect()
-                client.start_channels()
+                # A kernel gateway's client starts them over a WebSocket, asynchronously.
+                started = client.start_channels()  # type: ignore[func-returns-value]
+                if inspect.isawaitable(started):
+                    await started
                 await wait_subscribed(client)
                 self._client = client
             run = self._current = _Run(self._client, code, as_cell)

@@ -19,10 +19,11 @@ import functools
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_core.utils import ensure_async
+from jupyter_server.gateway.managers import GatewayKernelManager
 
 from .cells import Part
 from .documents import DocumentSource, LiveDocument
@@ -56,12 +57,14 @@ class ServerBackend:
         self._query = query
 
         async def connect() -> AsyncKernelClient:
+            manager = kernel_manager.get_kernel(kernel_id)
+            if isinstance(manager, GatewayKernelManager):
+                # Behind a kernel gateway: no ports here, a WebSocket of its own to it.
+                return cast(AsyncKernelClient, manager.client())  # type: ignore[no-untyped-call]
             # A session of its own: sharing the manager's would share its zmq identity,
             # and the kernel would drop one of the two clients.
             client = AsyncKernelClient()
-            client.load_connection_info(
-                kernel_manager.get_kernel(kernel_id).get_connection_info(session=False)
-            )
+            client.load_connection_info(manager.get_connection_info(session=False))
             return client
 
         async def interrupt() -> None:

@@ -1,7 +1,9 @@
 """The Jupyter server extension (server mode): hubs per kernel, browser and kernel sockets.
 
-The REST API (agents, chats, Continue), the kernels' proofs of identity, kernel queries
-for the notebook tools, and who may run code in whose kernel. Imports every layer below
+The REST API (agents, chats, Continue), the kernels' proofs of identity (a key issued
+to each kernel at its start, local or behind a kernel gateway), kernel queries for the
+notebook tools, who may run code in whose kernel, and pages' kernel sockets through a
+gateway. Imports every layer below
 the kernel's, and ``kernel.widget_code`` for the bundle it serves.
 """
 

@@ -5,6 +5,7 @@ Configured with traitlets, e.g. in ``jupyter_server_config.py``::
     c.AcpNotebookApp.answer_timeout = 120
     c.AcpNotebookApp.allowed_agents = ["claude-code"]
     c.AcpNotebookApp.allow_commands = False
+    c.AcpNotebookApp.kernel_url = "http://lab-host.example:8888/"  # kernels elsewhere
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_events.logger import EventLogger
 from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.gateway.connections import GatewayWebSocketConnection
 from jupyter_server.serverapp import ServerApp
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.ioloop import PeriodicCallback
@@ -30,8 +32,10 @@ from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
+from .gateway_socket import V1GatewayConnection
 from .handlers import BrowserSocket, KernelSocket
 from .identity import Principals
+from .kernel_keys import KernelKeys
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions, noting_connection
@@ -120,6 +124,12 @@ class AcpNotebookApp(ExtensionApp):
         "an anonymous user per browser (a plain token or password login, no JupyterHub), "
         "else 'per-user'.",
     ).tag(config=True)
+    kernel_url = Unicode(
+        "",
+        help="The URL (base_url included) by which kernels reach this server, for kernels "
+        "on other machines (behind a kernel gateway), e.g. http://lab-host.example:8888/. "
+        "Empty: the server's loopback address, for kernels on this machine.",
+    ).tag(config=True)
     reconcile_interval = Float(
         10.0, help="Seconds between checks for kernels that are gone without a shutdown event."
     ).tag(config=True)
@@ -159,9 +169,13 @@ class AcpNotebookApp(ExtensionApp):
         self.executions = Executions()
         self.principals_of = Principals(self._server.identity_provider, self.principals)
         base = self._server.web_app.settings.get("kernel_websocket_connection_class")
-        if isinstance(base, type) and issubclass(base, ZMQChannelsWebsocketConnection):
+        if base is GatewayWebSocketConnection:
+            base = V1GatewayConnection  # pages reach kernels behind a gateway (its module)
+        if isinstance(base, type) and issubclass(
+            base, (ZMQChannelsWebsocketConnection, GatewayWebSocketConnection)
+        ):
             # Who runs a cell is who owns the chats it opens (owners.py). Another
-            # connection class (a gateway's) leaves owners to JUPYTERHUB_USER.
+            # connection class leaves owners to JUPYTERHUB_USER.
             self.settings["kernel_websocket_connection_class"] = noting_connection(
                 base, self.executions, self.principals_of
             )
@@ -188,6 +202,8 @@ class AcpNotebookApp(ExtensionApp):
         self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
+        self.kernel_keys = KernelKeys(self.secret, self._kernel_url)
+        self.kernel_keys.hook(self._server.kernel_manager)
         self._export_env()
         self._events.add_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
         self._reconciler = PeriodicCallback(self._reconcile, self.reconcile_interval * 1000)
@@ -216,6 +232,7 @@ class AcpNotebookApp(ExtensionApp):
                         "queries": self.queries,
                         "proofs": self.proofs,
                         "executions": self.executions,
+                        "keys": self.kernel_keys,
                     },
                 ),
                 (r"acp-notebook/api/agents", AgentsHandler, {"hubs": self.hubs}),
@@ -227,9 +244,13 @@ class AcpNotebookApp(ExtensionApp):
             ]
         )
 
+    def _kernel_url(self) -> str | None:
+        return self.kernel_url or loopback_url(self._server)
+
     def _export_env(self) -> None:
-        # Kernels started from now on inherit both (jupyter_client copies os.environ).
-        url = loopback_url(self._server)
+        # Kernels started from now on inherit both (jupyter_client copies os.environ),
+        # also those started past the hook (KernelKeys): they prove with their session key.
+        url = self._kernel_url()
         if url is None:
             self.log.info(
                 "acp_notebook: the server listens on a unix socket; kernels use local mode"
@@ -250,6 +271,7 @@ class AcpNotebookApp(ExtensionApp):
         if not kernel_id or data.get("status") != "success":
             return
         if action == "shutdown":
+            self.kernel_keys.forget(kernel_id)
             await self.hubs.drop(kernel_id, "shut down")
         elif action == "restart":
             self.pages.restarted(kernel_id)
@@ -257,10 +279,13 @@ class AcpNotebookApp(ExtensionApp):
                 self.hubs.tools.restarted(kernel_id)
 
     async def _reconcile(self) -> None:
-        await self.hubs.reconcile(self._server.kernel_manager.list_kernel_ids())
+        alive = self._server.kernel_manager.list_kernel_ids()
+        self.kernel_keys.keep(alive)
+        await self.hubs.reconcile(alive)
 
     async def stop_extension(self) -> None:
         self._reconciler.stop()
+        KernelKeys.unhook(self._server.kernel_manager)
         self._events.remove_listener(schema_id=KERNEL_ACTIONS, listener=self._on_kernel_action)
         await self.hubs.close()
         logging.getLogger("acp_notebook").parent = self._log_parent

@@ -7,11 +7,12 @@ socket is answered as it opens as a snapshot ``chat:resync`` of that request id 
 
 ``acp-notebook/ws/kernel``: the kernel-side ``Chat``. No Jupyter login (kernels have
 none) and no browser (any Origin header is refused): the server's secret plus an
-HMAC over the kernel's session key (``kernel_auth``). Its ``chat:open``,
-``chat:subscribe`` and ``chat:close`` are trusted. A chat request made under a message
-this server saw (its ``executeId``: the cell's execute_request, the widget's
-comm_msg) is that message's sender's, gated as theirs; any other (a cell run by
-nbclient, a console, the kernel's own code) is trusted, for any owner.
+HMAC over the key the server issued to the kernel, else its session key
+(``kernel_auth``). Its ``chat:open``, ``chat:subscribe`` and ``chat:close`` are trusted.
+A chat request made under a message this server saw (its ``executeId``: the cell's
+execute_request, the widget's comm_msg) is that message's sender's, gated as theirs;
+any other (a cell run by nbclient, a console, the kernel's own code) is trusted, for
+any owner.
 
 Both hand every request to ``Hub.handle``, which parses, validates and answers it.
 
@@ -46,6 +47,7 @@ from ..wire.contracts import (
 )
 from .api import may_execute
 from .identity import Principals
+from .kernel_keys import KernelKeys
 from .kernel_queries import KernelQueries
 from .kernels import KernelHubs
 from .owners import Executions
@@ -220,12 +222,14 @@ class KernelSocket(_ChatSocket):
         queries: KernelQueries,
         proofs: kernel_auth.UsedProofs,
         executions: Executions,
+        keys: KernelKeys,
     ) -> None:
         super().initialize(hubs)
         self.secret = secret
         self.queries = queries
         self.proofs = proofs
         self.executions = executions
+        self.keys = keys
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         super().open(*args, **kwargs)
@@ -237,10 +241,12 @@ class KernelSocket(_ChatSocket):
         self.queries.detach(self.kernel_id, self.send)
 
     def _session_key(self, kernel_id: str) -> bytes | None:
+        # The issued key, when the server started the kernel through its hook: behind a
+        # gateway the session key here is the gateway client's, which the kernel lacks.
         manager = self.kernel_manager
         if kernel_id not in manager:
             return None
-        return bytes(manager.get_kernel(kernel_id).session.key)
+        return self.keys.key(kernel_id) or bytes(manager.get_kernel(kernel_id).session.key)
 
     @allow_unauthenticated
     async def get(self, *args: Any, **kwargs: Any) -> None:

@@ -23,10 +23,10 @@ from collections import OrderedDict
 from typing import Any
 
 from jupyter_server.services.kernels.connection.base import (
+    BaseKernelWebsocketConnection,
     deserialize_binary_message,
     deserialize_msg_from_ws_v1,
 )
-from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
 from ..wire import bounded_json
 from ..wire.contracts import MAX_ID
@@ -76,13 +76,15 @@ class Executions:
 
 
 def noting_connection(
-    base: type[ZMQChannelsWebsocketConnection], executions: Executions, principals: Principals
-) -> type[ZMQChannelsWebsocketConnection]:
-    """``base`` (the server's kernel WebSocket connection), noting who executes what."""
+    base: type[BaseKernelWebsocketConnection], executions: Executions, principals: Principals
+) -> type[BaseKernelWebsocketConnection]:
+    """``base`` (the server's kernel WebSocket connection: to local kernels, or a kernel
+    gateway's), noting who executes what."""
 
     class NotingConnection(base):  # type: ignore[valid-type,misc]
         def handle_incoming_message(self, incoming_msg: str) -> None:
-            header = _execute_header(incoming_msg, self.subprotocol == V1)
+            v1 = self.websocket_handler.selected_subprotocol == V1
+            header = _execute_header(incoming_msg, v1)
             user = getattr(self.websocket_handler, "current_user", None)
             if header is not None and user is not None:
                 executions.note(header.get("msg_id"), principals.of(user))

@@ -1,9 +1,13 @@
 """How a kernel proves to the server extension which kernel it is.
 
-The extension puts a per-server secret in the environment every kernel inherits;
-that shows a client is one of this server's kernels. The kernel id is proven
-separately with an HMAC keyed by that kernel's own session key (which only the
-kernel and the server know) over the id and a fresh timestamp. A proof is good
+The extension puts a per-server secret in the environment of its kernels; that
+shows a client is one of this server's kernels. The kernel id is proven separately
+with an HMAC over the id and a fresh timestamp, keyed by a key only that kernel and
+the server know: the key the server issued to the kernel as it started it
+(``KEY_ENV``), else the kernel's own session key (a kernel that inherited the
+variables without being started through the extension's hook). Behind a kernel
+gateway the server does not hold the remote kernel's session key, so only the
+issued key works there; the gateway forwards ``KERNEL_*`` variables by itself. A proof is good
 once, and only for a few seconds: the server remembers the proofs it accepted
 until they are too old to be accepted anyway (``UsedProofs``), so a copied set of
 headers opens no second socket. The functions are pure, shared by both ends.
@@ -17,6 +21,11 @@ from collections.abc import Callable, Mapping
 
 URL_ENV = "ACP_NOTEBOOK_URL"
 SECRET_ENV = "ACP_NOTEBOOK_SECRET"
+# What each kernel the server starts gets in its own environment (read first): named
+# KERNEL_* as Jupyter's gateway client and Enterprise Gateway pass such names on.
+KERNEL_URL_ENV = "KERNEL_ACP_NOTEBOOK_URL"
+KERNEL_SECRET_ENV = "KERNEL_ACP_NOTEBOOK_SECRET"
+KEY_ENV = "KERNEL_ACP_NOTEBOOK_KEY"
 
 SECRET_HEADER = "X-ACP-Notebook-Secret"
 KERNEL_HEADER = "X-ACP-Notebook-Kernel"

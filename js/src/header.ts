@@ -65,6 +65,7 @@ export class Header {
   private readonly selectors = el("span", "acpnb-selectors");
   private readonly stop: HTMLButtonElement;
   private readonly error = el("span", "acpnb-header-error");
+  private readonly note = el("span", "acpnb-header-note");
   private readonly acceptEdits = el("input");
   private readonly share = el("input");
   private readonly shareBox = el("label", "acpnb-config-toggle acpnb-share");
@@ -82,6 +83,7 @@ export class Header {
     this.status.setAttribute("role", "status");
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
+    this.note.hidden = true;
     this.el.append(
       this.name,
       this.status,
@@ -91,6 +93,7 @@ export class Header {
       this.shareToggle(),
       this.stop,
       this.error,
+      this.note,
     );
   }
 
@@ -127,8 +130,16 @@ export class Header {
     return box;
   }
 
-  /** `role`: what this page may do (a page that may not act is offered no control). */
-  update(state: ChatState, connected: boolean, role: Role = ANYONE): void {
+  /**
+   * `note`: the status line's text instead of the chat's status (a saved copy says what it
+   * is); `role`: what this page may do (a page that may not act is offered no control).
+   */
+  update(
+    state: ChatState,
+    connected: boolean,
+    note: string | null = null,
+    role: Role = ANYONE,
+  ): void {
     const { t } = this;
     setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
@@ -136,7 +147,7 @@ export class Header {
     if (this.status.dataset.status !== state.agent.status) {
       this.status.dataset.status = state.agent.status;
     }
-    setText(this.status, this.statusText(state, connected));
+    setText(this.status, note ?? this.statusText(state, connected));
     const stoppable = state.turn.active && role.mayAct;
     if (this.stop.hidden === stoppable) this.stop.hidden = !stoppable;
     if (this.shareBox.hidden === role.owns) this.shareBox.hidden = !role.owns;
@@ -176,6 +187,13 @@ export class Header {
       return t("stopReason", { reason: isolate(turn.stopReason) });
     }
     return t("phaseIdle");
+  }
+
+  /** Shows (or, with null, clears) a lasting note under the status: why the chat runs
+   * in local mode. */
+  showNote(text: string | null): void {
+    this.note.textContent = text;
+    this.note.hidden = text === null;
   }
 
   /** Shows (or, with null, clears) an error line under the status. */

@@ -14,6 +14,12 @@ const en = {
   phaseWaiting: "waiting for you",
   stopReason: "stopped: {reason}",
   connecting: "connecting…",
+  // Why a chat runs in local mode (prompts and answers wait for a running cell).
+  "local:no-variables":
+    "Local mode: this kernel was not started by a Jupyter server with acp_notebook (or its variables were not passed on)",
+  "local:unnamed": "Local mode: this kernel does not know its Jupyter kernel id",
+  "local:refused": "Local mode: the Jupyter server refused this kernel's proof of identity",
+  "local:unreachable": "Local mode: this kernel cannot reach the Jupyter server",
   usage: "ctx {used}/{size}",
   mode: "Mode",
   stop: "Stop",
@@ -106,6 +112,7 @@ const en = {
   continueBadSession: "this saved chat's session id is not valid: it cannot be continued",
   continuing: "starting {agent}…",
   savedTranscript: "saved conversation",
+  waitingForKernel: "waiting for the kernel…",
   droppedItems:
     "{items} earlier items and {characters} characters of a long message are no longer kept",
   copy: "Copy",
@@ -145,6 +152,11 @@ const zh: Strings = {
   phaseWaiting: "等待你的回复",
   stopReason: "已停止：{reason}",
   connecting: "连接中…",
+  "local:no-variables":
+    "本地模式：此内核不是由带有 acp_notebook 的 Jupyter 服务器启动的（或其变量未被传递）",
+  "local:unnamed": "本地模式：此内核不知道自己的 Jupyter 内核 ID",
+  "local:refused": "本地模式：Jupyter 服务器拒绝了此内核的身份证明",
+  "local:unreachable": "本地模式：此内核无法连接到 Jupyter 服务器",
   usage: "ctx {used}/{size}",
   mode: "模式",
   stop: "停止",
@@ -235,6 +247,7 @@ const zh: Strings = {
   continueBadSession: "此保存对话的会话 ID 无效，无法继续",
   continuing: "正在启动 {agent}…",
   savedTranscript: "已保存的对话",
+  waitingForKernel: "正在等待内核…",
   droppedItems: "较早的 {items} 个条目和一条长消息中的 {characters} 个字符已不再保留",
   copy: "复制",
   copied: "已复制",

@@ -29,6 +29,16 @@ function orphaned(el: HTMLElement): boolean {
   return !el.isConnected && el.closest(".jp-OutputArea-output") === null;
 }
 
+/** The entry of `key` that a new render may adopt: no render holds it, or its output is gone. */
+function free(list: Entry[]): Entry | undefined {
+  return list.find((e) => e.users === 0) ?? list.find((e) => orphaned(e.live.el));
+}
+
+/** Whether a live view of `key` waits for the next render of its output to adopt it. */
+export function adoptable(key: string): boolean {
+  return free(entries.get(key) ?? []) !== undefined;
+}
+
 /**
  * The live view of `key` (one chat) that no output shows any more, or a new one from
  * `create`. `release` is the render's cleanup. The key is the chat's ids, not the model
@@ -37,7 +47,7 @@ function orphaned(el: HTMLElement): boolean {
 export function acquire(key: string, create: () => Live): { live: Live; release(): void } {
   const list = entries.get(key) ?? [];
   entries.set(key, list);
-  let entry = list.find((e) => e.users === 0) ?? list.find((e) => orphaned(e.live.el));
+  let entry = free(list);
   if (entry === undefined) {
     entry = { live: create(), users: 0, parked: undefined };
     list.push(entry);

@@ -40,6 +40,13 @@ export interface SavedChatDeps {
   showLive(host: HTMLElement, kernelId: string, chatId: string): void;
   /** Opens the chat; resolves to its id or rejects with a readable reason. */
   openChat(body: OpenChatBody): Promise<string>;
+  /**
+   * Null once the server (or the kernel) said the chat is gone: its open questions are shown
+   * cancelled and the chat exited, with Continue. Otherwise the chat may live on where this
+   * page cannot see it: the status line says only this (a saved transcript, waiting for
+   * the kernel), and there is no Continue.
+   */
+  copyNote: string | null;
 }
 
 /** Python: `contracts.valid_session_id`. The file is anyone's: an id that is too long or
@@ -77,7 +84,8 @@ export function readSavedChat(d: unknown): SavedChat | null {
  * button when the agent can load its session. Returns the cleanup. `host` is left as it
  * was for data that is not a saved chat we can paint (the caller falls back to the
  * output's `text/html`). Call it where the live chat is missing: not on this server, or
- * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart).
+ * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart), or
+ * where nobody can say whether it lives (`copyNote`).
  */
 export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedChatDeps): () => void {
   const saved = readSavedChat(data);
@@ -90,53 +98,59 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
   view.el.classList.add("acpnb-saved");
   try {
     view.paint(saved.snapshot);
-    view.endedWithServer(); // a saved chat has no agent behind it: its open questions are over
+    if (deps.copyNote === null) view.endedWithServer();
+    else view.savedCopy(deps.copyNote);
     view.flush();
+    // A copy's open questions stay as saved, but are not answered from here.
+    for (const card of view.el.querySelectorAll(".acpnb-card")) card.setAttribute("inert", "");
   } catch {
     // The notebook file is anyone's: a snapshot we cannot paint leaves the next renderer.
     view.dispose();
     return () => {};
   }
-  const bar = el("div", "acpnb-continue");
-  bar.setAttribute("aria-label", t("savedTranscript"));
-  const note = el("span", "acpnb-continue-note");
-  bar.append(note);
-  if (saved.canLoad && saved.sessionId !== null) {
-    const sessionId = saved.sessionId;
-    const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
-    button.type = "button";
-    button.title = t("continueHint", { agent: isolate(saved.agent) });
-    button.addEventListener("click", () => {
-      const kernel = deps.kernelId();
-      if (kernel === null) {
-        note.textContent = t("continueNoKernel");
-        return;
-      }
-      button.disabled = true;
-      note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
-      const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
-      if (saved.cwd !== null) body.cwd = saved.cwd;
-      if (saved.mode !== null) body.mode = saved.mode;
-      deps.openChat(body).then(
-        (chatId) => {
-          cleanup();
-          deps.showLive(host, kernel, chatId);
-        },
-        (error: unknown) => {
-          button.disabled = false;
-          note.textContent = t("failed", {
-            reason: isolate(String((error as Error)?.message ?? error)),
-          });
-        },
-      );
-    });
-    bar.prepend(button);
-  } else if (saved.badSessionId) {
-    note.textContent = t("continueBadSession");
-  } else {
-    note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
+  // A copy's chat may live on elsewhere: continuing its session would make two of it.
+  if (deps.copyNote === null) {
+    const bar = el("div", "acpnb-continue");
+    bar.setAttribute("aria-label", t("savedTranscript"));
+    const note = el("span", "acpnb-continue-note");
+    bar.append(note);
+    if (saved.canLoad && saved.sessionId !== null) {
+      const sessionId = saved.sessionId;
+      const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
+      button.type = "button";
+      button.title = t("continueHint", { agent: isolate(saved.agent) });
+      button.addEventListener("click", () => {
+        const kernel = deps.kernelId();
+        if (kernel === null) {
+          note.textContent = t("continueNoKernel");
+          return;
+        }
+        button.disabled = true;
+        note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
+        const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
+        if (saved.cwd !== null) body.cwd = saved.cwd;
+        if (saved.mode !== null) body.mode = saved.mode;
+        deps.openChat(body).then(
+          (chatId) => {
+            cleanup();
+            deps.showLive(host, kernel, chatId);
+          },
+          (error: unknown) => {
+            button.disabled = false;
+            note.textContent = t("failed", {
+              reason: isolate(String((error as Error)?.message ?? error)),
+            });
+          },
+        );
+      });
+      bar.prepend(button);
+    } else if (saved.badSessionId) {
+      note.textContent = t("continueBadSession");
+    } else {
+      note.replaceChildren(tIsolated(t, "continueUnavailable", { agent: saved.agent }));
+    }
+    view.el.append(bar);
   }
-  view.el.append(bar);
   host.replaceChildren(view.el);
   const cleanup = (): void => {
     view.dispose();

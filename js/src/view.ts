@@ -10,7 +10,7 @@ import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { agentName, Header } from "./header";
-import type { Translate } from "./i18n";
+import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { renderToolCall } from "./tools";
@@ -120,6 +120,8 @@ export class ChatView {
   private viewer: Viewer | null = null;
   /** The chat is gone from the server: nothing is coming, so nothing is "connecting". */
   private gone = false;
+  /** A saved copy's status line (see savedCopy), in place of the chat's status. */
+  private note: string | null = null;
   private cancelFrame: (() => void) | null = null;
   /**
    * Whether the transcript follows new text: until the user scrolls up. Kept from scroll
@@ -223,6 +225,24 @@ export class ChatView {
     this.apply(events, false);
   }
 
+  /** Says in the header why the chat runs in local mode (a `local_reason` code), or
+   * nothing when it is not. */
+  showLocalReason(reason: string): void {
+    const key = `local:${reason}`;
+    this.header.showNote(reason !== "" && hasKey(key) ? this.t(key) : null);
+  }
+
+  /**
+   * This view shows a saved copy of a chat that may still live elsewhere (nothing here says
+   * it ended): the status line says `note`, nothing is "connecting", open questions stay as
+   * they were saved, and the composer is off.
+   */
+  savedCopy(note: string): void {
+    this.gone = true;
+    this.note = note;
+    this.requestFrame();
+  }
+
   /** Shows a failure of the link itself (not of one request) in the header. */
   showError(text: string): void {
     this.header.showError(text);
@@ -286,9 +306,9 @@ export class ChatView {
       this.plan.update(this.state.plan);
     }
     const role = this.role();
-    this.header.update(this.state, this.connected || this.gone, role);
+    this.header.update(this.state, this.connected || this.gone, this.note, role);
     this.showDropped();
-    this.composer.setEnabled(this.state.agent.status !== "exited");
+    this.composer.setEnabled(this.state.agent.status !== "exited" && this.note === null);
     this.composer.setLocked(role.mayAct ? null : role.owner);
     for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);
     this.tick();

@@ -25,6 +25,7 @@ function liveChat(model: WidgetModel): Live {
   const onSnapshot = (): void => view.paint(readSnapshot(model));
   model.on("change:snapshot", onSnapshot);
   onSnapshot();
+  view.showLocalReason(String(model.get("local_reason") ?? ""));
   client.start();
   return {
     el: view.el,

@@ -4,7 +4,12 @@ import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../src/contracts";
 import { fold, initialState, snapshot } from "../src/fold";
 import { translator } from "../src/i18n";
-import { type OpenChatBody, readSavedChat, renderSavedChat } from "../src/saved";
+import {
+  type OpenChatBody,
+  readSavedChat,
+  renderSavedChat,
+  type SavedChatDeps,
+} from "../src/saved";
 
 const events = [
   {
@@ -48,6 +53,18 @@ async function noChat(): Promise<string> {
   throw new Error("no chat is opened here");
 }
 
+/** The deps of a saved chat that ended, with `overrides`. */
+function deps(overrides: Partial<SavedChatDeps> = {}): SavedChatDeps {
+  return {
+    t: translator("en"),
+    kernelId: () => null,
+    showLive: () => {},
+    openChat: noChat,
+    copyNote: null,
+    ...overrides,
+  };
+}
+
 function tick(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
@@ -55,12 +72,7 @@ function tick(): Promise<void> {
 describe("renderSavedChat", () => {
   it("paints the transcript read-only and shows the open question as cancelled", () => {
     const host = document.createElement("div");
-    renderSavedChat(host, saved(), {
-      t: translator("en"),
-      kernelId: () => null,
-      showLive: () => {},
-      openChat: noChat,
-    });
+    renderSavedChat(host, saved(), deps());
     expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent)).toEqual([
       "remember 42",
       "ask me",
@@ -72,24 +84,42 @@ describe("renderSavedChat", () => {
     expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
   });
 
+  it("as a copy, says what it shows, leaves the open question as saved and offers no Continue", () => {
+    const host = document.createElement("div");
+    renderSavedChat(host, saved(), deps({ copyNote: "waiting for the kernel…" }));
+    expect(host.querySelector(".acpnb-status")?.textContent).toBe("waiting for the kernel…");
+    expect(host.textContent).not.toContain("cancelled");
+    expect(host.textContent).not.toContain("exited");
+    const card = host.querySelector(".acpnb-card-elicitation");
+    expect(card?.textContent).toContain("Pick one");
+    expect(card?.hasAttribute("inert")).toBe(true);
+    // Its chat may live on elsewhere: no Continue that would start its session twice.
+    expect(host.querySelector(".acpnb-continue")).toBeNull();
+    expect(host.querySelector<HTMLTextAreaElement>("textarea")?.disabled).toBe(true);
+  });
+
   it("continues on the notebook's kernel, then hands the output to the live chat", async () => {
     const host = document.createElement("div");
     const bodies: OpenChatBody[] = [];
     const shown: string[] = [];
     let kernel: string | null = null;
-    renderSavedChat(host, saved(), {
-      t: translator("en"),
-      kernelId: () => kernel,
-      showLive: (target, kernelId, chatId) => {
-        expect(target).toBe(host);
-        shown.push(`${kernelId}/${chatId}`);
-      },
-      openChat: async (body) => {
-        bodies.push(body);
-        if (bodies.length === 1) throw new Error("agent claude-code is not allowed on this server");
-        return "c-new";
-      },
-    });
+    renderSavedChat(
+      host,
+      saved(),
+      deps({
+        kernelId: () => kernel,
+        showLive: (target, kernelId, chatId) => {
+          expect(target).toBe(host);
+          shown.push(`${kernelId}/${chatId}`);
+        },
+        openChat: async (body) => {
+          bodies.push(body);
+          if (bodies.length === 1)
+            throw new Error("agent claude-code is not allowed on this server");
+          return "c-new";
+        },
+      }),
+    );
     const button = host.querySelector<HTMLButtonElement>(".acpnb-continue-btn");
     expect(button?.textContent).toBe("Continue");
     button?.click();
@@ -115,12 +145,7 @@ describe("renderSavedChat", () => {
 
   it("offers no Continue to an agent that cannot load, and ignores what is not a saved chat", () => {
     const host = document.createElement("div");
-    renderSavedChat(host, saved({ canLoad: false }), {
-      t: translator("en"),
-      kernelId: () => "k",
-      showLive: () => {},
-      openChat: noChat,
-    });
+    renderSavedChat(host, saved({ canLoad: false }), deps({ kernelId: () => "k" }));
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
     expect(host.textContent).toContain("claude-code cannot continue an earlier session");
     expect(readSavedChat({ ...saved(), version: 2 })).toBeNull();
@@ -134,11 +159,7 @@ describe("renderSavedChat", () => {
     // canLoad without a session id cannot be honoured.
     expect(readSavedChat({ ...saved(), sessionId: null })?.canLoad).toBe(false);
     const empty = document.createElement("div");
-    renderSavedChat(
-      empty,
-      { version: 1 },
-      { t: translator("en"), kernelId: () => "k", showLive: () => {}, openChat: noChat },
-    );
+    renderSavedChat(empty, { version: 1 }, deps({ kernelId: () => "k" }));
     expect(empty.childElementCount).toBe(0);
   });
 });
@@ -150,12 +171,7 @@ describe("hostile saved data", () => {
     const bad = saved({
       snapshot: { ...(saved().snapshot as object), items: [{ type: "nonesuch" }, 7] },
     });
-    renderSavedChat(host, bad, {
-      t: translator("en"),
-      kernelId: () => "k",
-      showLive: () => {},
-      openChat: noChat,
-    });
+    renderSavedChat(host, bad, deps({ kernelId: () => "k" }));
     expect(host.textContent).toBe("fallback");
   });
 });
@@ -175,15 +191,17 @@ describe("a saved session id", () => {
 
     const host = document.createElement("div");
     const posted: OpenChatBody[] = [];
-    renderSavedChat(host, saved({ sessionId: "x".repeat(10_000_000) }), {
-      t: translator("en"),
-      kernelId: () => "k",
-      showLive: () => {},
-      openChat: async (body) => {
-        posted.push(body);
-        return "c";
-      },
-    });
+    renderSavedChat(
+      host,
+      saved({ sessionId: "x".repeat(10_000_000) }),
+      deps({
+        kernelId: () => "k",
+        openChat: async (body) => {
+          posted.push(body);
+          return "c";
+        },
+      }),
+    );
     // The transcript stays; no Continue, and the note says why.
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
     expect(host.textContent).toContain("remember 42");

@@ -114,4 +114,19 @@ describe("re-render", () => {
     output.remove();
     other.remove();
   });
+  it("says in its header why a chat runs in local mode, and nothing in server mode", async () => {
+    const shown = (traits: Record<string, unknown>): string | null => {
+      const el = document.createElement("div");
+      const chat_id = `c-note-${String(traits.local_reason)}`; // a live view per chat
+      const model = new FakeModel({ chat_id, kernel_id: "k-note", ...traits });
+      const cleanup = widget.render({ model, el });
+      const note = el.querySelector<HTMLElement>(".acpnb-header-note");
+      const text = note?.hidden ? null : (note?.textContent ?? null);
+      cleanup();
+      return text;
+    };
+    expect(shown({ transport: "comm", local_reason: "refused" })).toContain("refused");
+    expect(shown({ transport: "comm", local_reason: "" })).toBeNull();
+    expect(shown({ transport: "comm", local_reason: "a code no table knows" })).toBeNull();
+  });
 });

@@ -130,6 +130,8 @@ def test_a_saved_chat_shows_its_transcript_then_continues(
     open_notebook(page, server, filename)
     output = cell(page, 0).locator(".jp-OutputArea-output")
     expect(output.locator(".acpnb-continue")).to_be_visible()
+    # The server answered that the kernel is gone: the saved chat says it ended.
+    expect(output.locator(".acpnb-status")).to_contain_text("exited")
     expect(output.locator(".acpnb-user")).to_have_text(["remember this"])
     expect(output.locator("textarea.acpnb-composer-input")).to_be_disabled()
 

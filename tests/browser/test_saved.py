@@ -1,5 +1,8 @@
 """A chat's saved output in a real JupyterLab: kept current at every turn end without
-re-rendering the live chat (no new socket, no resent history)."""
+re-rendering the live chat (no new socket, no resent history); never saying the chat
+ended while it lives (an unsigned notebook, a reload in local mode; a collaborator of a
+shared notebook: tests/faults/test_collaborator_browser.py), only once the server or the
+kernel answered that it is gone."""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ import json
 from pathlib import Path
 
 import nbformat
+from nbformat.sign import NotebookNotary
 from playwright.sync_api import Page, WebSocket, expect
 
 from acp_notebook.wire.contracts import SAVED_MIME
 from tests.support.lab import (
     JupyterServer,
     agent_text,
+    cell,
     chat,
     open_chat_notebook,
     open_notebook,
@@ -24,6 +29,7 @@ from tests.support.lab import (
     unique,
     write_notebook,
 )
+from tests.support.saved_views import CHAT, answer, chat_output, endings, live_card, watch_endings
 
 TURNS = 10
 
@@ -124,3 +130,79 @@ def test_a_server_restart_never_loses_a_pending_question_silently(
         expect(output.locator(".acpnb-user").first).to_have_text("ask-user")
     finally:
         lab.stop()
+
+
+def test_an_unsigned_notebook_shows_its_live_chat(page: Page, server: JupyterServer) -> None:
+    watch_endings(page)
+    filename = write_notebook(
+        server, unique("unsigned"), [CHAT.format(args=""), 'n = chat.send_prompt("ask-user")']
+    )
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    run_cell(page, 1)
+    expect(question_card(page)).to_be_visible()
+    save(page)
+    # Changed on disk: the notebook's signature no longer matches, its outputs are untrusted.
+    path = server.root / filename
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("changed elsewhere"))
+    nbformat.write(nb, path)
+    notary = NotebookNotary(data_dir=str(server.root.parent / "data"))
+    assert not notary.check_signature(nbformat.read(path, as_version=4))
+
+    page.reload()
+    # Live on the notebook's own kernel: the pending card, answerable.
+    card = live_card(page)
+    answer(card, "Red")
+    expect(card).to_have_count(0)
+    expect(agent_text(page)).to_contain_text('"question_0":"red"')
+    expect(chat_output(page).locator(".acpnb-status")).to_have_text("idle")
+    assert endings(page) == []
+
+
+def test_a_local_mode_reload_keeps_the_pending_card(page: Page, server: JupyterServer) -> None:
+    # Local mode: the kernel hosts the chat and the widget talks over the comm (as on a
+    # server without the extension: the renderer asks the kernel, never the server).
+    watch_endings(page)
+    filename = write_notebook(
+        server,
+        unique("local-reload"),
+        [
+            CHAT.format(args=', transport="local"'),
+            'turn = await chat.ask("ask-user")',
+            "print(turn.text)",
+            'n = chat.send_prompt("ask-user")',
+            "import time\ntime.sleep(12)",
+            "print(chat.wait(n, timeout=60).text)",
+        ],
+    )
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    run_cell(page, 1, wait=False)  # it awaits the answer
+    expect(question_card(page)).to_be_visible()
+    save(page)
+
+    # While a cell awaits, ipykernel hands the widget manager's comms to the kernel: the
+    # widget comes back with the card, and answering it ends the awaited question.
+    page.reload()
+    answer(live_card(page), "Red")
+    expect(question_card(page)).to_have_count(0)
+    expect(run_cell(page, 2).locator(".jp-OutputArea-output")).to_contain_text('"question_0":"red"')
+
+    # A cell that blocks the kernel holds the widget up: the saved copy (as of the last
+    # turn end) waits for it, and the live card follows once the cell ends.
+    run_cell(page, 3)
+    expect(question_card(page)).to_be_visible()
+    run_cell(page, 4, wait=False)
+    expect(cell(page, 4).locator(".jp-InputPrompt")).to_have_text("[*]:")
+    save(page)
+    page.reload()
+    status = chat_output(page).locator(".acpnb-status")
+    expect(status).to_have_text("waiting for the kernel…")
+    card = live_card(page)
+    answer(card, "Blue")
+    expect(card).to_have_count(0)
+    expect(run_cell(page, 5).locator(".jp-OutputArea-output")).to_contain_text(
+        '"question_0":"blue"'
+    )
+    assert endings(page) == []

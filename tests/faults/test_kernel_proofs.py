@@ -15,6 +15,7 @@ from tornado.websocket import websocket_connect
 
 from acp_notebook.wire.kernel_auth import PROOF_HEADER, auth_headers
 from tests.server.conftest import *  # noqa: F403  (pytest-jupyter's and tests/server's fixtures)
+from tests.server.conftest import kernel_key
 from tests.support.server_peers import DEMO, Peer
 
 
@@ -33,7 +34,7 @@ def proof_of(jp_serverapp: ServerApp) -> Any:
     secret = jp_serverapp.web_app.settings["acp_notebook"].secret
 
     def make(kernel_id: str, at: float) -> dict[str, str]:
-        key = jp_serverapp.kernel_manager.get_kernel(kernel_id).session.key
+        key = kernel_key(jp_serverapp, kernel_id)
         return auth_headers(secret, key, kernel_id, at)
 
     return make
@@ -79,3 +80,15 @@ async def test_a_non_ascii_proof_is_refused(start_kernel: Any, ws_url: Any, proo
     kernel_id = await start_kernel()
     headers = {**proof_of(kernel_id, time.time()), PROOF_HEADER: "\u00e9" * 64}
     assert await status(ws_url("acp-notebook/ws/kernel"), headers) == 403
+
+
+@pytest.mark.fault("a kernel with no issued key (started past the extension's hook)")
+async def test_a_kernel_without_an_issued_key_proves_with_its_session_key(
+    start_kernel: Any, ws_url: Any, jp_serverapp: ServerApp, extension: Any
+) -> None:
+    # As a kernel that only inherited the server's variables: its session key, as before.
+    kernel_id = await start_kernel()
+    extension.kernel_keys.forget(kernel_id)
+    session_key = jp_serverapp.kernel_manager.get_kernel(kernel_id).session.key
+    headers = auth_headers(extension.secret, session_key, kernel_id, time.time())
+    assert await status(ws_url("acp-notebook/ws/kernel"), headers) == 101

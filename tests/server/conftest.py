@@ -66,6 +66,13 @@ def jp_server_config(
     return Config(config)
 
 
+def kernel_key(serverapp: ServerApp, kernel_id: str) -> bytes:
+    """What the kernel proves its id with: the key the server issued as it started it."""
+    key = serverapp.web_app.settings["acp_notebook"].kernel_keys.key(kernel_id)
+    assert key is not None
+    return bytes(key)
+
+
 @pytest.fixture
 def extension(jp_serverapp: ServerApp) -> AcpNotebookApp:
     app = jp_serverapp.web_app.settings["acp_notebook"]
@@ -112,7 +119,7 @@ def kernel_socket(
     """Opens the kernel socket as kernel ``kernel_id`` would (``headers`` override the proof)."""
 
     async def connect(kernel_id: str, headers: dict[str, str] | None = None) -> Peer:
-        key = jp_serverapp.kernel_manager.get_kernel(kernel_id).session.key
+        key = kernel_key(jp_serverapp, kernel_id)
         proof = auth_headers(os.environ[SECRET_ENV], key, kernel_id, time.time())
         request = HTTPRequest(
             ws_url("acp-notebook/ws/kernel"), headers={**proof, **(headers or {})}

@@ -19,6 +19,7 @@ from acp_notebook.wire.kernel_auth import (
     TIME_HEADER,
     proof,
 )
+from tests.server.conftest import kernel_key
 from tests.support.agents import DEMO_FAULTS
 from tests.support.server_peers import DEMO, OPEN_CHAT, Peer, TwoUsers
 
@@ -74,8 +75,8 @@ async def test_kernel_socket_needs_the_kernels_own_proof(
     mine, other = await start_kernel(), await start_kernel()
     url = ws_url("acp-notebook/ws/kernel")
     now = f"{time.time():.3f}"
-    key = jp_serverapp.kernel_manager.get_kernel(mine).session.key
-    other_key = jp_serverapp.kernel_manager.get_kernel(other).session.key
+    key, other_key = kernel_key(jp_serverapp, mine), kernel_key(jp_serverapp, other)
+    session_key = jp_serverapp.kernel_manager.get_kernel(mine).session.key
     secret = jp_serverapp.web_app.settings["acp_notebook"].secret
 
     def headers(kernel_id: str, key: bytes, timestamp: str = now, **extra: str) -> dict[str, str]:
@@ -92,6 +93,8 @@ async def test_kernel_socket_needs_the_kernels_own_proof(
         "wrong secret": {**headers(mine, key), SECRET_HEADER: "guess"},
         "wrong HMAC": {**headers(mine, key), PROOF_HEADER: "00" * 32},
         "another kernel's key": headers(mine, other_key),
+        # A kernel the server started proves with the key it was given, and only with it.
+        "its session key": headers(mine, session_key),
         "another kernel's id": headers(other, key),
         "a foreign kernel id": headers("not-a-kernel-of-this-server", key),
         "a stale proof": headers(mine, key, f"{time.time() - 600:.3f}"),

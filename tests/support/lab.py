@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +30,7 @@ import nbformat
 from playwright.sync_api import Locator, Page, expect
 
 from . import collaboration
+from .processes import terminate
 from .user_env import user_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,15 +93,8 @@ class JupyterServer:
             path.write_text(json.dumps({"theme": theme}))
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            # SIGTERM lets the server shut its kernels (and their agents) down cleanly.
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        # SIGTERM lets the server shut its kernels (and their agents) down cleanly.
+        terminate(self.proc, 20)
 
 
 def checkout_env() -> dict[str, str]:

@@ -1,11 +1,27 @@
-"""Waiting for processes to go, and telling which are left."""
+"""Ending a server and waiting for processes to go, and telling which are left."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import subprocess
 import time
 from pathlib import Path
+
+
+def terminate(proc: subprocess.Popen[bytes], wait: float) -> None:
+    """SIGTERM, so a server ends its own children cleanly; its process group killed if it
+    takes longer than ``wait`` seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
 
 
 def process_group(pgid: int) -> list[int]:

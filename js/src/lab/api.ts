@@ -14,6 +14,20 @@ export interface ChatInfo {
   othersOwner: string | null;
 }
 
+/** A refused request; `fromExtension`: the extension's own JSON answer, not a page of the server. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly fromExtension: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** What the server says of a chat: it lives, it is gone, or nothing could be asked. */
+export type Liveness = "live" | "gone" | "unknown";
+
 export interface Agents {
   agents: string[];
   default: string;
@@ -32,7 +46,9 @@ async function call(path: string, init: RequestInit = {}): Promise<Record<string
   const record = isRecord(body) ? body : {};
   if (!response.ok) {
     const message = typeof record.message === "string" ? record.message : response.statusText;
-    throw new Error(`${response.status} ${message}`);
+    // Without the extension the route is the server's HTML 404 page, never a JSON message.
+    const fromExtension = typeof record.message === "string";
+    throw new ApiError(`${response.status} ${message}`, response.status, fromExtension);
   }
   return record;
 }
@@ -59,6 +75,21 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
       },
     ];
   });
+}
+
+/**
+ * Whether the chat lives on the kernel. The extension answers "gone" by not listing it, or
+ * with its 404 for a kernel the server no longer has; no extension, a network failure or
+ * any other refusal leaves it unknown.
+ */
+export async function chatLiveness(kernelId: string, chatId: string): Promise<Liveness> {
+  try {
+    return (await listChats(kernelId)).some((c) => c.chatId === chatId) ? "live" : "gone";
+  } catch (error) {
+    return error instanceof ApiError && error.status === 404 && error.fromExtension
+      ? "gone"
+      : "unknown";
+  }
 }
 
 export async function openChat(options: OpenChatBody): Promise<string> {

@@ -107,6 +107,15 @@ function activate(
               : null;
           },
           kernelId: () => owner()?.sessionContext.session?.kernel?.id ?? null,
+          kernelReady: async () => {
+            const session = owner()?.sessionContext;
+            // Not ready, ever (the kernel failed to start): no kernel to ask.
+            const ready = await session?.ready.then(
+              () => true,
+              () => false,
+            );
+            return ready === true ? (session?.session?.kernel?.id ?? null) : null;
+          },
         });
       },
     },

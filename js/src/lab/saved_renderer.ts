@@ -1,22 +1,30 @@
 // The renderer of a chat's saved output (`application/vnd.acp-notebook.chat+json`), ranked
-// above the widget view: the live chat over the browser socket while it exists on this
-// server (once it is gone there, e.g. a server restart, the saved one with Continue), else the widget
-// (a local-mode chat of a running kernel), else the saved transcript with Continue
-// (../saved.ts).
+// above the widget view. It says nothing of the chat's end before the server (or, for a
+// local-mode chat, the kernel) answered: the live chat over the browser socket while the
+// server lists it (an untrusted output: only on the notebook's own kernel); the saved chat
+// that ended, with Continue (../saved.ts), once the server says it is gone; else the widget
+// of a local-mode chat while its kernel has it, "waiting for the kernel" while the kernel
+// has not answered; and where nobody can be asked, the saved copy saying only that.
 
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { Panel } from "@lumino/widgets";
 import { SAVED_MIME } from "../contracts";
 import { el } from "../dom";
 import { resolveLocale, type Translate, translator } from "../i18n";
-import { acquire, type Live } from "../live";
+import { acquire, adoptable, type Live } from "../live";
 import { mountChat, socketModel } from "../mount";
 import { readSavedChat, renderSavedChat } from "../saved";
-import { listChats, openChat } from "./api";
+import { chatLiveness, openChat } from "./api";
+import { savedShows, widgetOutcome } from "./saved_choice";
 
 export const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
-/** How long a local-mode chat's widget may take to appear before the saved one is shown. */
-const WIDGET_WAIT_MS = 5000;
+/**
+ * How long a local-mode chat's widget view may say "Loading widget..." before it is made
+ * again. The widget manager gives its renderers the manager once the notebook's kernel is
+ * known, but only to the renderers it finds directly in the outputs, never to ours inside
+ * this one; and while a cell blocks the kernel, it waits for the kernel's answer.
+ */
+const WIDGET_RETRY_MS = 5000;
 /**
  * How long a live chat's saved snapshot waits for the link. A reload's resync usually
  * comes first (the view ignores a saved snapshot once linked): painting both would build
@@ -31,11 +39,17 @@ export interface NotebookLink {
   widgetRenderer(): IRenderMime.IRenderer | null;
   /** The kernel of the output's notebook, now. */
   kernelId(): string | null;
+  /** The notebook's kernel once its session is ready (null: it has none). */
+  kernelReady(): Promise<string | null>;
 }
 
 function localeOf(data: unknown): Translate {
   const locale = (data as { locale?: unknown }).locale;
   return translator(resolveLocale(typeof locale === "string" ? locale : ""));
+}
+
+function liveKey(kernelId: string, chatId: string): string {
+  return `${kernelId}/${chatId}`;
 }
 
 /** A live chat view as `acquire` keeps it, with the saved snapshot's way in. */
@@ -56,6 +70,8 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   private shown: { chatId: string; how: "live" | "widget" } | null = null;
   /** The newest saved data of the output (each turn end brings a newer one). */
   private data: unknown = null;
+  /** Bumped by every clear: a render still waiting for an answer then knows it is stale. */
+  private generation = 0;
 
   constructor(private readonly link: NotebookLink) {
     super();
@@ -77,15 +93,26 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
     }
     this.clear();
     if (saved === null) return;
-    // A notebook from elsewhere shows what it saved; only a trusted one goes live.
-    if (model.trusted && (await this.isLive(saved.kernelId, saved.chatId))) {
+    const generation = this.generation;
+    // A local-mode chat (no kernel id: its hub is in the kernel) is asked of the kernel,
+    // for as long as it takes: the render is done once the saved copy shows.
+    if (saved.kernelId === "") {
+      if (WIDGET_MIME in model.data) void this.showWidget(model, saved.chatId, generation);
+      else this.paintSaved(data, "savedTranscript");
+      return;
+    }
+    // A re-render of an output this page showed live a moment ago (a shared notebook's
+    // output comes anew at every turn end) takes its view back at once.
+    if (adoptable(liveKey(saved.kernelId, saved.chatId))) {
       this.showLive(saved.kernelId, saved.chatId, data);
       return;
     }
-    // A local-mode chat (no kernel id: its hub is in the kernel) may still be in its kernel.
-    const local = saved.kernelId === "" && WIDGET_MIME in model.data;
-    if (model.trusted && local && (await this.showWidget(model, saved.chatId))) return;
-    this.showSaved(data);
+    const notebookKernel = model.trusted ? null : await this.link.kernelReady();
+    const liveness = await chatLiveness(saved.kernelId, saved.chatId);
+    if (generation !== this.generation) return;
+    const shows = savedShows(liveness, model.trusted, saved.kernelId, notebookKernel);
+    if (shows === "live") this.showLive(saved.kernelId, saved.chatId, data);
+    else this.paintSaved(data, shows === "ended" ? null : "savedTranscript");
   }
 
   override dispose(): void {
@@ -96,7 +123,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   // One live view per chat, adopted across re-renders (each turn end re-renders the output).
   private showLive(kernelId: string, chatId: string, data: unknown): void {
     this.clear();
-    const { live, release } = acquire(`${kernelId}/${chatId}`, () => {
+    const { live, release } = acquire(liveKey(kernelId, chatId), () => {
       const chat = mountChat(
         socketModel(kernelId, chatId),
         localeOf(data),
@@ -128,58 +155,82 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
     this.shown = { chatId, how: "live" };
     this.host.append(live.el);
     // Gone from the server (it restarted, the kernel ended): the saved chat, with Continue.
-    held.onGone = () => this.showSaved(this.data);
+    held.onGone = () => {
+      this.clear();
+      this.paintSaved(this.data, null);
+    };
     if (held.gone) held.onGone();
   }
 
-  // The widget shows a local-mode chat while its kernel still has it; otherwise the widget
-  // manager never finds the model ("Loading widget..." stays, or it says the model is
-  // missing), and the saved transcript is shown instead.
-  private async showWidget(model: IRenderMime.IMimeModel, chatId: string): Promise<boolean> {
-    const inner = this.link.widgetRenderer();
-    if (inner === null) return false;
-    this.inner = inner;
-    this.addWidget(inner);
-    const waited = new Promise((resolve) => setTimeout(resolve, WIDGET_WAIT_MS));
-    await Promise.race([inner.renderModel(model), waited]);
-    const said = inner.node.textContent ?? "";
-    if (said.startsWith("Loading widget") || said.startsWith("Error displaying widget")) {
-      this.clear();
-      return false;
+  // The widget shows a local-mode chat while its kernel still has it. Until the widget
+  // manager has asked the kernel (a cell that blocks it holds the answer up), the saved
+  // copy says "waiting for the kernel" and the view is made again every WIDGET_RETRY_MS;
+  // once the manager says the kernel has no such model, the chat ended with its kernel.
+  private async showWidget(
+    model: IRenderMime.IMimeModel,
+    chatId: string,
+    generation: number,
+  ): Promise<void> {
+    this.paintSaved(this.data, "waitingForKernel");
+    for (;;) {
+      const kernel = await this.link.kernelReady();
+      // The widget manager registers its renderer for the kernel right after (a task later).
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (generation !== this.generation) return;
+      const inner = kernel === null ? null : this.link.widgetRenderer();
+      if (inner === null) {
+        this.paintSaved(this.data, "savedTranscript");
+        return;
+      }
+      this.inner = inner;
+      inner.hide();
+      this.addWidget(inner);
+      void inner.renderModel(model);
+      const shows = await widgetOutcome(inner.node, WIDGET_RETRY_MS);
+      if (generation !== this.generation) return;
+      if (shows === "shown") {
+        this.paintSaved(null, null);
+        inner.show();
+        this.shown = { chatId, how: "widget" };
+        return;
+      }
+      inner.dispose();
+      this.inner = null;
+      if (shows !== "loading") {
+        this.paintSaved(this.data, shows === "missing" ? null : "savedTranscript");
+        return;
+      }
     }
-    this.shown = { chatId, how: "widget" };
-    return true;
   }
 
-  private showSaved(data: unknown): void {
-    this.clear();
+  /**
+   * The saved chat in the host (null data: nothing). `note` null: the server or the kernel
+   * said the chat is gone, so it ended; else the status line of a copy that says only that.
+   */
+  private paintSaved(data: unknown, note: "savedTranscript" | "waitingForKernel" | null): void {
+    this.cleanup?.();
+    this.cleanup = null;
+    this.host.replaceChildren();
+    if (data === null) return;
+    const t = localeOf(data);
     this.cleanup = renderSavedChat(this.host, data, {
-      t: localeOf(data),
+      t,
       kernelId: () => this.link.kernelId(),
       showLive: (_, kernelId, chatId) => this.showLive(kernelId, chatId, data),
       openChat,
+      copyNote: note === null ? null : t(note),
     });
   }
 
-  private async isLive(kernelId: string, chatId: string): Promise<boolean> {
-    if (kernelId === "" || chatId === "") return false;
-    try {
-      return (await listChats(kernelId)).some((c) => c.chatId === chatId);
-    } catch {
-      return false; // the kernel is gone (404) or the server has no extension
-    }
-  }
-
   private clear(): void {
+    this.generation += 1;
     this.shown = null;
     if (this.live !== null) this.live.onGone = null;
     this.release?.();
     this.release = null;
     this.live = null;
-    this.cleanup?.();
-    this.cleanup = null;
+    this.paintSaved(null, null);
     this.inner?.dispose();
     this.inner = null;
-    this.host.replaceChildren();
   }
 }
