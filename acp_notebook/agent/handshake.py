@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from .catalogue import AgentSpec
+
 VERSION = "0.1.0"
 
 
@@ -29,3 +31,9 @@ def inherited_env(drop: frozenset[str]) -> dict[str, str]:
     return {
         k: v for k, v in os.environ.items() if not k.startswith("ACP_NOTEBOOK_") and k not in drop
     }
+
+
+def agent_env(spec: AgentSpec) -> dict[str, str]:
+    """The environment ``spec``'s agent runs with: ours, as ``inherited_env`` passes it on,
+    and the spec's own."""
+    return {**inherited_env(spec.drop), **spec.env}

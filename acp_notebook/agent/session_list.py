@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .catalogue import resolve_agent
+from .catalogue import AgentSpec, resolve_agent
 from .connection import AgentConnection
-from .handshake import INITIALIZE_PARAMS, inherited_env
+from .handshake import INITIALIZE_PARAMS, agent_env
 from .jsonrpc import RpcError
 from .resume import offers_session
 
 MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
 MAX_PAGES = 50
 MAX_TEXT = 1024
+# A session id to continue that the agent cannot vouch for (it does not list its
+# sessions): letters and digits, then also ``._:-`` (UUIDs, "ses_..."), no "..".
+STRICT_SESSION_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._:-]{0,255}")
 
 
 class SessionsUnavailable(RuntimeError):
@@ -116,6 +120,30 @@ async def list_sessions(
         await conn.close()
 
 
+def unknown_session(session_id: str, cwd: str, listed: Sequence[SessionInfo] | None) -> str | None:
+    """Why ``session_id`` is not one to continue in ``cwd`` (None: it is): where the agent
+    listed its sessions (``listed``), one of those; else one of the strict character set."""
+    if listed is not None:
+        if any(info.session_id == session_id for info in listed):
+            return None
+        return f"the agent lists no session {session_id!r} in {cwd}"
+    if STRICT_SESSION_ID.fullmatch(session_id):
+        return None
+    return (
+        f"session id {session_id!r}: the agent does not list its sessions, so only letters, "
+        "digits and ._:- (not first, no '..') are accepted"
+    )
+
+
+async def listed_sessions(spec: AgentSpec, cwd: str, timeout: float) -> list[SessionInfo] | None:
+    """``spec``'s agent's sessions in ``cwd``, or None where it cannot say (it does not list
+    them, or failed to)."""
+    try:
+        return await list_sessions(spec.argv, agent_env(spec), cwd, timeout)
+    except SessionsUnavailable:
+        return None
+
+
 def sessions(
     agent: str = "demo",
     cwd: str | None = None,
@@ -127,7 +155,7 @@ def sessions(
     """The past sessions of ``agent`` in ``cwd`` (default: the current directory)."""
     spec = resolve_agent(agent, command=command, env=env)
     where = os.path.abspath(cwd or os.getcwd())
-    run = list_sessions(spec.argv, {**inherited_env(spec.drop), **spec.env}, where, timeout)
+    run = list_sessions(spec.argv, agent_env(spec), where, timeout)
     # Its own loop on its own thread: a notebook cell already runs inside a loop.
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, run).result()

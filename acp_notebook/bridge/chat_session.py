@@ -31,7 +31,7 @@ from ..agent import jsonrpc
 from ..agent.catalogue import AgentSpec
 from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
-from ..agent.handshake import INITIALIZE_PARAMS, inherited_env
+from ..agent.handshake import INITIALIZE_PARAMS, agent_env
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
@@ -176,7 +176,7 @@ class ChatSession:
         self._previews: dict[jsonrpc.Id, asyncio.Task[None]] = {}
         self.conn = AgentConnection(
             spec.argv,
-            env={**inherited_env(spec.drop), **spec.env},
+            env=agent_env(spec),
             cwd=cwd,
             on_request=self._on_request,
             on_notification=self._on_notification,

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar, cast
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
-from ..agent.catalogue import resolve_agent
+from ..agent.catalogue import AgentSpec, resolve_agent
 from ..agent.jsonrpc import RpcError
 from ..agent.mcp_servers import NOTEBOOK, normalize
 from ..wire import bounded_json
@@ -57,6 +57,7 @@ from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
 from .ports import KernelQuery, ToolsFactory
+from .session_owners import SessionOwners
 from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ class HubConfig:
     max_queue_bytes: int = MAX_QUEUE_BYTES
     # Shared by every hub of this config.
     chats: ChatCount = field(default_factory=ChatCount)
+    sessions: SessionOwners = field(default_factory=SessionOwners)
 
 
 class OpenOptions(TypedDict, total=False):
@@ -171,6 +173,24 @@ def _route(who: Who, *kinds: str) -> Callable[[_H], _H]:
     return add
 
 
+def agent_spec(config: HubConfig, agent: str | None, options: OpenOptions) -> AgentSpec:
+    """How to start the chat's agent, by the admin's rules (``Forbidden``; an unknown
+    name: ``UnknownAgent``)."""
+    command = options.get("command")
+    if command is not None and not config.allow_commands:
+        raise Forbidden("starting arbitrary commands is disabled on this server")
+    name = agent or config.default_agent
+    if command is None and config.allowed_agents is not None and name not in config.allowed_agents:
+        raise Forbidden(f"agent {name!r} is not allowed on this server")
+    return resolve_agent(
+        name if command is None else agent,
+        command=command,
+        env=options.get("env"),
+        mode=options.get("mode"),
+        commands=config.agent_commands,
+    )
+
+
 @dataclass(frozen=True)
 class _Call:
     """A request's sender and its chat, as the request's handler sees them."""
@@ -228,23 +248,7 @@ class Hub:
         if self._closed:
             raise RuntimeError(CLOSED)
         config = self.config
-        command = options.get("command")
-        if command is not None and not config.allow_commands:
-            raise Forbidden("starting arbitrary commands is disabled on this server")
-        name = agent or config.default_agent
-        if (
-            command is None
-            and config.allowed_agents is not None
-            and name not in config.allowed_agents
-        ):
-            raise Forbidden(f"agent {name!r} is not allowed on this server")
-        spec = resolve_agent(
-            name if command is None else agent,
-            command=command,
-            env=options.get("env"),
-            mode=options.get("mode"),
-            commands=config.agent_commands,
-        )
+        spec = agent_spec(config, agent, options)
         servers = normalize(options.get("mcp_servers", ()))
         tools = options.get("notebook_tools", True) and self.notebook_tools is not None
         if tools and any(s["name"] == NOTEBOOK for s in servers):
@@ -285,9 +289,16 @@ class Hub:
             raise
         chat = _Chat(session, asyncio.create_task(session.start()), owner, owner_name)
         chat.share = options.get("share")
+        if owner is not None:
+            chat.start_task.add_done_callback(lambda _: self._note_session(session, owner))
         self.chats[chat_id] = chat
         self._announce_access(chat)
         return chat_id
+
+    def _note_session(self, session: ChatSession, owner: str) -> None:
+        """The session the chat's agent opened (or loaded) is its owner's."""
+        if session.session_id is not None:
+            self.config.sessions.note(session.spec.name, session.cwd, session.session_id, owner)
 
     async def close_chat(self, chat_id: str) -> None:
         chat = self.chats.pop(chat_id, None)

@@ -2,13 +2,20 @@
 
 ``GET  acp-notebook/api/agents``: the agent names a chat may start here, and the default.
 ``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel, each with its owner
-(``owner``, ``ownerName``), its sharing and whether this login may act on it (``mayAct``).
+(``owner``, ``ownerName``), its sharing and whether this login may act on it (``mayAct``);
+its content (``title``, the first prompt, and ``sessionId``) only where it may act.
 ``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
 opens a chat on the kernel's hub, owned by the logged-in principal (identity.py),
 continuing the ACP session ``loadSessionId`` if given; ``{"chatId"}``.
 
-Named agents only: a browser never chooses a command line or an environment. The
-same permission as the browser socket (``execute`` on ``kernels``); POSTs are
+Named agents only: a browser never chooses a command line, an environment or a mode:
+``mode`` is accepted and ignored (the chat starts in the agent's default mode, which the
+chat's own menu changes), since a saved chat's mode is anyone's file's. A session to
+continue is the caller's (``_continuable``): one a chat of this server opened for
+another principal is refused; one it did not see opened (before a restart, or outside
+it) only for the principal whose account the server runs as (identity.py) and only if
+the agent lists it for that directory (where it cannot list: a strict character set).
+The same permission as the browser socket (``execute`` on ``kernels``); POSTs are
 XSRF-checked by the server as for every API handler.
 """
 
@@ -25,8 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from tornado import web
 
 from ..agent.catalogue import UnknownAgent, builtin_agents
+from ..agent.session_list import listed_sessions, unknown_session
 from ..bridge.chat_session import ChatSession
-from ..bridge.hub import Forbidden, TooManyChats, may_act
+from ..bridge.hub import Forbidden, HubConfig, TooManyChats, agent_spec, may_act
 from ..wire import bounded_json
 from ..wire.contracts import MAX_ID, PathText, SessionId, why_invalid
 from .identity import Principal, Principals
@@ -35,6 +43,8 @@ from .kernels import KernelHubs
 # A chat request body is a few short strings; anything larger is not one.
 MAX_BODY_BYTES = 16 * 1024
 MAX_TITLE = 120
+# How long the agent may take to list its sessions when a Continue names one.
+LIST_TIMEOUT = 60.0
 Name = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 
@@ -71,9 +81,13 @@ class _ApiHandler(APIHandler):
         self.principals = principals
 
     @property
-    def principal(self) -> Principal:
+    def known_principals(self) -> Principals:
         assert self.principals is not None, "a handler of chats is given the principals"
-        return self.principals.of(self.current_user)
+        return self.principals
+
+    @property
+    def principal(self) -> Principal:
+        return self.known_principals.of(self.current_user)
 
     def _kernel(self, kernel_id: str) -> str:
         if kernel_id not in self.kernel_manager:
@@ -98,21 +112,24 @@ class ChatsHandler(_ApiHandler):
     async def get(self) -> None:
         hub = self.hubs.get(self._kernel(self.get_query_argument("kernel", "")))
         me = self.principal.id
-        chats = [
-            {
-                "chatId": chat_id,
-                "agent": chat.session.spec.name,
-                "owner": chat.owner,
-                "ownerName": chat.owner_name,
-                "share": chat.share,
-                "mayAct": may_act(chat, me),
-                "mine": chat.owner == me,
-                "status": chat.session.status,
-                "title": chat_title(chat.session),
-                "sessionId": chat.session.session_id,
-            }
-            for chat_id, chat in (hub.chats.items() if hub is not None else ())
-        ]
+        chats = []
+        for chat_id, chat in hub.chats.items() if hub is not None else ():
+            # Another user's chat, not shared: who has it, not what it says.
+            theirs = not may_act(chat, me)
+            chats.append(
+                {
+                    "chatId": chat_id,
+                    "agent": chat.session.spec.name,
+                    "owner": chat.owner,
+                    "ownerName": chat.owner_name,
+                    "share": chat.share,
+                    "mayAct": not theirs,
+                    "mine": chat.owner == me,
+                    "status": chat.session.status,
+                    "title": None if theirs else chat_title(chat.session),
+                    "sessionId": None if theirs else chat.session.session_id,
+                }
+            )
         self.finish({"chats": chats})
 
     @web.authenticated
@@ -130,11 +147,12 @@ class ChatsHandler(_ApiHandler):
         cwd = await self._cwd(kernel_id, body.cwd)
         me = self.principal
         try:
+            if body.loadSessionId is not None:
+                await self._continuable(me, body.agent, cwd, body.loadSessionId)
             hub = self.hubs.attach(kernel_id)
             chat_id = await hub.open_chat(
                 body.agent,
                 cwd=cwd,
-                mode=body.mode,
                 owner=me.id,
                 owner_name=me.name,
                 load_session_id=body.loadSessionId,
@@ -150,6 +168,30 @@ class ChatsHandler(_ApiHandler):
         self.log.info("acp_notebook: %s opened chat %s", self.current_user.username, chat_id)
         self.set_status(201)
         self.finish(json.dumps({"chatId": chat_id}))
+
+    async def _continuable(self, me: Principal, agent: str, cwd: str, session_id: str) -> None:
+        """Refuses (403, 400) to continue ``session_id`` unless it is ``me``'s to continue
+        (the module's docstring says when)."""
+        config: HubConfig = self.hubs.config
+        spec = agent_spec(config, agent, {})
+        owner = config.sessions.owner(spec.name, cwd, session_id)
+        if owner is not None and owner != me.id:
+            raise web.HTTPError(
+                403,
+                f"session {session_id!r} was started by another user: only they can continue it",
+            )
+        if owner is not None:
+            return
+        if not self.known_principals.holds_account(me):
+            raise web.HTTPError(
+                403,
+                f"session {session_id!r} was not started by you on this server (or before it "
+                "restarted): here only sessions you started can be continued",
+            )
+        listed = await listed_sessions(spec, cwd, LIST_TIMEOUT)
+        why = unknown_session(session_id, cwd, listed)
+        if why is not None:
+            raise web.HTTPError(400, f"loadSessionId: {why}")
 
     async def _cwd(self, kernel_id: str, cwd: str | None) -> str:
         """``cwd`` (a path relative to the server's root, or an absolute one under it, as a

@@ -47,3 +47,9 @@ class Principals:
     def of(self, user: User) -> Principal:
         name = (user.display_name or user.username)[:MAX_NAME]
         return Principal(TOKEN_HOLDERS if self.shared else user.username, name)
+
+    def holds_account(self, principal: Principal) -> bool:
+        """Whether ``principal`` is the person whose account the server runs as, and so
+        whose the agents' stored sessions are: every token holder where they are one
+        principal, the JupyterHub user whose single-user server this is."""
+        return self.shared or principal.id == os.environ.get("JUPYTERHUB_USER")

@@ -68,8 +68,9 @@ FOLD_MAX_WEIGHT = 8 * 1024 * 1024
 KERNEL_QUERY: Final = "kernel:query"
 KERNEL_ANSWER: Final = "kernel:answer"
 MAX_ANSWER = 64 * 1024
-# An ACP session id to continue: visible ASCII only (see ``valid_session_id``).
-SESSION_ID_PATTERN = f"^[!-~]{{1,{MAX_ID}}}$"
+# An ACP session id to continue: visible ASCII only (see ``valid_session_id``), and never
+# one that looks like an option (a leading "-") or a path ("/", "\\", "..").
+SESSION_ID_PATTERN = rf"^(?!-)(?!.*\.\.)[!-.0-\[\]-~]{{1,{MAX_ID}}}$"
 # An attachment's preview: a data: URL of a PNG or JPEG.
 THUMBNAIL_PATTERN = r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$"
 
@@ -493,7 +494,9 @@ saved_chat_data = TypeAdapter(SavedChatData)
 Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID)]
 # An ACP session to continue goes to the agent in session/load, and comes from a saved
 # notebook (anyone's file): visible ASCII only, as the agents' ids are (UUIDs, "ses_...");
-# no control character, space, newline or direction mark reaches the agent.
+# no control character, space, newline or direction mark reaches the agent, and nothing
+# an agent could take for an option or a file ("--dangerously-skip-permissions",
+# "../../etc/passwd").
 _SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 
@@ -505,7 +508,8 @@ def _session_id(value: str) -> str:
     if not valid_session_id(value):
         raise ValueError(
             f"a session id to continue is 1 to {MAX_ID} visible ASCII characters "
-            "(no space, control character or non-ASCII)"
+            "(no space, control character or non-ASCII), not starting with '-' and "
+            "holding no '/', '\\' or '..'"
         )
     return value
 

@@ -31,7 +31,7 @@ export const FOLD_MAX_WEIGHT = 8388608;
 export const KERNEL_QUERY = "kernel:query";
 export const KERNEL_ANSWER = "kernel:answer";
 export const MAX_ANSWER = 65536;
-export const SESSION_ID_PATTERN = "^[!-~]{1,256}$";
+export const SESSION_ID_PATTERN = "^(?!-)(?!.*\\.\\.)[!-.0-\\[\\]-~]{1,256}$";
 export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
 export const MAX_EDIT_SOURCE = 200000;
 export const MAX_PAGE_NOTEBOOKS = 64;
