@@ -4,6 +4,7 @@
 // read-only; "Continue" asks the server for a new chat on the notebook's kernel that
 // loads the agent's session, then hands the output over to the live chat.
 
+import type { ConfirmContinue } from "./continue_confirm";
 import { SESSION_ID_PATTERN } from "./contracts";
 import { el, isRecord, str } from "./dom";
 import { isolate, type Translate, tIsolated } from "./i18n";
@@ -23,12 +24,11 @@ export interface SavedChat {
   snapshot: unknown;
 }
 
-/** The body of `POST acp-notebook/api/chats`. */
+/** The body of `POST acp-notebook/api/chats` (never a mode: the file's is anyone's). */
 export interface OpenChatBody {
   kernel: string;
   agent: string;
   cwd?: string;
-  mode?: string;
   loadSessionId?: string;
 }
 
@@ -40,6 +40,8 @@ export interface SavedChatDeps {
   showLive(host: HTMLElement, kernelId: string, chatId: string): void;
   /** Opens the chat; resolves to its id or rejects with a readable reason. */
   openChat(body: OpenChatBody): Promise<string>;
+  /** Asked once per click on Continue in an untrusted notebook; null when it is trusted. */
+  confirm: ConfirmContinue | null;
   /**
    * Null once the server (or the kernel) said the chat is gone: its open questions are shown
    * cancelled and the chat exited, with Continue. Otherwise the chat may live on where this
@@ -119,17 +121,22 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
       const button = el("button", "acpnb-btn acpnb-continue-btn", t("continueChat"));
       button.type = "button";
       button.title = t("continueHint", { agent: isolate(saved.agent) });
-      button.addEventListener("click", () => {
+      button.addEventListener("click", async () => {
         const kernel = deps.kernelId();
         if (kernel === null) {
           note.textContent = t("continueNoKernel");
           return;
         }
-        button.disabled = true;
+        button.disabled = true; // one question, one request per click
+        const what = { agent: saved.agent, cwd: saved.cwd, sessionId };
+        if (deps.confirm !== null && !(await deps.confirm(what))) {
+          button.disabled = false;
+          note.textContent = t("continueDeclined");
+          return;
+        }
         note.replaceChildren(tIsolated(t, "continuing", { agent: saved.agent }));
         const body: OpenChatBody = { kernel, agent: saved.agent, loadSessionId: sessionId };
         if (saved.cwd !== null) body.cwd = saved.cwd;
-        if (saved.mode !== null) body.mode = saved.mode;
         deps.openChat(body).then(
           (chatId) => {
             cleanup();

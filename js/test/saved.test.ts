@@ -60,6 +60,7 @@ function deps(overrides: Partial<SavedChatDeps> = {}): SavedChatDeps {
     kernelId: () => null,
     showLive: () => {},
     openChat: noChat,
+    confirm: null,
     copyNote: null,
     ...overrides,
   };
@@ -133,7 +134,6 @@ describe("renderSavedChat", () => {
       kernel: "k-new",
       agent: "claude-code",
       cwd: "/home/me/project",
-      mode: "default",
       loadSessionId: "s-1",
     });
     expect(host.textContent).toContain("not allowed on this server");

@@ -15,6 +15,7 @@ import { acquire, adoptable, type Live } from "../live";
 import { mountChat, socketModel } from "../mount";
 import { readSavedChat, renderSavedChat } from "../saved";
 import { chatLiveness, openChat } from "./api";
+import { confirmContinue } from "./confirm_continue";
 import { savedShows, widgetOutcome } from "./saved_choice";
 
 export const WIDGET_MIME = "application/vnd.jupyter.widget-view+json";
@@ -72,6 +73,8 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   private data: unknown = null;
   /** Bumped by every clear: a render still waiting for an answer then knows it is stale. */
   private generation = 0;
+  /** Whether the output's notebook is trusted: if not, Continue asks first. */
+  private trusted = false;
 
   constructor(private readonly link: NotebookLink) {
     super();
@@ -81,6 +84,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[SAVED_MIME];
+    this.trusted = model.trusted;
     const saved = readSavedChat(data);
     if (saved !== null) this.data = data;
     // Each turn end re-renders the output in place: the live view or widget stays.
@@ -218,6 +222,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
       kernelId: () => this.link.kernelId(),
       showLive: (_, kernelId, chatId) => this.showLive(kernelId, chatId, data),
       openChat,
+      confirm: this.trusted ? null : (what) => confirmContinue(t, what),
       copyNote: note === null ? null : t(note),
     });
   }
