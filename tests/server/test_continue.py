@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from tornado.httpclient import HTTPClientError
+
 from tests.support.server_peers import DEMO
 
 
@@ -70,3 +73,30 @@ async def test_chat_resume_from_a_kernel_in_server_mode(
         "first": {"type": "user", "text": "hello there"},
         "text": "Done thinking: the answer is **42**.",
     }
+
+
+async def test_a_page_continues_only_what_the_agent_lists_here(
+    start_kernel: Any, jp_fetch: Any, jp_root_dir: Any, extension: Any, monkeypatch: Any
+) -> None:
+    """On a plain token server every token holder is the server's account: a session the
+    server did not see started (as after a restart) is theirs if the agent lists it."""
+    for name, value in DEMO.items():  # agents the server starts get its environment
+        monkeypatch.setenv(name, value)
+    kernel_id = await start_kernel()
+    hub = extension.hubs.attach(kernel_id)
+    cwd = str(jp_root_dir.resolve())
+    earlier = await hub.open_chat("demo", cwd=cwd)  # no owner: nobody noted it
+    await hub.chats[earlier].start_task
+    unseen = hub.chats[earlier].session.session_id
+    await hub.close_chat(earlier)
+
+    def post(session_id: str) -> Any:
+        body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "loadSessionId": session_id}
+        return jp_fetch("acp-notebook", "api", "chats", method="POST", body=json.dumps(body))
+
+    assert (await post(unseen)).code == 201
+    with pytest.raises(HTTPClientError) as failure:
+        await post("demo-0123")
+    assert failure.value.code == 400 and failure.value.response is not None
+    message = json.loads(failure.value.response.body)["message"]
+    assert message == f"loadSessionId: the agent lists no session 'demo-0123' in {cwd}"
