@@ -9,19 +9,12 @@ import { type OpenChatBody, readSavedChat, renderSavedChat } from "../src/saved"
 
 const t = translator("en");
 
+/** A downloaded notebook's saved chat: it asks for the bypass mode. */
+const DOWNLOADED = { agent: "claude-code", cwd: "/home/me/project", mode: "bypassPermissions" };
+
 function saved(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    version: 1,
-    chatId: "c1",
-    kernelId: "k-old",
-    agent: "claude-code",
-    cwd: "/home/me/project",
-    mode: "bypassPermissions",
-    sessionId: "s-1",
-    canLoad: true,
-    snapshot: snapshot(initialState()),
-    ...overrides,
-  };
+  const chat = { version: 1, chatId: "c1", kernelId: "k-old", sessionId: "s-1", canLoad: true };
+  return { ...chat, ...DOWNLOADED, snapshot: snapshot(initialState()), ...overrides };
 }
 
 function tick(): Promise<void> {

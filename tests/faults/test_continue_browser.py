@@ -16,30 +16,23 @@ import pytest
 from playwright.sync_api import Page, Request, expect
 
 from acp_notebook.wire.contracts import SAVED_MIME
-from tests.support.lab import (
-    JupyterServer,
-    agent_text,
-    open_notebook,
-    run_cell,
-    save,
-    send,
-    unique,
-    write_notebook,
-)
+from tests.support import lab
 from tests.support.saved_views import CHAT, chat_output
 
 CLICKS = 11
 
 
 @pytest.mark.fault("11 clicks on Continue of an untrusted notebook whose saved mode is bypass")
-def test_an_untrusted_continue_asks_once_per_click(page: Page, server: JupyterServer) -> None:
-    filename = write_notebook(server, unique("downloaded"), [CHAT.format(args=""), "chat.close()"])
-    open_notebook(page, server, filename)
-    run_cell(page, 0)
-    send(page, "remember 4817")
-    expect(agent_text(page)).to_contain_text("You said: remember 4817")
-    save(page)
-    run_cell(page, 1)  # the chat ends: the server says it is gone
+def test_an_untrusted_continue_asks_once_per_click(page: Page, server: lab.JupyterServer) -> None:
+    filename = lab.write_notebook(
+        server, lab.unique("downloaded"), [CHAT.format(args=""), "chat.close()"]
+    )
+    lab.open_notebook(page, server, filename)
+    lab.run_cell(page, 0)
+    lab.send(page, "remember 4817")
+    expect(lab.agent_text(page)).to_contain_text("You said: remember 4817")
+    lab.save(page)
+    lab.run_cell(page, 1)  # the chat ends: the server says it is gone
     # The file as someone else would hand it over: a bypass mode, and no valid signature.
     path = server.root / filename
     nb = nbformat.read(path, as_version=4)

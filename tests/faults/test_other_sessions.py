@@ -73,6 +73,13 @@ async def titled(jp_fetch: Any, kernel_id: str, chat_id: str) -> dict[str, Any]:
     raise AssertionError(f"chat {chat_id} got no title")
 
 
+async def alices_chat(ws_url: Any, token: str, kernel_id: str, prompt: str, share: str = "") -> str:
+    """The id of a chat alice's cell opens (as the variable ``mine``, or ``ours`` where
+    ``share`` says so) and prompts with ``prompt``."""
+    code = OPEN.format(name="ours" if share else "mine", share=share, prompt=prompt)
+    return chat_of(await run_as(ws_url, token, kernel_id, code))
+
+
 async def ready_session(hub: Hub, chat_id: str) -> tuple[str, str]:
     """The chat's session id and directory, once its agent opened the session."""
     chat = hub.chats[chat_id]
@@ -81,24 +88,22 @@ async def ready_session(hub: Hub, chat_id: str) -> tuple[str, str]:
     return chat.session.session_id, chat.session.cwd
 
 
+async def alices_session(
+    ws_url: Any, token: str, extension: AcpNotebookApp, kernel_id: str
+) -> tuple[Hub, str, str]:
+    """The kernel's hub, and the session id and directory of a chat alice started."""
+    hub = extension.hubs.attach(kernel_id)
+    session_id, cwd = await ready_session(hub, await alices_chat(ws_url, token, kernel_id, "hi"))
+    return hub, session_id, cwd
+
+
 @pytest.mark.fault("a second user lists the first user's chats: first prompt and session id")
 async def test_another_users_chats_are_listed_without_their_content(
     start_kernel: Any, ws_url: Any, jp_fetch: Any, alice_token: str
 ) -> None:
     kernel_id = await start_kernel()
-    mine = chat_of(
-        await run_as(
-            ws_url, alice_token, kernel_id, OPEN.format(name="mine", share="", prompt="my plan")
-        )
-    )
-    ours = chat_of(
-        await run_as(
-            ws_url,
-            alice_token,
-            kernel_id,
-            OPEN.format(name="ours", share=', share="anyone"', prompt="our plan"),
-        )
-    )
+    mine = await alices_chat(ws_url, alice_token, kernel_id, "my plan")
+    ours = await alices_chat(ws_url, alice_token, kernel_id, "our plan", ', share="anyone"')
     own = await titled(jp_fetch, kernel_id, mine)
     assert own["title"] == "my plan" and own["mine"] and own["mayAct"]
     await titled(jp_fetch, kernel_id, ours)
@@ -126,13 +131,7 @@ async def test_another_users_session_is_not_continued(
     if where != "no JupyterHub":
         monkeypatch.setenv("JUPYTERHUB_USER", "alice")  # alice's single-user server
     kernel_id = await start_kernel()
-    mine = chat_of(
-        await run_as(
-            ws_url, alice_token, kernel_id, OPEN.format(name="mine", share="", prompt="my plan")
-        )
-    )
-    hub = extension.hubs.attach(kernel_id)
-    session_id, cwd = await ready_session(hub, mine)
+    hub, session_id, cwd = await alices_session(ws_url, alice_token, extension, kernel_id)
     body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "loadSessionId": session_id}
 
     before = set(hub.chats)
@@ -193,13 +192,7 @@ async def test_continue_never_takes_a_mode_from_the_page(
     start_kernel: Any, ws_url: Any, jp_fetch: Any, alice_token: str, extension: AcpNotebookApp
 ) -> None:
     kernel_id = await start_kernel()
-    mine = chat_of(
-        await run_as(
-            ws_url, alice_token, kernel_id, OPEN.format(name="mine", share="", prompt="my plan")
-        )
-    )
-    hub = extension.hubs.attach(kernel_id)
-    session_id, cwd = await ready_session(hub, mine)
+    hub, session_id, cwd = await alices_session(ws_url, alice_token, extension, kernel_id)
     for extra in ({"loadSessionId": session_id}, {}):
         body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "mode": "bypassPermissions"}
         code, reply = await post(jp_fetch, {**body, **extra})
