@@ -11,7 +11,7 @@ import pytest
 
 from acp_notebook.agent.catalogue import resolve_agent
 from acp_notebook.agent.session_list import SessionInfo, listed_sessions, unknown_session
-from acp_notebook.bridge.hub import Hub
+from acp_notebook.bridge.hub import Forbidden, Hub
 from acp_notebook.bridge.session_owners import SessionOwners
 from acp_notebook.wire.contracts import valid_session_id
 from tests.support.agents import FAULT_AGENT
@@ -81,6 +81,12 @@ async def test_a_hub_notes_who_started_each_session(hub: Hub, tmp_path: Path) ->
     assert hub.config.sessions.owner("demo", str(tmp_path), session_id) == "alice"
     other = hub.chats[nobodys].session.session_id
     assert other is not None and hub.config.sessions.owner("demo", str(tmp_path), other) is None
+
+    # Only its owner continues it (a kernel's open too: the owner is its cell's sender).
+    again = {"cwd": str(tmp_path), "env": env, "load_session_id": session_id}
+    with pytest.raises(Forbidden, match="was started by another user"):
+        await hub.open_chat("demo", owner="bob", **again)
+    assert await hub.open_chat("demo", owner="alice", **again)
 
 
 async def test_an_agent_that_cannot_list_leaves_the_strict_set(tmp_path: Path) -> None:

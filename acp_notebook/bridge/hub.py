@@ -240,7 +240,8 @@ class Hub:
         """Start a chat; it is usable (``starting``) at once and ``ready`` after the handshake.
 
         ``owner``: the principal id of who alone may act on it (None: anyone who may read
-        it), shown as ``owner_name``. ``options`` are ``Chat``'s. The admin's rules apply
+        it), shown as ``owner_name``; a session another owner started here is not theirs
+        to continue (``Forbidden``). ``options`` are ``Chat``'s. The admin's rules apply
         to the agent (``Forbidden``). ``mcp_servers`` are the user's own (``ValueError``
         when malformed); the chat's ``notebook`` server is added unless ``notebook_tools``
         is False.
@@ -249,6 +250,13 @@ class Hub:
             raise RuntimeError(CLOSED)
         config = self.config
         spec = agent_spec(config, agent, options)
+        cwd = os.path.abspath(options.get("cwd") or os.getcwd())
+        load = options.get("load_session_id")
+        started_by = None if load is None else config.sessions.owner(spec.name, cwd, load)
+        if owner is not None and started_by not in (None, owner):
+            raise Forbidden(
+                f"session {load!r} was started by another user: only they can continue it"
+            )
         servers = normalize(options.get("mcp_servers", ()))
         tools = options.get("notebook_tools", True) and self.notebook_tools is not None
         if tools and any(s["name"] == NOTEBOOK for s in servers):
@@ -275,11 +283,11 @@ class Hub:
             session = ChatSession(
                 chat_id,
                 spec,
-                cwd=os.path.abspath(options.get("cwd") or os.getcwd()),
+                cwd=cwd,
                 mcp_servers=servers,
                 config=config.session,
                 sink=sink,
-                load_session_id=options.get("load_session_id"),
+                load_session_id=load,
                 notebook=notebook,
             )
         except BaseException:

