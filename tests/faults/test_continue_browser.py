@@ -68,7 +68,8 @@ def test_an_untrusted_continue_asks_once_per_click(page: Page, server: lab.Jupyt
     button.click()
     dialog.get_by_role("button", name="Continue").click()
     expect(dialog).to_have_count(0)
-    # The conversation is back, live: the demo replays it on session/load.
+    # The conversation is back, live (no saved view left): the demo replays it on load.
+    expect(output_node.locator(".acpnb-saved")).to_have_count(0, timeout=60_000)
     expect(output_node.locator(".acpnb-user").first).to_have_text("remember 4817", timeout=60_000)
     expect(output_node.locator(".acpnb-status")).to_have_text("idle", timeout=60_000)
     assert len(posts) == 1
