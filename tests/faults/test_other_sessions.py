@@ -73,10 +73,10 @@ async def titled(jp_fetch: Any, kernel_id: str, chat_id: str) -> dict[str, Any]:
     raise AssertionError(f"chat {chat_id} got no title")
 
 
-async def alices_chat(ws_url: Any, token: str, kernel_id: str, prompt: str, share: str = "") -> str:
-    """The id of a chat alice's cell opens (as the variable ``mine``, or ``ours`` where
-    ``share`` says so) and prompts with ``prompt``."""
-    code = OPEN.format(name="ours" if share else "mine", share=share, prompt=prompt)
+async def alices_chat(ws_url: Any, token: str, kernel_id: str, prompt: str, more: str = "") -> str:
+    """The id of a chat alice's cell opens (``more``: ``Chat``'s further keywords, as
+    text) and prompts with ``prompt``."""
+    code = OPEN.format(name="ours" if more else "mine", share=more, prompt=prompt)
     return chat_of(await run_as(ws_url, token, kernel_id, code))
 
 
@@ -89,11 +89,13 @@ async def ready_session(hub: Hub, chat_id: str) -> tuple[str, str]:
 
 
 async def alices_session(
-    ws_url: Any, token: str, extension: AcpNotebookApp, kernel_id: str
+    ws_url: Any, token: str, extension: AcpNotebookApp, kernel_id: str, root: Any
 ) -> tuple[Hub, str, str]:
-    """The kernel's hub, and the session id and directory of a chat alice started."""
+    """The kernel's hub, and the session id and directory (the server's root, where a
+    page's Continue may start it) of a chat alice started."""
     hub = extension.hubs.attach(kernel_id)
-    session_id, cwd = await ready_session(hub, await alices_chat(ws_url, token, kernel_id, "hi"))
+    chat_id = await alices_chat(ws_url, token, kernel_id, "hi", f", cwd={str(root)!r}")
+    session_id, cwd = await ready_session(hub, chat_id)
     return hub, session_id, cwd
 
 
@@ -125,13 +127,16 @@ async def test_another_users_session_is_not_continued(
     jp_fetch: Any,
     alice_token: str,
     extension: AcpNotebookApp,
+    jp_root_dir: Any,
     monkeypatch: pytest.MonkeyPatch,
     where: str,
 ) -> None:
     if where != "no JupyterHub":
         monkeypatch.setenv("JUPYTERHUB_USER", "alice")  # alice's single-user server
     kernel_id = await start_kernel()
-    hub, session_id, cwd = await alices_session(ws_url, alice_token, extension, kernel_id)
+    hub, session_id, cwd = await alices_session(
+        ws_url, alice_token, extension, kernel_id, jp_root_dir
+    )
     body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "loadSessionId": session_id}
 
     before = set(hub.chats)
@@ -189,10 +194,17 @@ async def test_option_and_path_like_session_ids_never_reach_an_agent(
 
 @pytest.mark.fault("Continue of a saved chat whose mode is bypassPermissions")
 async def test_continue_never_takes_a_mode_from_the_page(
-    start_kernel: Any, ws_url: Any, jp_fetch: Any, alice_token: str, extension: AcpNotebookApp
+    start_kernel: Any,
+    ws_url: Any,
+    jp_fetch: Any,
+    alice_token: str,
+    extension: AcpNotebookApp,
+    jp_root_dir: Any,
 ) -> None:
     kernel_id = await start_kernel()
-    hub, session_id, cwd = await alices_session(ws_url, alice_token, extension, kernel_id)
+    hub, session_id, cwd = await alices_session(
+        ws_url, alice_token, extension, kernel_id, jp_root_dir
+    )
     for extra in ({"loadSessionId": session_id}, {}):
         body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "mode": "bypassPermissions"}
         code, reply = await post(jp_fetch, {**body, **extra})
