@@ -31,8 +31,8 @@ def test_an_untrusted_continue_asks_once_per_click(page: Page, server: lab.Jupyt
     lab.run_cell(page, 0)
     lab.send(page, "remember 4817")
     expect(lab.agent_text(page)).to_contain_text("You said: remember 4817")
-    lab.save(page)
     lab.run_cell(page, 1)  # the chat ends: the server says it is gone
+    lab.save(page)
     # The file as someone else would hand it over: a bypass mode, and no valid signature.
     path = server.root / filename
     nb = nbformat.read(path, as_version=4)
