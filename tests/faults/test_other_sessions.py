@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -88,15 +89,25 @@ async def ready_session(hub: Hub, chat_id: str) -> tuple[str, str]:
     return chat.session.session_id, chat.session.cwd
 
 
+@dataclass
+class Session:
+    kernel_id: str
+    hub: Hub
+    session_id: str
+    cwd: str
+
+
+@pytest.fixture
 async def alices_session(
-    ws_url: Any, token: str, extension: AcpNotebookApp, kernel_id: str, root: Any
-) -> tuple[Hub, str, str]:
-    """The kernel's hub, and the session id and directory (the server's root, where a
-    page's Continue may start it) of a chat alice started."""
+    start_kernel: Any, ws_url: Any, alice_token: str, extension: AcpNotebookApp, jp_root_dir: Any
+) -> Session:
+    """A session a chat of alice's started, in the server's root (where a page's Continue
+    may start it)."""
+    kernel_id = await start_kernel()
     hub = extension.hubs.attach(kernel_id)
-    chat_id = await alices_chat(ws_url, token, kernel_id, "hi", f", cwd={str(root)!r}")
-    session_id, cwd = await ready_session(hub, chat_id)
-    return hub, session_id, cwd
+    cwd = f", cwd={str(jp_root_dir)!r}"
+    chat_id = await alices_chat(ws_url, alice_token, kernel_id, "hi", cwd)
+    return Session(kernel_id, hub, *await ready_session(hub, chat_id))
 
 
 @pytest.mark.fault("a second user lists the first user's chats: first prompt and session id")
@@ -122,21 +133,12 @@ async def test_another_users_chats_are_listed_without_their_content(
 @pytest.mark.fault("a second user continues the first user's session by its id ({where})")
 @pytest.mark.parametrize("where", HUB_VARIANTS)
 async def test_another_users_session_is_not_continued(
-    start_kernel: Any,
-    ws_url: Any,
-    jp_fetch: Any,
-    alice_token: str,
-    extension: AcpNotebookApp,
-    jp_root_dir: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    where: str,
+    jp_fetch: Any, alices_session: Session, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     if where != "no JupyterHub":
         monkeypatch.setenv("JUPYTERHUB_USER", "alice")  # alice's single-user server
-    kernel_id = await start_kernel()
-    hub, session_id, cwd = await alices_session(
-        ws_url, alice_token, extension, kernel_id, jp_root_dir
-    )
+    hub, session_id, cwd = alices_session.hub, alices_session.session_id, alices_session.cwd
+    kernel_id = alices_session.kernel_id
     body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "loadSessionId": session_id}
 
     before = set(hub.chats)
@@ -194,17 +196,10 @@ async def test_option_and_path_like_session_ids_never_reach_an_agent(
 
 @pytest.mark.fault("Continue of a saved chat whose mode is bypassPermissions")
 async def test_continue_never_takes_a_mode_from_the_page(
-    start_kernel: Any,
-    ws_url: Any,
-    jp_fetch: Any,
-    alice_token: str,
-    extension: AcpNotebookApp,
-    jp_root_dir: Any,
+    jp_fetch: Any, alices_session: Session
 ) -> None:
-    kernel_id = await start_kernel()
-    hub, session_id, cwd = await alices_session(
-        ws_url, alice_token, extension, kernel_id, jp_root_dir
-    )
+    hub, session_id, cwd = alices_session.hub, alices_session.session_id, alices_session.cwd
+    kernel_id = alices_session.kernel_id
     for extra in ({"loadSessionId": session_id}, {}):
         body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "mode": "bypassPermissions"}
         code, reply = await post(jp_fetch, {**body, **extra})
