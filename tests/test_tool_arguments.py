@@ -75,7 +75,7 @@ def test_the_check_itself() -> None:
     }
     arguments.check(schema, {"n": 3, "s": None, "any": object(), "unknown": 1})
     arguments.check(schema, {"n": -2, "s": "abc"})
-    for args, said in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"n": 10**40}, "n is 10,000,000,000,000,000,000,000,000,000,000,000,000,000; at most"),
         ({"n": -3}, "n is -3; at least -2"),
         ({"n": 1, "s": "abcd"}, "s is 4 characters; at most 3"),
@@ -83,7 +83,8 @@ def test_the_check_itself() -> None:
         ({"n": [1]}, "n is a list; it must be an integer"),
         ({"n": {"a": 1}}, "n is an object; it must be an integer"),
         ({"n": float("inf")}, "n is inf (not a finite number); it must be an integer"),
-    ]:
+    ]
+    for args, said in cases:
         with pytest.raises(Refused) as refused:
             arguments.check(schema, args)
         assert str(refused.value).startswith(said), str(refused.value)
