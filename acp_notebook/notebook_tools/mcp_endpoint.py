@@ -4,7 +4,9 @@ One streamable HTTP endpoint per process (the Jupyter server in server mode, the
 in local mode) on a loopback port of its own, served by uvicorn inside the process's own
 asyncio loop. Each chat gets a secret; a request is served only with a known chat's
 secret in ``SECRET_HEADER``, and the tools act for that chat's kernel only (its
-``Backend``). Request bodies are bounded in size and depth before the SDK parses them.
+``Backend``). ``gate`` keeps it answering the chats under a flood of connections and
+bounds request bodies before the SDK parses them; each call's arguments are checked
+against its tool's schema (``arguments``).
 
 The edit tools plan their change against the chat's live notebook (``cell_edits``),
 have it reviewed (``Endpoint.review``, set by the chat session) and apply it to that
@@ -15,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
@@ -30,7 +31,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from ..agent.mcp_servers import SECRET_HEADER
-from ..wire import bounded_json
 from ..wire.clip import clip
 from ..wire.contracts import MAX_EDIT_SOURCE, CellEdit
 from ..wire.review import EditReview
@@ -41,16 +41,11 @@ from .cells import DEFAULT_COUNT, MAX_COUNT, MAX_SOURCE, Part, notebook_cells, r
 from .documents import Applied, EditRefused, LiveDocument
 from .execute import DEFAULT_TIMEOUT, MAX_TIMEOUT, Progress
 from .file_document import CALLER, Sight
+from .gate import ACCEPT_BATCH, LISTEN_BACKLOG, MAX_BODY, Gate, connection_class, guarded
 from .waiting import NOT_RUN
 
 SERVER_NAME = "notebook"
 MCP_PATH = "/mcp"
-MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
-MAX_DEPTH = 16
-# Requests in progress at once, over every chat of the process (a run_code may wait
-# minutes for a busy kernel); more get 503. Each holds up to MAX_BODY: an agent opening
-# connections in a loop held the server's memory without end.
-MAX_CONCURRENT = 256
 NOT_NOTEBOOK_FILES = (
     "For a Jupyter notebook (.ipynb) use these cell tools, never an edit of the .ipynb file "
     "itself: they change the notebook the user has open, unsaved work included."
@@ -64,11 +59,6 @@ Rev = Annotated[str, Field(max_length=MAX_REV)]
 Source = Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
 
 log = logging.getLogger(__name__)
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class KernelUnavailable(RuntimeError):
@@ -231,6 +221,7 @@ class ToolHost:
         self._server: _Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()
+        self.gate = Gate()
         self.url = ""
         self.mcp = self._tools()
 
@@ -540,13 +531,14 @@ class ToolHost:
                 streamable_http_path=MCP_PATH, stateless_http=True, max_request_body_size=MAX_BODY
             )
             config = uvicorn.Config(
-                _guarded(app, self),
+                guarded(app, self.chat_for, self.gate),
                 log_config=None,  # the host process's logging stays as it is
                 log_level="warning",
                 access_log=False,
                 lifespan="on",
                 ws="none",
-                limit_concurrency=MAX_CONCURRENT,
+                http=connection_class(self.gate),
+                backlog=ACCEPT_BATCH,
             )
             server = _Server(config)
             self._task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
@@ -555,6 +547,7 @@ class ToolHost:
                     self._task.result()  # raises what stopped it
                     raise RuntimeError("the notebook tools' endpoint did not start")
                 await asyncio.sleep(0.01)
+            sock.listen(LISTEN_BACKLOG)  # asyncio listened with ACCEPT_BATCH (gate.py)
             self._server = server
             self.url = f"http://127.0.0.1:{port}{MCP_PATH}"
 
@@ -565,70 +558,6 @@ class ToolHost:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, 5)
         self._server = None
-
-
-def _guarded(app: ASGIApp, host: ToolHost) -> ASGIApp:
-    """``app`` behind a guard that refuses a request without a live chat's secret, or whose
-    body is too large or too deep, before the SDK reads it."""
-
-    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        raw = scope.get("headers") or []
-        headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in raw}
-        if host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
-            await _refuse(send, 401, "missing or unknown notebook secret")
-            return
-        if scope["method"] != "POST":
-            await app(scope, receive, send)
-            return
-        declared = headers.get("content-length", "0")
-        if not declared.isdigit() or int(declared) > MAX_BODY:
-            await _refuse(send, 413, "request body too large")
-            return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY:
-                await _refuse(send, 413, "request body too large")
-                return
-            if not message.get("more_body"):
-                break
-        try:
-            bounded_json.loads(bytes(body), max_bytes=MAX_BODY, max_depth=MAX_DEPTH)
-        except bounded_json.Rejected as exc:
-            await _refuse(send, 400, f"bad request body: {exc}")
-            return
-        # The SDK reads the body again: the one read here, then what comes (a disconnect).
-        unread: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-
-        async def replay() -> Message:
-            return unread.pop() if unread else await receive()
-
-        await app(scope, replay, send)
-
-    return guard
-
-
-async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"error": detail}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 ToolsFactory = Callable[[], Awaitable[Endpoint]]
