@@ -142,8 +142,7 @@ class _Connection(H11Protocol):
 
     def idle(self) -> bool:
         """No request in progress: waiting for (the rest of) a request head."""
-        cycle = getattr(self, "cycle", None)
-        return cycle is None or bool(cycle.response_complete)
+        return self.cycle is None or self.cycle.response_complete
 
     def _arm(self) -> None:
         if self._deadline is not None:
