@@ -29,6 +29,7 @@ from bench import (  # the repository root is importable from here on
     peers,
     resync,
     throughput,
+    tools_flood,
 )
 from bench.common import FULL, QUICK, Context, Row, print_table, workdir
 
@@ -45,6 +46,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "notebook_open": notebook_open.run,
     "resync": resync.run,
     "notebook_edits": notebook_edits.run,
+    "tools_flood": tools_flood.run,
 }
 
 

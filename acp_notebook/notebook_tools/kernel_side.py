@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import mentions, running_cell
+from . import arguments, mentions, running_cell
 from .last_error import last_error
 from .variables import format_listing, inspect_variable, list_variables
 from .waiting import still_waiting
 
 
 def answer(tool: str, args: Mapping[str, Any]) -> str:
-    """Run one kernel-side tool; raises ``ValueError`` for an unknown tool or bad args."""
+    """Run one kernel-side tool; raises ``ValueError`` for an unknown tool or bad args
+    (``arguments.Refused``, naming the argument and its bound)."""
     if tool == "list_variables":
         return format_listing(list_variables())
     if tool == "last_error":
@@ -28,8 +29,9 @@ def answer(tool: str, args: Mapping[str, Any]) -> str:
     if tool == "mention_list":  # the composer's @ mentions (mentions.py), same channel
         return mentions.variables()
     if tool in ("inspect_variable", "mention_attach"):
-        name = args.get("name")
-        if not isinstance(name, str) or len(name) > 256:
-            raise ValueError(f"{tool} needs a variable name")
-        return inspect_variable(name) if tool == "inspect_variable" else mentions.mention(name)
+        arguments.check(arguments.VARIABLE, args)
+        name = args["name"]
+        if tool == "mention_attach":
+            return mentions.mention(name)
+        return inspect_variable(name, hidden=args.get("hidden") is True)
     raise ValueError(f"unknown kernel tool {tool!r}")

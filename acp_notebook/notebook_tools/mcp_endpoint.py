@@ -4,7 +4,9 @@ One streamable HTTP endpoint per process (the Jupyter server in server mode, the
 in local mode) on a loopback port of its own, served by uvicorn inside the process's own
 asyncio loop. Each chat gets a secret; a request is served only with a known chat's
 secret in ``SECRET_HEADER``, and the tools act for that chat's kernel only (its
-``Backend``). Request bodies are bounded in size and depth before the SDK parses them.
+``Backend``). ``gate`` keeps it answering the chats under a flood of connections and
+bounds request bodies before the SDK parses them; each call's arguments are checked
+against its tool's schema (``arguments``).
 
 The edit tools plan their change against the chat's live notebook (``cell_edits``),
 have it reviewed (``Endpoint.review``, set by the chat session) and apply it to that
@@ -15,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
@@ -30,37 +31,34 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from ..agent.mcp_servers import SECRET_HEADER
-from ..wire import bounded_json
 from ..wire.clip import clip
-from ..wire.contracts import CellEdit
+from ..wire.contracts import MAX_EDIT_SOURCE, CellEdit
 from ..wire.review import EditReview
+from .arguments import MAX_ID, MAX_NAME, MAX_REV, Refused
+from .arguments import check as check_arguments
 from .cell_edits import EDIT_TOOLS, find, plan
-from .cells import DEFAULT_COUNT, MAX_SOURCE, Part, notebook_cells, revision
+from .cells import DEFAULT_COUNT, MAX_COUNT, MAX_SOURCE, Part, notebook_cells, revision
 from .documents import Applied, EditRefused, LiveDocument
-from .execute import DEFAULT_TIMEOUT, Progress
+from .execute import DEFAULT_TIMEOUT, MAX_TIMEOUT, Progress
 from .file_document import CALLER, Sight
+from .gate import ACCEPT_BATCH, LISTEN_BACKLOG, MAX_BODY, Gate, connection_class, guarded
 from .waiting import NOT_RUN
 
 SERVER_NAME = "notebook"
 MCP_PATH = "/mcp"
-MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
-MAX_DEPTH = 16
-# Requests in progress at once, over every chat of the process (a run_code may wait
-# minutes for a busy kernel); more get 503. Each holds up to MAX_BODY: an agent opening
-# connections in a loop held the server's memory without end.
-MAX_CONCURRENT = 256
 NOT_NOTEBOOK_FILES = (
     "For a Jupyter notebook (.ipynb) use these cell tools, never an edit of the .ipynb file "
     "itself: they change the notebook the user has open, unsaved work included."
 )
-Timeout = Annotated[float, Field(allow_inf_nan=False)]  # NaN would pass every clamp
+# The tools' bounds, in their input schemas: ``arguments.check`` enforces them.
+Timeout = Annotated[float, Field(allow_inf_nan=False, ge=1, le=MAX_TIMEOUT)]
+Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+VariableName = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
+CellId = Annotated[str, Field(min_length=1, max_length=MAX_ID)]
+Rev = Annotated[str, Field(max_length=MAX_REV)]
+Source = Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
 
 log = logging.getLogger(__name__)
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class KernelUnavailable(RuntimeError):
@@ -187,6 +185,27 @@ def _content(parts: list[Part]) -> list[mcp_types.TextContent | mcp_types.ImageC
     ]
 
 
+class _CheckedServer(MCPServer):
+    """The SDK's server, each tool call's arguments first checked against that tool's
+    input schema (``arguments.check``): a refusal names the argument and the bound, logs
+    one line and is the call's error, before the SDK's own validation would answer in
+    pydantic's words."""
+
+    _schemas: dict[str, Mapping[str, Any]] | None = None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        if self._schemas is None:
+            self._schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
+        try:
+            check_arguments(self._schemas.get(name, {}), arguments)
+        except Refused as exc:
+            log.warning("acp_notebook: %s refused: %s", name, exc)
+            raise ToolError(f"Not done: {exc}") from None
+        return await super().call_tool(name, arguments, context)
+
+
 class _Server(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -202,6 +221,7 @@ class ToolHost:
         self._server: _Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()
+        self.gate = Gate()
         self.url = ""
         self.mcp = self._tools()
 
@@ -231,8 +251,16 @@ class ToolHost:
         # Starlette's Headers: case-insensitive, so this one lookup finds any spelling.
         chat = self.chat_for((ctx.headers or {}).get(SECRET_HEADER.lower()))
         if chat is None:  # the guard let it through, then the chat closed
-            raise RuntimeError("this chat has ended")
+            raise ToolError("Not done: this chat has ended")
         return chat
+
+    async def _kernel(self, ctx: Context[Any, Any], tool: str, args: Mapping[str, Any]) -> str:
+        """A kernel-side tool's answer; a kernel that cannot answer is the call's error."""
+        backend, _ = self._of(ctx)
+        try:
+            return await backend.kernel(tool, args)
+        except KernelUnavailable as exc:
+            raise ToolError(f"Not answered: {exc}") from None
 
     # ------------------------------------------------------------ tools
 
@@ -243,7 +271,7 @@ class ToolHost:
         placeholder = logging.NullHandler()
         root.addHandler(placeholder)
         try:
-            server: MCPServer = MCPServer(
+            server = _CheckedServer(
                 SERVER_NAME,
                 instructions=(
                     "Tools for the Jupyter notebook this chat sits in: the kernel's variables, "
@@ -260,19 +288,21 @@ class ToolHost:
         async def list_variables(ctx: Context[Any, Any]) -> str:
             """List the user's variables in the notebook's kernel: name, type, shape or
             length, approximate size and a one-line preview. Works while a cell runs."""
-            backend, _ = self._of(ctx)
-            return await backend.kernel("list_variables", {})
+            return await self._kernel(ctx, "list_variables", {})
 
         @server.tool()
-        async def inspect_variable(name: str, ctx: Context[Any, Any]) -> str:
+        async def inspect_variable(
+            name: VariableName, ctx: Context[Any, Any], hidden: bool = False
+        ) -> str:
             """A summary of one variable: DataFrame columns, dtypes, head, describe and null
-            counts; array shape and statistics; dict/list contents; object attributes."""
-            backend, _ = self._of(ctx)
-            return await backend.kernel("inspect_variable", {"name": name})
+            counts; array shape and statistics; dict/list contents; object attributes.
+            Names list_variables hides (starting with _, IPython's own, modules) are refused
+            unless ``hidden`` is true."""
+            return await self._kernel(ctx, "inspect_variable", {"name": name, "hidden": hidden})
 
         @server.tool()
         async def read_cells(
-            ctx: Context[Any, Any], start: int = 0, count: int = DEFAULT_COUNT
+            ctx: Context[Any, Any], start: int = 0, count: Count = DEFAULT_COUNT
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
             """Read the notebook's cells as the user sees them, unsaved changes included (id,
             revision, source, execution count, outputs, images), from index ``start``
@@ -294,12 +324,11 @@ class ToolHost:
         async def last_error(ctx: Context[Any, Any]) -> str:
             """The most recent exception raised in the kernel: type, message, traceback and
             the source of the cell that raised it."""
-            backend, _ = self._of(ctx)
-            return await backend.kernel("last_error", {})
+            return await self._kernel(ctx, "last_error", {})
 
         @server.tool()
         async def run_code(
-            code: str, ctx: Context[Any, Any], timeout: Timeout = DEFAULT_TIMEOUT
+            code: Source, ctx: Context[Any, Any], timeout: Timeout = DEFAULT_TIMEOUT
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
             """Run Python code in the notebook's kernel, in the user's namespace, like a
             cell; returns stdout, stderr, the result, displayed images or the error.
@@ -309,11 +338,11 @@ class ToolHost:
 
         @server.tool()
         async def insert_cell(
-            source: str,
+            source: Source,
             ctx: Context[Any, Any],
             cell_type: Literal["code", "markdown", "raw"] = "code",
             index: int | None = None,
-            after_cell_id: str | None = None,
+            after_cell_id: CellId | None = None,
         ) -> str:
             """Insert a new cell into the notebook the user has open: at ``index``, right
             after the cell ``after_cell_id``, or (neither) at the end. The user reviews it
@@ -333,12 +362,12 @@ class ToolHost:
         @server.tool()
         async def edit_cell(
             ctx: Context[Any, Any],
-            cell_id: str | None = None,
+            cell_id: CellId | None = None,
             index: int | None = None,
-            source: str | None = None,
-            old: str | None = None,
-            new: str | None = None,
-            rev: str | None = None,
+            source: Source | None = None,
+            old: Source | None = None,
+            new: Source | None = None,
+            rev: Rev | None = None,
         ) -> str:
             """Change one cell of the open notebook, named by ``cell_id`` or ``index``: its
             whole new ``source``, or ``old`` replaced by ``new`` (``old`` must occur exactly
@@ -351,9 +380,9 @@ class ToolHost:
         @server.tool()
         async def delete_cell(
             ctx: Context[Any, Any],
-            cell_id: str | None = None,
+            cell_id: CellId | None = None,
             index: int | None = None,
-            rev: str | None = None,
+            rev: Rev | None = None,
         ) -> str:
             """Delete one cell of the open notebook, named by ``cell_id`` or ``index`` (with
             ``rev``: only if unchanged since read). The user reviews it in the chat first."""
@@ -365,9 +394,9 @@ class ToolHost:
         async def move_cell(
             to_index: int,
             ctx: Context[Any, Any],
-            cell_id: str | None = None,
+            cell_id: CellId | None = None,
             index: int | None = None,
-            rev: str | None = None,
+            rev: Rev | None = None,
         ) -> str:
             """Move one cell of the open notebook, named by ``cell_id`` or ``index``, so that
             it ends at ``to_index``. The user reviews it in the chat first."""
@@ -377,7 +406,7 @@ class ToolHost:
         @server.tool()
         async def run_cell(
             ctx: Context[Any, Any],
-            cell_id: str | None = None,
+            cell_id: CellId | None = None,
             index: int | None = None,
             timeout: Timeout = DEFAULT_TIMEOUT,
         ) -> list[mcp_types.TextContent | mcp_types.ImageContent]:
@@ -502,13 +531,14 @@ class ToolHost:
                 streamable_http_path=MCP_PATH, stateless_http=True, max_request_body_size=MAX_BODY
             )
             config = uvicorn.Config(
-                _guarded(app, self),
+                guarded(app, self.chat_for, self.gate),
                 log_config=None,  # the host process's logging stays as it is
                 log_level="warning",
                 access_log=False,
                 lifespan="on",
                 ws="none",
-                limit_concurrency=MAX_CONCURRENT,
+                http=connection_class(self.gate),
+                backlog=ACCEPT_BATCH,
             )
             server = _Server(config)
             self._task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
@@ -517,6 +547,7 @@ class ToolHost:
                     self._task.result()  # raises what stopped it
                     raise RuntimeError("the notebook tools' endpoint did not start")
                 await asyncio.sleep(0.01)
+            sock.listen(LISTEN_BACKLOG)  # asyncio listened with ACCEPT_BATCH (gate.py)
             self._server = server
             self.url = f"http://127.0.0.1:{port}{MCP_PATH}"
 
@@ -527,70 +558,6 @@ class ToolHost:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, 5)
         self._server = None
-
-
-def _guarded(app: ASGIApp, host: ToolHost) -> ASGIApp:
-    """``app`` behind a guard that refuses a request without a live chat's secret, or whose
-    body is too large or too deep, before the SDK reads it."""
-
-    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        raw = scope.get("headers") or []
-        headers = {n.decode("latin-1").lower(): v.decode("latin-1") for n, v in raw}
-        if host.chat_for(headers.get(SECRET_HEADER.lower())) is None:
-            await _refuse(send, 401, "missing or unknown notebook secret")
-            return
-        if scope["method"] != "POST":
-            await app(scope, receive, send)
-            return
-        declared = headers.get("content-length", "0")
-        if not declared.isdigit() or int(declared) > MAX_BODY:
-            await _refuse(send, 413, "request body too large")
-            return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY:
-                await _refuse(send, 413, "request body too large")
-                return
-            if not message.get("more_body"):
-                break
-        try:
-            bounded_json.loads(bytes(body), max_bytes=MAX_BODY, max_depth=MAX_DEPTH)
-        except bounded_json.Rejected as exc:
-            await _refuse(send, 400, f"bad request body: {exc}")
-            return
-        # The SDK reads the body again: the one read here, then what comes (a disconnect).
-        unread: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-
-        async def replay() -> Message:
-            return unread.pop() if unread else await receive()
-
-        await app(scope, replay, send)
-
-    return guard
-
-
-async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"error": detail}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 ToolsFactory = Callable[[], Awaitable[Endpoint]]

@@ -62,18 +62,34 @@ def ipython_shell() -> Any:
     return ipython.get_ipython()
 
 
+def startup_names() -> Mapping[str, Any]:
+    """What IPython put in the user namespace when the kernel started ({} outside IPython)."""
+    hidden: Mapping[str, Any] = getattr(ipython_shell(), "user_ns_hidden", {})
+    return hidden
+
+
+def hidden_by(name: str, value: Any, startup: Mapping[str, Any]) -> str | None:
+    """The rule by which ``list_variables`` leaves ``name`` out (``inspect_variable``
+    follows it too); None for the user's own names. ``startup``: ``startup_names()``."""
+    if name.startswith("_"):
+        return "names starting with _ (private names, __builtins__, IPython's _ih, _oh, _1...)"
+    if name in _INTERNAL:
+        return f"IPython's own names ({', '.join(sorted(_INTERNAL))})"
+    if name in startup and startup[name] is value:
+        return "the names IPython put in the namespace when the kernel started"
+    if issubclass(type(value), types.ModuleType):
+        return "modules (imports)"
+    return None
+
+
 def user_variables(namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """The user's own names: no ``_``-names, modules or IPython internals, sorted."""
-    hidden = getattr(ipython_shell(), "user_ns_hidden", {})  # {} outside IPython
+    """The user's own names: none ``hidden_by`` a rule, sorted."""
+    startup = startup_names()
     items = list(namespace.items())  # one C-level copy: safe while the main thread runs
     return sorted(
         (name, value)
         for name, value in items
-        if isinstance(name, str)
-        and not name.startswith("_")
-        and name not in _INTERNAL
-        and not (name in hidden and hidden[name] is value)
-        and not issubclass(type(value), types.ModuleType)
+        if isinstance(name, str) and hidden_by(name, value, startup) is None
     )
 
 
@@ -291,13 +307,22 @@ def _sections(value: Any) -> list[tuple[str, Callable[[], str]]]:
     ]
 
 
-def inspect_variable(name: str, namespace: Mapping[str, Any] | None = None) -> str:
-    """A bounded text summary of one variable (at most ``INSPECT_CHARS``)."""
+def inspect_variable(
+    name: str, namespace: Mapping[str, Any] | None = None, hidden: bool = False
+) -> str:
+    """A bounded text summary of one variable (at most ``INSPECT_CHARS``); a name
+    ``list_variables`` hides is refused, saying by which rule, unless ``hidden``."""
     namespace = user_namespace() if namespace is None else namespace
     value = namespace.get(name, _MISSING)
     if value is _MISSING:
         known = ", ".join(n for n, _ in user_variables(namespace)[:50])
         return clip(f"No variable named {name!r}. Variables: {known or '(none)'}", INSPECT_CHARS)
+    rule = None if hidden else hidden_by(name, value, startup_names())
+    if rule is not None:
+        return (
+            f"Not shown: {name!r} is hidden, as list_variables hides {rule}. "
+            "Call inspect_variable with hidden=true to read it anyway."
+        )
     parts = [f"{name}: {type_name(value)}"]
     for title, section in _sections(value):
         result = bounded.call(section, SECTION_SECONDS)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER
-from acp_notebook.notebook_tools import mcp_endpoint as mcp_server
+from acp_notebook.notebook_tools import gate
 from acp_notebook.notebook_tools.mcp_endpoint import ToolHost
 
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
@@ -57,11 +57,13 @@ async def test_a_non_ascii_secret_is_refused(caplog: pytest.LogCaptureFixture) -
 @pytest.mark.fault("an agent opens MCP requests to the notebook tools without end")
 async def test_requests_in_progress_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each request in progress holds up to MAX_BODY (256 KB) while its body arrives: an
-    # agent opening connections in a loop held the server's memory without end.
-    monkeypatch.setattr(mcp_server, "MAX_CONCURRENT", 8)
+    # agent opening connections in a loop held the server's memory without end. The
+    # bound is per chat: another chat's requests still go through.
+    monkeypatch.setattr(gate, "MAX_PER_CHAT", 8)
     host = ToolHost()
     backend: Any = object()
     endpoint = await host.add(backend)
+    other = await host.add(backend)
     stalled: list[asyncio.StreamWriter] = []
     try:
         host_port = endpoint.url.split("//", 1)[1].split("/", 1)[0]
@@ -79,6 +81,8 @@ async def test_requests_in_progress_are_bounded(monkeypatch: pytest.MonkeyPatch)
         headers = [(SECRET_HEADER.encode(), endpoint.secret.encode())]
         headers.append((b"Content-Length", str(len(BODY)).encode()))
         assert await raw_post(endpoint.url, headers) == 503
+        others = [(SECRET_HEADER.encode(), other.secret.encode()), headers[1]]
+        assert await raw_post(other.url, others) not in (503, 401)
         for writer in stalled:
             writer.close()
         stalled.clear()

@@ -208,14 +208,12 @@ async def test_sources_too_large_get_a_clear_answer(
     }
     status = await post(endpoint.url, {SECRET_HEADER: endpoint.secret}, json.dumps(call).encode())
     assert status == 413
-    # Within the request bound but above what an edit carries: the tool says so.
+    # Within the request bound but above what an edit carries: the argument check (the
+    # tool's schema) says so, naming the argument and its bound.
     size = MAX_EDIT_SOURCE + 1
     assert size < MAX_BODY
     said = await refused(endpoint, "insert_cell", source="y" * size)
-    assert (
-        said
-        == f"Not done: the source has {size} characters; an edit carries at most {MAX_EDIT_SOURCE}"
-    )
+    assert said == f"Not done: source is {size:,} characters; at most {MAX_EDIT_SOURCE:,}"
     assert reviewer.edits == [] and len(await saved_cells(jp_fetch, "big.ipynb")) == 2
 
 

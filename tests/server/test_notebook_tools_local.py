@@ -148,7 +148,8 @@ async def test_a_timeout_that_is_not_a_number_is_refused(kernel: Kernel) -> None
     # The client sends NaN and Infinity as null; the server refuses them as literals too.
     for timeout in (float("nan"), float("inf"), "soon"):
         said = await kernel.tool("run_code", code="ran = 1", timeout=timeout)
-        assert "validation error" in said and "timeout" in said, said
+        assert said.startswith("Not done: timeout is "), said
+        assert said.endswith("; it must be a finite number"), said
     assert "NameError" in await kernel.tool("run_code", code="ran")  # nothing ran
 
 
