@@ -156,9 +156,12 @@ describe("renderSavedChat", () => {
       items: Array(5000).fill({ type: "user", text: "x" }),
     };
     // Only the last items of a file holding far more than we write.
-    const read = readSavedChat({ ...saved(), snapshot: huge });
-    expect((read?.snapshot as { items: unknown[] }).items).toHaveLength(1000);
-    expect((read?.snapshot as { dropped: unknown }).dropped).toEqual({
+    const read = readSavedChat({ ...saved(), snapshot: huge })?.snapshot as {
+      items: unknown[];
+      dropped: unknown;
+    };
+    expect(read.items).toHaveLength(1000);
+    expect(read.dropped).toEqual({
       items: 4000,
       characters: 0,
     });
