@@ -5,7 +5,7 @@ import type { ToolCallView } from "./contracts";
 import { unifiedDiff } from "./diff";
 import { bdi, clip, el, isRecord, records, str } from "./dom";
 import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
-import { breakable } from "./longtext";
+import { BreakingText } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
 
 const STATUS_KEYS: Record<string, StringKey> = {
@@ -98,7 +98,8 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
       fragment.append(line);
     } else {
       const text = el("pre", "acpnb-tool-text");
-      text.append(breakable(blockText(item.content)));
+      // In pieces: a long output is laid out a piece at a time (see PIECE).
+      new BreakingText(text).extend(blockText(item.content));
       fragment.append(text);
     }
   }
