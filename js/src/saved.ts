@@ -6,6 +6,7 @@
 
 import { SESSION_ID_PATTERN } from "./contracts";
 import { clip, el, isRecord, records, str } from "./dom";
+import { initialState } from "./fold";
 import { isolate, type Translate, tIsolated } from "./i18n";
 import { ChatView } from "./view";
 
@@ -164,16 +165,18 @@ export function readSaved(d: unknown): SavedChat | { unreadable: Unreadable } {
   const dropped = isRecord(snap.dropped) ? snap.dropped : {};
   const earlier = all.length - kept.length;
   const agentState = isRecord(snap.agent) ? snap.agent : {};
+  const empty = initialState();
   const snapshot = {
     ...snap,
     seq: Number.isInteger(snap.seq) ? snap.seq : 1,
     items,
     agent: {
+      ...empty.agent,
       ...agentState,
       status: str(agentState.status) ?? "exited",
       name: agentState.name === undefined ? null : clip(text(agentState.name), MAX_AGENT),
     },
-    turn: isRecord(snap.turn) ? snap.turn : { active: false, phase: "idle" },
+    turn: { ...empty.turn, ...(isRecord(snap.turn) ? snap.turn : {}) },
     toolCalls: table(snap.toolCalls, readToolCall),
     permissions: table(snap.permissions),
     elicitations: table(snap.elicitations),
