@@ -168,7 +168,8 @@ export function readSaved(d: unknown): SavedChat | { unreadable: Unreadable } {
   const empty = initialState();
   const snapshot = {
     ...snap,
-    seq: Number.isInteger(snap.seq) ? snap.seq : 1,
+    // The view paints a snapshot newer than its empty state (seq 0).
+    seq: Number.isInteger(snap.seq) && (snap.seq as number) > 0 ? snap.seq : 1,
     items,
     agent: {
       ...empty.agent,
@@ -253,9 +254,10 @@ export function showUnreadable(
 
 /**
  * Shows `data` (the saved chat output) in `host`: the transcript, read-only, and a Continue
- * button when the agent can load its session. Returns the cleanup. `host` is left as it
- * was for data that is not a saved chat we can paint (the caller falls back to the
- * output's `text/html`). Call it where the live chat is missing: not on this server, or
+ * button when the agent can load its session, and a note on what it left out (a newer
+ * version's, items of unknown shapes). Returns the cleanup. For data it cannot paint,
+ * `host` is left as it was and `deps.fallback` says why (the caller shows the output's
+ * `text/html`, or a note). Call it where the live chat is missing: not on this server, or
  * its client reported the status "closed" (CHAT_GONE, e.g. after a server restart), or
  * where nobody can say whether it lives (`copyNote`).
  */
