@@ -245,10 +245,10 @@ function editView(edit: CellEdit, t: Translate): HTMLElement[] {
   // A move keeps the source: shown unchanged, as context.
   const body =
     edit.op === "insert"
-      ? diffBody(null, edit.after)
+      ? diffBody(null, edit.after, t)
       : edit.op === "move"
         ? el("pre", "acpnb-diff-body acpnb-diff-context", edit.before)
-        : diffBody(edit.before, edit.after);
+        : diffBody(edit.before, edit.after, t);
   box.append(where, body);
   return [title, box];
 }

@@ -35,7 +35,8 @@ function formatCost(cost: unknown): string | null {
 /** The agent's display name: its announced name, else its info's title or name. */
 export function agentName(state: ChatState, t: Translate): string {
   const info = state.agent.info ?? {};
-  return state.agent.name ?? str(info.title) ?? str(info.name) ?? t("agent");
+  // Cut: a saved chat's agent name is anyone's (2 MB of it took seconds to lay out).
+  return clip(state.agent.name ?? str(info.title) ?? str(info.name) ?? t("agent"), 200);
 }
 
 interface Choice {

@@ -68,13 +68,25 @@ export function breakLongRuns(root: Node): void {
   }
 }
 
+/**
+ * Plain text goes on in boxes of this many characters after its first: the browser lays
+ * out a box's lines on their own and skips the boxes off-screen (`.acpnb-piece`), where
+ * one 2 MB message in one box held the page for 10 s.
+ */
+export const PIECE = 8192;
+
 /** Plain text that only grows, shown with its long runs broken; chunks are appended. */
 export class BreakingText {
   private shown = "";
   private last: Text | null = null;
   private run = 0;
+  /** Where text goes now: the parent, then a piece of it once PIECE characters are in. */
+  private box: ParentNode;
+  private boxSize = 0;
 
-  constructor(readonly parent: HTMLElement) {}
+  constructor(readonly parent: HTMLElement) {
+    this.box = parent;
+  }
 
   set(text: string): void {
     if (text === this.shown) return;
@@ -83,25 +95,49 @@ export class BreakingText {
       this.shown = "";
       this.last = null;
       this.run = 0;
+      this.box = this.parent;
+      this.boxSize = 0;
     }
     this.extend(text);
   }
 
   /** `set` for a text that extends the one shown (see MarkdownStream.extend): only its new part is read. */
   extend(text: string): void {
-    if (text.length === this.shown.length) return;
-    const { pieces, run } = splitRuns(text.slice(this.shown.length), this.run);
+    let start = this.shown.length;
     this.shown = text;
+    while (start < text.length) {
+      if (this.boxSize >= PIECE) {
+        const piece = document.createElement("span");
+        piece.className = "acpnb-piece";
+        this.parent.append(piece);
+        this.box = piece;
+        this.boxSize = 0;
+        this.last = null;
+        this.run = 0;
+      }
+      let end = Math.min(text.length, start + PIECE - this.boxSize);
+      // Not between the two halves of a surrogate pair: the pair starts the next piece.
+      const code = text.charCodeAt(end - 1);
+      const split = end < text.length && code >= 0xd800 && code <= 0xdbff;
+      if (split) end--;
+      if (end > start) this.append(text.slice(start, end));
+      this.boxSize = split ? PIECE : this.boxSize + end - start;
+      start = end;
+    }
+  }
+
+  private append(part: string): void {
+    const { pieces, run } = splitRuns(part, this.run);
     this.run = run;
     const [first, ...rest] = pieces;
     if (this.last === null) {
-      this.last = appendPieces(this.parent, pieces);
+      this.last = appendPieces(this.box, pieces);
       return;
     }
     this.last.appendData(first ?? "");
     if (rest.length > 0) {
-      this.parent.append(document.createElement("wbr"));
-      this.last = appendPieces(this.parent, rest);
+      this.box.append(document.createElement("wbr"));
+      this.last = appendPieces(this.box, rest);
     }
   }
 }

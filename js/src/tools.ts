@@ -5,7 +5,7 @@ import type { ToolCallView } from "./contracts";
 import { unifiedDiff } from "./diff";
 import { bdi, clip, el, isRecord, records, str } from "./dom";
 import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
-import { breakable } from "./longtext";
+import { BreakingText } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
 
 const STATUS_KEYS: Record<string, StringKey> = {
@@ -29,23 +29,60 @@ function blockText(block: unknown): string {
   return `[${str(block.type) ?? "?"}]`;
 }
 
+/**
+ * A diff with more lines than this (on either side), or more characters, is shown folded
+ * and built when opened: a saved chat of 1,000 diffs of 999 lines held the page for 16 s.
+ */
+const EAGER_DIFF_LINES = 200;
+const EAGER_DIFF_CHARS = 20_000;
+/** An opened diff shows this many lines at most, each cut to MAX_DIFF_LINE characters. */
+const MAX_DIFF_LINES = 2000;
+const MAX_DIFF_LINE = 1000;
+
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
+  return lines;
+}
+
 function renderDiff(item: Record<string, unknown>, t: Translate): HTMLElement {
   const box = el("div", "acpnb-diff");
   const oldText = str(item.oldText);
+  const newText = str(item.newText) ?? "";
   const header = el("div", "acpnb-diff-path");
-  header.append(bdi(str(item.path) ?? ""));
+  header.append(bdi(clip(str(item.path) ?? "")));
   if (oldText === null) header.append(el("span", "acpnb-badge", t("newFile")));
-  box.append(header, diffBody(oldText, str(item.newText) ?? ""));
+  const lines = Math.max(lineCount(oldText ?? ""), lineCount(newText));
+  const chars = (oldText?.length ?? 0) + newText.length;
+  if (lines <= EAGER_DIFF_LINES && chars <= EAGER_DIFF_CHARS) {
+    box.append(header, diffBody(oldText, newText, t));
+    return box;
+  }
+  const fold = el("details", "acpnb-diff-fold");
+  fold.append(el("summary", undefined, t("largeDiff", { lines: lines.toLocaleString() })));
+  fold.addEventListener("toggle", () => {
+    if (fold.open && fold.childElementCount === 1) fold.append(diffBody(oldText, newText, t));
+  });
+  box.append(header, fold);
   return box;
 }
 
-/** `oldText` -> `newText` as a unified diff (`oldText` null: all added). */
-export function diffBody(oldText: string | null, newText: string): HTMLElement {
+/**
+ * `oldText` -> `newText` as a unified diff (`oldText` null: all added), its first
+ * MAX_DIFF_LINES lines, each cut to MAX_DIFF_LINE characters.
+ */
+export function diffBody(oldText: string | null, newText: string, t: Translate): HTMLElement {
   const pre = el("pre", "acpnb-diff-body");
-  for (const line of unifiedDiff(oldText, newText)) {
+  const lines = unifiedDiff(oldText, newText);
+  for (const line of lines.slice(0, MAX_DIFF_LINES)) {
     const prefix =
       line.op === "add" ? "+" : line.op === "del" ? "-" : line.op === "hunk" ? "" : " ";
-    pre.append(el("span", `acpnb-diff-${line.op}`, `${prefix}${line.text}\n`));
+    const text = clip(line.text, MAX_DIFF_LINE);
+    pre.append(el("span", `acpnb-diff-${line.op}`, `${prefix}${text}\n`));
+  }
+  if (lines.length > MAX_DIFF_LINES) {
+    const more = (lines.length - MAX_DIFF_LINES).toLocaleString();
+    pre.append(el("span", "acpnb-diff-hunk", `${t("moreDiffLines", { lines: more })}\n`));
   }
   return pre;
 }
@@ -61,7 +98,8 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
       fragment.append(line);
     } else {
       const text = el("pre", "acpnb-tool-text");
-      text.append(breakable(blockText(item.content)));
+      // In pieces: a long output is laid out a piece at a time (see PIECE).
+      new BreakingText(text).extend(blockText(item.content));
       fragment.append(text);
     }
   }

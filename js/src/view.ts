@@ -123,6 +123,8 @@ export class ChatView {
   /** A saved copy's status line (see savedCopy), in place of the chat's status. */
   private note: string | null = null;
   private cancelFrame: (() => void) | null = null;
+  /** See inertCards. */
+  private inert = false;
   /**
    * Whether the transcript follows new text: until the user scrolls up. Kept from scroll
    * events rather than measured when painting: items off-screen have estimated heights
@@ -254,9 +256,14 @@ export class ChatView {
     this.requestFrame();
   }
 
-  /** Paints now what the next frame would paint, and every item not built yet. */
-  flush(): void {
-    this.frame(true);
+  /** Paints now what the next frame would paint, and (`whole`) every item not built yet. */
+  flush(whole = true): void {
+    this.frame(whole);
+  }
+
+  /** Every question card shown from now on is inert (a saved copy's cards are not answered). */
+  inertCards(): void {
+    this.inert = true;
   }
 
   /** A frame's paint; `whole`: with every item (else a reset builds the last ones first). */
@@ -547,6 +554,7 @@ export class ChatView {
   private mount(key: string, slot: HTMLElement, card: Card): void {
     const role = this.role();
     card.lock(role.mayAct ? null : role.owner);
+    if (this.inert) card.el.setAttribute("inert", "");
     this.cards.set(key, card);
     slot.replaceChildren(card.el);
     card.tick(this.now());

@@ -9,6 +9,7 @@ import {
   readSavedChat,
   renderSavedChat,
   type SavedChatDeps,
+  showUnreadable,
 } from "../src/saved";
 
 const events = [
@@ -148,31 +149,144 @@ describe("renderSavedChat", () => {
     renderSavedChat(host, saved({ canLoad: false }), deps({ kernelId: () => "k" }));
     expect(host.querySelector(".acpnb-continue-btn")).toBeNull();
     expect(host.textContent).toContain("claude-code cannot continue an earlier session");
-    expect(readSavedChat({ ...saved(), version: 2 })).toBeNull();
+    expect(readSavedChat({ ...saved(), version: 2 })?.newer).toBe(true);
     expect(readSavedChat({ ...saved(), snapshot: null })).toBeNull();
     const huge = {
       ...(saved().snapshot as object),
       items: Array(5000).fill({ type: "user", text: "x" }),
     };
-    expect(readSavedChat({ ...saved(), snapshot: huge })).toBeNull();
+    // Only the last items of a file holding far more than we write.
+    const read = readSavedChat({ ...saved(), snapshot: huge })?.snapshot as {
+      items: unknown[];
+      dropped: unknown;
+    };
+    expect(read.items).toHaveLength(1000);
+    expect(read.dropped).toEqual({
+      items: 4000,
+      characters: 0,
+    });
     expect(readSavedChat("<script>")).toBeNull();
     // canLoad without a session id cannot be honoured.
     expect(readSavedChat({ ...saved(), sessionId: null })?.canLoad).toBe(false);
+    // What cannot be shown is left to the renderer's fallback (the output's text/html).
     const empty = document.createElement("div");
-    renderSavedChat(empty, { version: 1 }, deps({ kernelId: () => "k" }));
+    const why: string[] = [];
+    renderSavedChat(empty, { version: 1 }, deps({ fallback: (w) => why.push(w) }));
     expect(empty.childElementCount).toBe(0);
+    expect(why).toEqual(["savedNoSnapshot"]);
   });
 });
 
-describe("hostile saved data", () => {
-  it("leaves the host alone when the snapshot cannot be painted", () => {
+/** The snapshot of `saved()` with `changes`. */
+function snap(changes: Record<string, unknown>): Record<string, unknown> {
+  return { ...(saved().snapshot as Record<string, unknown>), ...changes };
+}
+
+const USER = { type: "user", text: "remember 42" };
+
+/** Malformed and future saved chats, each with a text it must show. */
+const SHAPES: [string, unknown, string][] = [
+  ["not an object", "<script>", "its data is not a chat (10 B)"],
+  ["null", null, "its data is not a chat"],
+  ["an array", [saved()], "its data is not a chat"],
+  ["version 2", saved({ version: 2 }), "saved by a newer version"],
+  ["version 17", saved({ version: 17 }), "saved by a newer version"],
+  [
+    "version 2 with unknown items",
+    saved({ version: 2, snapshot: snap({ items: [USER, { type: "video" }] }) }),
+    "1 item could not be shown",
+  ],
+  ['version "1"', saved({ version: "1" }), "remember 42"],
+  ['version "2"', saved({ version: "2" }), "saved by a newer version"],
+  ["version 0", saved({ version: 0 }), "its format version is unknown"],
+  ["version 1.5", saved({ version: 1.5 }), "its format version is unknown"],
+  ['version "one"', saved({ version: "one" }), "its format version is unknown"],
+  ["no version", saved({ version: undefined }), "its format version is unknown"],
+  ["no snapshot", saved({ snapshot: undefined }), "it holds no transcript"],
+  ["a null snapshot", saved({ snapshot: null }), "it holds no transcript"],
+  ["items not a list", saved({ snapshot: snap({ items: {} }) }), "it holds no transcript"],
+  [
+    "one unknown item",
+    saved({ snapshot: snap({ items: [USER, { type: "nonesuch" }] }) }),
+    "1 item could not be shown",
+  ],
+  [
+    "items not objects",
+    saved({ snapshot: snap({ items: [USER, 7, null, "x"] }) }),
+    "3 items could not be shown",
+  ],
+  [
+    "a tool item without an id",
+    saved({ snapshot: snap({ items: [USER, { type: "tool" }] }) }),
+    "1 item could not be shown",
+  ],
+  [
+    "a non-string text",
+    saved({ snapshot: snap({ items: [{ type: "user", text: 42 }] }) }),
+    "[number]",
+  ],
+  [
+    "an agent text object",
+    saved({ snapshot: snap({ items: [{ type: "agent", text: { a: 1 } }] }) }),
+    "[object]",
+  ],
+  ["a non-string agent", saved({ agent: 42 }), "[number] cannot continue"],
+  [
+    "a non-string agent name",
+    saved({ snapshot: snap({ agent: { status: "ready", name: ["x"] } }) }),
+    "[array]",
+  ],
+  [
+    "more than 1,000 items",
+    saved({ snapshot: snap({ items: Array(1500).fill(USER) }) }),
+    "500 earlier items",
+  ],
+  [
+    "tables of the wrong type",
+    saved({
+      snapshot: snap({
+        toolCalls: 7,
+        permissions: [],
+        elicitations: "x",
+        turn: null,
+        agent: null,
+        seq: "9",
+      }),
+    }),
+    "remember 42",
+  ],
+  [
+    "a tool call of the wrong types",
+    saved({
+      snapshot: snap({
+        items: [{ type: "tool", toolCallId: "tool-xyz" }],
+        toolCalls: { "tool-xyz": { title: 42, content: "x", locations: 1, status: [] } },
+      }),
+    }),
+    "tool-xyz",
+  ],
+  ["a 2 MB agent name", saved({ agent: "a".repeat(2_000_000) }), "aaaa…"],
+];
+
+describe("a malformed or future saved chat", () => {
+  it.each(SHAPES)("shows something readable: %s", (_, data, text) => {
     const host = document.createElement("div");
-    host.textContent = "fallback";
-    const bad = saved({
-      snapshot: { ...(saved().snapshot as object), items: [{ type: "nonesuch" }, 7] },
-    });
-    renderSavedChat(host, bad, deps({ kernelId: () => "k" }));
-    expect(host.textContent).toBe("fallback");
+    const t = translator("en");
+    renderSavedChat(
+      host,
+      data,
+      deps({ kernelId: () => "k", fallback: (why) => showUnreadable(host, data, why, t, null) }),
+    );
+    expect(host.textContent).toContain(text);
+    expect(host.textContent?.length ?? 0).toBeLessThan(20_000);
+  });
+
+  it("shows the output's own transcript in place of what it cannot read", () => {
+    const host = document.createElement("div");
+    const html = document.createElement("div");
+    html.textContent = "the static transcript";
+    showUnreadable(host, { version: 9 }, "savedVersion", translator("en"), html);
+    expect(host.textContent).toBe("the static transcript");
   });
 });
 

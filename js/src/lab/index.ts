@@ -99,24 +99,27 @@ function activate(
         // The output's notebook: its document's path is what its URL resolver resolves from.
         const path = (options.resolver as { path?: unknown } | null)?.path;
         const owner = (): NotebookPanel | undefined => tracker.find((p) => p.context.path === path);
-        return new SavedChatRenderer({
-          widgetRenderer: () => {
-            const registry = owner()?.content.rendermime;
-            return registry?.mimeTypes.includes(WIDGET_MIME)
-              ? registry.createRenderer(WIDGET_MIME)
-              : null;
+        return new SavedChatRenderer(
+          {
+            widgetRenderer: () => {
+              const registry = owner()?.content.rendermime;
+              return registry?.mimeTypes.includes(WIDGET_MIME)
+                ? registry.createRenderer(WIDGET_MIME)
+                : null;
+            },
+            kernelId: () => owner()?.sessionContext.session?.kernel?.id ?? null,
+            kernelReady: async () => {
+              const session = owner()?.sessionContext;
+              // Not ready, ever (the kernel failed to start): no kernel to ask.
+              const ready = await session?.ready.then(
+                () => true,
+                () => false,
+              );
+              return ready === true ? (session?.session?.kernel?.id ?? null) : null;
+            },
           },
-          kernelId: () => owner()?.sessionContext.session?.kernel?.id ?? null,
-          kernelReady: async () => {
-            const session = owner()?.sessionContext;
-            // Not ready, ever (the kernel failed to start): no kernel to ask.
-            const ready = await session?.ready.then(
-              () => true,
-              () => false,
-            );
-            return ready === true ? (session?.session?.kernel?.id ?? null) : null;
-          },
-        });
+          options.sanitizer,
+        );
       },
     },
     SAVED_RANK,

@@ -13,7 +13,13 @@ import { el } from "../dom";
 import { resolveLocale, type Translate, translator } from "../i18n";
 import { acquire, adoptable, type Live } from "../live";
 import { mountChat, socketModel } from "../mount";
-import { readSavedChat, renderSavedChat } from "../saved";
+import {
+  readSaved,
+  readSavedChat,
+  renderSavedChat,
+  showUnreadable,
+  type Unreadable,
+} from "../saved";
 import { chatLiveness, openChat } from "./api";
 import { confirmContinue } from "./confirm_continue";
 import { savedShows, widgetOutcome } from "./saved_choice";
@@ -71,12 +77,17 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   private shown: { chatId: string; how: "live" | "widget" } | null = null;
   /** The newest saved data of the output (each turn end brings a newer one). */
   private data: unknown = null;
+  /** The output's `text/html` transcript, shown when its saved data cannot be. */
+  private html: unknown = null;
   /** Bumped by every clear: a render still waiting for an answer then knows it is stale. */
   private generation = 0;
   /** Whether the output's notebook is trusted: if not, Continue asks first. */
   private trusted = false;
 
-  constructor(private readonly link: NotebookLink) {
+  constructor(
+    private readonly link: NotebookLink,
+    private readonly sanitizer: IRenderMime.ISanitizer,
+  ) {
     super();
     this.addClass("acpnb-saved-output");
     this.node.append(this.host);
@@ -85,8 +96,10 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[SAVED_MIME];
     this.trusted = model.trusted;
-    const saved = readSavedChat(data);
+    const read = readSaved(data);
+    const saved = "unreadable" in read ? null : read;
     if (saved !== null) this.data = data;
+    this.html = model.data["text/html"] ?? null;
     // Each turn end re-renders the output in place: the live view or widget stays.
     const shown = this.shown;
     if (saved !== null && shown?.chatId === saved.chatId) {
@@ -96,7 +109,10 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
       return;
     }
     this.clear();
-    if (saved === null) return;
+    if (saved === null) {
+      if ("unreadable" in read) this.showFallback(data, read.unreadable);
+      return;
+    }
     const generation = this.generation;
     // A local-mode chat (no kernel id: its hub is in the kernel) is asked of the kernel,
     // for as long as it takes: the render is done once the saved copy shows.
@@ -138,7 +154,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
         },
       );
       const paint = (snapshot: unknown): void => chat.view.paint(snapshot);
-      const saved = (data as { snapshot?: unknown }).snapshot;
+      const saved = readSavedChat(data)?.snapshot;
       const wait = setTimeout(() => paint(saved), SAVED_PAINT_WAIT_MS);
       const made: LiveChat = {
         el: chat.view.el,
@@ -224,7 +240,22 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
       openChat,
       confirm: this.trusted ? null : (what) => confirmContinue(t, what),
       copyNote: note === null ? null : t(note),
+      fallback: (why) => this.showFallback(data, why),
     });
+  }
+
+  /**
+   * What a saved chat this page cannot show leaves: the output's `text/html` transcript,
+   * sanitized as JupyterLab's HTML renderer does untrusted HTML (always: the file is
+   * anyone's), else a line saying why.
+   */
+  private showFallback(data: unknown, why: Unreadable | "savedBroken"): void {
+    let html: HTMLElement | null = null;
+    if (typeof this.html === "string" && this.html !== "") {
+      html = el("div", "acpnb-saved-fallback jp-RenderedHTMLCommon");
+      html.innerHTML = this.sanitizer.sanitize(this.html);
+    }
+    showUnreadable(this.host, data, why, localeOf(data), html);
   }
 
   private clear(): void {

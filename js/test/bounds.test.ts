@@ -1,0 +1,79 @@
+// @vitest-environment jsdom
+// What keeps a hostile file's rendering short: big diffs folded and built when opened,
+// long plain text in pieces, agent names cut.
+import { describe, expect, it } from "vitest";
+import { initialState } from "../src/fold";
+import { agentName } from "../src/header";
+import { translator } from "../src/i18n";
+import { BreakingText, PIECE } from "../src/longtext";
+import { renderToolContent } from "../src/tools";
+
+const t = translator("en");
+
+function lines(n: number): string {
+  return Array.from({ length: n }, (_, i) => `line ${i}`).join("\n");
+}
+
+function diff(oldText: string | null, newText: string): HTMLElement {
+  const box = document.createElement("div");
+  box.append(renderToolContent([{ type: "diff", path: "a.py", oldText, newText }], t));
+  return box;
+}
+
+describe("a big diff", () => {
+  it("is folded and built only when opened", () => {
+    const box = diff(null, lines(999));
+    expect(box.querySelector(".acpnb-diff-body")).toBeNull();
+    const fold = box.querySelector("details") as HTMLDetailsElement;
+    expect(fold.querySelector("summary")?.textContent).toBe("Show the diff (999 lines)");
+    fold.open = true;
+    fold.dispatchEvent(new Event("toggle"));
+    expect(box.querySelectorAll(".acpnb-diff-add")).toHaveLength(999);
+    fold.dispatchEvent(new Event("toggle"));
+    expect(box.querySelectorAll(".acpnb-diff-body")).toHaveLength(1);
+  });
+
+  it("shows a bounded part of itself when opened: its first lines, each cut", () => {
+    const box = diff("x\n", `${"y".repeat(2_000_000)}\n${lines(5000)}`);
+    const fold = box.querySelector("details") as HTMLDetailsElement;
+    fold.open = true;
+    fold.dispatchEvent(new Event("toggle"));
+    const body = box.querySelector(".acpnb-diff-body") as HTMLElement;
+    expect(body.childElementCount).toBe(2001);
+    expect(body.textContent?.length).toBeLessThan(200_000);
+    expect(body.lastElementChild?.textContent).toMatch(/more lines not shown/);
+  });
+
+  it("stays as it was when small", () => {
+    expect(diff("a\n", "b\n").querySelector(".acpnb-diff-body")?.textContent).toBe(
+      "@@ -1,1 +1,1 @@\n-a\n+b\n",
+    );
+  });
+});
+
+describe("long plain text", () => {
+  it("goes on in pieces of PIECE characters, the text unchanged", () => {
+    const box = document.createElement("div");
+    const text = new BreakingText(box);
+    // An emoji across the first piece's end stays whole.
+    const long = `${"a".repeat(PIECE - 1)}😀${"b c ".repeat(60_000)}`;
+    for (let i = 0; i < long.length; i += 50_000) text.extend(long.slice(0, i + 50_000));
+    expect(box.textContent).toBe(long);
+    const pieces = [...box.querySelectorAll(".acpnb-piece")];
+    expect(pieces.length).toBeGreaterThan(long.length / PIECE - 2);
+    for (const piece of pieces) expect(piece.textContent?.length).toBeLessThanOrEqual(PIECE);
+    expect(pieces[0]?.textContent?.startsWith("😀")).toBe(true);
+  });
+
+  it("is one box while short", () => {
+    const box = document.createElement("div");
+    new BreakingText(box).extend("hello");
+    expect(box.innerHTML).toBe("hello");
+  });
+});
+
+it("cuts an agent's name", () => {
+  const state = initialState();
+  state.agent.name = "n".repeat(2_000_000);
+  expect(agentName(state, t).length).toBe(200);
+});
