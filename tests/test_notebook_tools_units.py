@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,6 +17,7 @@ from acp_notebook.notebook_tools.cells import (
     notebook_cells,
     revision,
 )
+from acp_notebook.notebook_tools.gate import MAX_UNTRUSTED, MIN_UNTRUSTED, Gate, untrusted_bound
 from acp_notebook.server.kernel_queries import KernelQueries, KernelUnavailable
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -149,3 +150,50 @@ def test_the_tool_host_leaves_the_processs_logging_alone() -> None:
     before = (list(root.handlers), root.level)
     ToolHost()
     assert (list(root.handlers), root.level) == before
+
+
+class _FakeTransport:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _FakeConnection:
+    """What the gate reads of a connection: its peer, whether it is idle, its transport."""
+
+    def __init__(self, port: int, idle: bool = True) -> None:
+        self.client = ("127.0.0.1", port)
+        self.transport = _FakeTransport()
+        self._idle = idle
+
+    def idle(self) -> bool:
+        return self._idle
+
+
+def test_the_gate_closes_the_oldest_idle_untrusted_connection_over_its_bound() -> None:
+    gate = Gate(max_untrusted=2)
+    busy, old, new = _FakeConnection(1, idle=False), _FakeConnection(2), _FakeConnection(3)
+    for connection in (busy, old, new):
+        gate.opened(cast(Any, connection))
+    # The oldest is reading a request: the oldest idle one goes, never the newcomer.
+    assert (busy.transport.closed, old.transport.closed, new.transport.closed) == (
+        False,
+        True,
+        False,
+    )
+    assert gate.untrusted() == 2
+    gate.trust(busy.client)  # a secret shown: no longer counted
+    gate.opened(cast(Any, _FakeConnection(4)))
+    assert not new.transport.closed and gate.untrusted() == 2
+
+
+def test_the_untrusted_bound_follows_the_open_files_limit() -> None:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    bound = untrusted_bound()
+    assert MIN_UNTRUSTED <= bound <= MAX_UNTRUSTED
+    if soft != resource.RLIM_INFINITY:
+        assert bound == max(MIN_UNTRUSTED, min(MAX_UNTRUSTED, soft // 4))

@@ -5,10 +5,13 @@ secret. So nothing an unknown peer does may cost the chats their turn:
 
 - a connection has ``HEADER_SECONDS`` to deliver a whole request head (from when it
   opens, and again after each answer): silent and half-sent connections are closed;
-- at most ``MAX_UNTRUSTED`` connections that have not yet shown a chat's secret are open
-  at once: a new one closes the oldest idle one (on loopback every peer has the same
-  address, so the bound is over all of them, never per address). A connection is trusted
-  once a request on it carried a live chat's secret;
+- at most ``untrusted_bound()`` connections that have not yet shown a chat's secret are
+  open at once: a new one closes the oldest idle one (on loopback every peer has the same
+  address, so the bound is over all of them, never per address). A chat's new connection
+  is as silent as a flood's until its head arrives, so the bound is as high as the
+  process's open files allow: the more newer connections it takes to make a chat's the
+  oldest, the longer its agent has to send the head. A connection is trusted once a
+  request on it carried a live chat's secret;
 - the secret is checked before a request takes a slot, and the slots are per chat
   (``MAX_PER_CHAT`` requests in progress): one chat cannot starve another, and a request
   without a secret is answered 401 and its connection closed, its body never read;
@@ -33,10 +36,12 @@ from ..wire import bounded_json
 MAX_BODY = 256 * 1024  # an MCP request: the longest is run_code's source
 MAX_DEPTH = 16
 HEADER_SECONDS = 5.0
-MAX_UNTRUSTED = 256  # well under a process's usual 1,024 open files
+# At most this many untrusted connections, and a quarter of the process's open files.
+MAX_UNTRUSTED = 2048
+MIN_UNTRUSTED = 64
 # Connections accepted per turn of the loop (asyncio accepts up to its backlog at once):
 # a few turns pass between a connection's arrival and its request head being read, and
-# fewer than MAX_UNTRUSTED newer ones may arrive meanwhile, else a burst would close a
+# fewer than the bound's newer ones may arrive meanwhile, else a burst would close a
 # chat's fresh connection as the oldest. The port's own queue stays long (LISTEN_BACKLOG):
 # a full queue drops connections, which then wait a second to try again.
 ACCEPT_BATCH = 32
@@ -59,10 +64,24 @@ _http_log = logging.getLogger(__name__ + ".http")
 _http_log.setLevel(logging.ERROR)
 
 
+def untrusted_bound() -> int:
+    """How many untrusted connections may be open: ``MAX_UNTRUSTED``, or a quarter of the
+    open files this process may have (256 of the usual 1,024) when that is fewer."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to read
+        return MAX_UNTRUSTED
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return MAX_UNTRUSTED
+    return max(MIN_UNTRUSTED, min(MAX_UNTRUSTED, soft // 4))
+
+
 class Gate:
     """The endpoint's connections not yet trusted, and each chat's requests in progress."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_untrusted: int | None = None) -> None:
+        self.max_untrusted = untrusted_bound() if max_untrusted is None else max_untrusted
         # Oldest first (a dict keeps insertion order).
         self._untrusted: dict[_Connection, None] = {}
         self._by_client: dict[tuple[str, int], _Connection] = {}
@@ -72,7 +91,7 @@ class Gate:
         self._untrusted[connection] = None
         if connection.client is not None:
             self._by_client[connection.client] = connection
-        if len(self._untrusted) <= MAX_UNTRUSTED:
+        if len(self._untrusted) <= self.max_untrusted:
             return
         for oldest in self._untrusted:
             if oldest is not connection and oldest.idle():
