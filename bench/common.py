@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from acp_notebook.agent.connection import READ_CHUNK
-from acp_notebook.wire.kernel_auth import SECRET_ENV, auth_headers
+from acp_notebook.wire.kernel_auth import KERNEL_SECRET_ENV, KEY_ENV, auth_headers
 from tests.support.lab import TOKEN, JupyterServer, start_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -406,15 +406,18 @@ class Server:
             client.start_channels()
             try:
                 client.wait_for_ready(timeout=60)
-                # The kernel inherited the extension's secret; the benchmark speaks as it.
-                secret = kernel_stdout(client, f"import os; print(os.environ[{SECRET_ENV!r}])")
+                # The kernel got the extension's secret and the key issued to it at its
+                # start (kernel_keys.py); the benchmark speaks as the kernel.
+                secret, key = kernel_stdout(
+                    client,
+                    f"import os; print(os.environ[{KERNEL_SECRET_ENV!r}], os.environ[{KEY_ENV!r}])",
+                ).split()
             finally:
                 client.stop_channels()
-            key = json.loads(connection.read_text())["key"].encode()
         except BaseException:
             lab.stop()
             raise
-        return cls(lab, kernel_id, secret.strip(), key)
+        return cls(lab, kernel_id, secret, key.encode())
 
     def stop(self) -> None:
         self.lab.stop()
