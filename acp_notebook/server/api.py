@@ -76,18 +76,8 @@ def chat_title(session: ChatSession) -> str | None:
 class _ApiHandler(APIHandler):
     auth_resource = "kernels"
 
-    def initialize(self, hubs: KernelHubs, principals: Principals | None = None) -> None:
+    def initialize(self, hubs: KernelHubs) -> None:
         self.hubs = hubs
-        self.principals = principals
-
-    @property
-    def known_principals(self) -> Principals:
-        assert self.principals is not None, "a handler of chats is given the principals"
-        return self.principals
-
-    @property
-    def principal(self) -> Principal:
-        return self.known_principals.of(self.current_user)
 
     def _kernel(self, kernel_id: str) -> str:
         if kernel_id not in self.kernel_manager:
@@ -107,6 +97,14 @@ class AgentsHandler(_ApiHandler):
 
 
 class ChatsHandler(_ApiHandler):
+    def initialize(self, hubs: KernelHubs, principals: Principals) -> None:  # type: ignore[override]
+        super().initialize(hubs)
+        self.principals = principals
+
+    @property
+    def principal(self) -> Principal:
+        return self.principals.of(self.current_user)
+
     @web.authenticated
     @may_execute
     async def get(self) -> None:
@@ -176,7 +174,7 @@ class ChatsHandler(_ApiHandler):
         spec = agent_spec(config, agent, {})
         if config.sessions.owner(spec.name, cwd, session_id) is not None:
             return  # seen started here: the hub lets only its owner continue it
-        if not self.known_principals.holds_account(me):
+        if not self.principals.holds_account(me):
             raise web.HTTPError(
                 403,
                 f"session {session_id!r} was not started by you on this server (or before it "
