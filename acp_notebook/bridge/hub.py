@@ -56,7 +56,7 @@ from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
-from .ports import KernelQuery, ToolsFactory
+from .ports import KernelQuery, TextFiles, ToolsFactory
 from .session_owners import SessionOwners
 from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
@@ -224,6 +224,8 @@ class Hub:
     notebook_tools: ToolsFactory | None = None
     # Asks the kernel for a kernel-side tool (the composer's @ mentions); None: no kernel.
     kernel_query: KernelQuery | None = None
+    # The files its chats' agents read and write through the client (fs/*); None: none.
+    text_files: TextFiles | None = None
     chats: dict[str, _Chat] = field(default_factory=dict, init=False)
     _closed: bool = field(default=False, init=False)
 
@@ -289,6 +291,7 @@ class Hub:
                 sink=sink,
                 load_session_id=load,
                 notebook=notebook,
+                files=self.text_files,
             )
         except BaseException:
             config.chats.give()

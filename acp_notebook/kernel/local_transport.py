@@ -16,6 +16,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
@@ -151,13 +152,21 @@ class LocalClient(Client):
     def __init__(self, config: HubConfig = HubConfig()) -> None:
         from ..notebook_tools.local_side import LocalBackend
         from ..notebook_tools.mcp_endpoint import ToolHost
+        from ..notebook_tools.text_files import DiskFiles
 
         super().__init__("acp-notebook-hub", "")  # no kernel id: the hub is in this process
         # The notebook tools of local mode: served from this process, on the hub's loop.
         self.tools = ToolHost()
         backend = LocalBackend()
         tools = functools.partial(self.tools.add, backend)
-        self.hub = Hub(config, name="local", notebook_tools=tools, kernel_query=backend.kernel)
+        # What agents read and write through the client: files under the kernel's directory.
+        self.hub = Hub(
+            config,
+            name="local",
+            notebook_tools=tools,
+            kernel_query=backend.kernel,
+            text_files=DiskFiles(os.getcwd()),
+        )
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)
 

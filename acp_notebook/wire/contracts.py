@@ -211,13 +211,38 @@ class CellEdit(TypedDict):
     after: Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
 
 
+# --- Files the agent writes through the client (fs/write_text_file) ---
+
+# Characters of a file a read through the client returns (fs/read_text_file; more: the
+# agent is told to page with line and limit), and of a file a write may hold (its
+# review shows the whole diff).
+MAX_FILE_TEXT = 1_000_000
+
+
+class FileEdit(TypedDict):
+    """A write the agent makes to a text file through the client, as its review card
+    shows it: ``before`` is the file as the user has it ("" when it is new), ``after``
+    what the write makes of it; ``where`` is the editor that has it open, or None."""
+
+    op: Literal["write"]
+    path: Annotated[str, Field(max_length=MAX_PATH)]
+    before: Annotated[str, Field(max_length=MAX_FILE_TEXT)]
+    after: Annotated[str, Field(max_length=MAX_FILE_TEXT)]
+    created: bool
+    where: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_DETAIL)]]]
+
+
+# What a review card decides: a notebook cell's change, or a file's write.
+Edit = Annotated[Union[CellEdit, FileEdit], Field(discriminator="op")]
+
+
 class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"]
     requestId: Stamped[str]
     toolCall: Json
     options: list[Json]
-    # A notebook edit this request decides: its card shows the cell's diff.
-    edit: NotRequired[Maybe[CellEdit]]
+    # An edit this request decides (a notebook cell's, a file's): its card shows the diff.
+    edit: NotRequired[Maybe[Edit]]
     # Epoch milliseconds when it is cancelled unless answered.
     deadline: NotRequired[Maybe[float]]
 
@@ -410,8 +435,8 @@ class PermissionView(TypedDict):
     optionId: str | None
     # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
     by: str | None
-    # Present when the request decides a notebook edit: the card shows its diff.
-    edit: NotRequired[CellEdit]
+    # Present when the request decides an edit (a cell's, a file's): the card shows its diff.
+    edit: NotRequired[Edit]
 
 
 class ElicitationView(TypedDict):
