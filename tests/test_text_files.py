@@ -182,10 +182,8 @@ async def test_a_write_allowed_already_waits_for_the_agent_to_write_it(tmp_path:
 
 
 @pytest.fixture
-async def files_hub(tmp_path: Path) -> AsyncIterator[Hub]:
-    h = Hub(
-        HubConfig(session=SessionConfig(answer_timeout=30)), text_files=DiskFiles(str(tmp_path))
-    )
+async def files_hub() -> AsyncIterator[Hub]:
+    h = Hub(HubConfig(session=SessionConfig(answer_timeout=30)), text_files=DiskFiles)
     yield h
     await h.close()
 

@@ -55,6 +55,8 @@ class TextFiles(Protocol):
         where it landed ("the saved file", an editor)."""
 
 
+# The files of a chat whose agent works in a directory (its cwd).
+TextFilesFactory = Callable[[str], TextFiles]
 # Serves one more chat's notebook tools: its endpoint.
 ToolsFactory = Callable[[], Awaitable[NotebookEndpoint]]
 # Asks the kernel to run one kernel-side tool (a name and its arguments); its answer's text.

@@ -16,7 +16,6 @@ import contextlib
 import functools
 import itertools
 import logging
-import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
@@ -159,13 +158,14 @@ class LocalClient(Client):
         self.tools = ToolHost()
         backend = LocalBackend()
         tools = functools.partial(self.tools.add, backend)
-        # What agents read and write through the client: files under the kernel's directory.
+        # What an agent reads and writes through the client: files under its chat's
+        # directory (by default the kernel's).
         self.hub = Hub(
             config,
             name="local",
             notebook_tools=tools,
             kernel_query=backend.kernel,
-            text_files=DiskFiles(os.getcwd()),
+            text_files=DiskFiles,
         )
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)

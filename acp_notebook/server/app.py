@@ -202,7 +202,10 @@ class AcpNotebookApp(ExtensionApp):
                 sources.insert(0, self.shared_documents)
         contents = self._server.contents_manager
         files = ServerFiles(contents, getattr(contents, "root_dir", self._server.root_dir))
-        self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools, files)
+        # Every chat's agent reads and writes under the server's root, whatever its cwd.
+        self.hubs = KernelHubs(
+            self._hub_config(), self.log, self.queries.ask, tools, lambda cwd: files
+        )
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
         self.kernel_keys = KernelKeys(self.secret, self._kernel_url)

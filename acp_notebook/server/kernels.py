@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bridge.hub import Hub, HubConfig
-from ..bridge.ports import TextFiles
+from ..bridge.ports import TextFilesFactory
 from ..notebook_tools.server_side import ServerTools
 
 
@@ -24,7 +24,7 @@ class KernelHubs:
     # The chats' notebook tools; None when the server turns them off.
     tools: ServerTools | None = None
     # The files agents read and write through the client, under the server's root.
-    files: TextFiles | None = None
+    files: TextFilesFactory | None = None
     _hubs: dict[str, Hub] = field(default_factory=dict, init=False)
     _closed: bool = field(default=False, init=False)
 
