@@ -4,12 +4,14 @@ the review of a write, and the demo agent's round trip on an in-process hub."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from pydantic import TypeAdapter
 
 from acp_notebook.agent.handshake import initialize_params
@@ -18,7 +20,8 @@ from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.edit_review import edit_title, tool_paths
 from acp_notebook.bridge.hub import Hub, HubConfig
 from acp_notebook.notebook_tools import text_files
-from acp_notebook.notebook_tools.text_files import DiskFiles, confine
+from acp_notebook.notebook_tools.page_document import IN_EDITOR, Pages
+from acp_notebook.notebook_tools.text_files import DiskFiles, ServerFiles, confine
 from acp_notebook.wire.contracts import MAX_FILE_TEXT, FileEdit, PermissionRequestEvent
 from acp_notebook.wire.review import Review
 from acp_notebook.wire.text_files import FileRefused, select_lines
@@ -247,3 +250,60 @@ async def test_the_demo_agent_reads_and_writes_through_the_client(
     await rec.kind("turn_ended", turn=4)
     assert "edit-file: error -32602: /etc/hostname is outside" in rec.text()
     assert len(rec.of("permission_request")) == 2
+
+
+class EditorPage:
+    """A page with text files open in its editors, answering as the lab extension does."""
+
+    def __init__(self, pages: Pages, buffers: dict[str, str]) -> None:
+        self.pages = pages
+        self.buffers = buffers
+        self.page = pages.connect(self.send)
+        self.frame({"type": "page:notebooks", "notebooks": [], "files": list(buffers)})
+
+    def frame(self, frame: dict[str, Any]) -> None:
+        self.pages.receive(self.page, json.dumps(frame))
+
+    def send(self, request: dict[str, Any]) -> None:
+        path, reply = request["path"], {}
+        if request["op"] == "text":
+            reply = {"result": {"text": self.buffers[path]}}
+        elif self.buffers[path] != request["before"]:
+            reply = {"error": "the file changed in its editor"}
+        else:
+            self.buffers[path] = request["text"]
+        loop = asyncio.get_running_loop()
+        loop.call_soon(self.frame, {"type": "page:reply", "id": request["id"], **reply})
+
+
+async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) -> None:
+    contents = AsyncLargeFileManager(root_dir=str(tmp_path))
+    pages = Pages()
+    files = ServerFiles(contents, str(tmp_path), pages)
+    (tmp_path / "open.py").write_text("saved\n")
+    (tmp_path / "closed.py").write_text("on disk\n")
+    page = EditorPage(pages, {"open.py": "saved\nunsaved\n"})
+
+    opened = await files.read(str(tmp_path / "open.py"))
+    assert opened == ("open.py", "saved\nunsaved\n", IN_EDITOR)
+    assert await file_requests.read_text_file(
+        files, {"path": str(tmp_path / "open.py"), "line": 2, "limit": 1}
+    ) == {"content": "unsaved\n"}
+    where = await files.write(str(tmp_path / "open.py"), "saved\nunsaved\n", "agent\n")
+    assert where == IN_EDITOR
+    assert page.buffers["open.py"] == "agent\n"
+    assert (tmp_path / "open.py").read_text() == "saved\n"  # nothing saved behind the page
+
+    # The person typed between the review and the write: refused, their text kept.
+    with pytest.raises(FileRefused, match="changed since the write was reviewed"):
+        await files.write(str(tmp_path / "open.py"), "saved\nunsaved\n", "again\n")
+
+    # Not open anywhere: the contents manager.
+    assert (await files.read(str(tmp_path / "closed.py"))) == ("closed.py", "on disk\n", None)
+    assert await files.write(str(tmp_path / "closed.py"), "on disk\n", "new\n") == "the saved file"
+    assert (tmp_path / "closed.py").read_text() == "new\n"
+    assert await files.write(str(tmp_path / "sub" / "n.txt"), None, "n\n") == "the saved file"
+    with pytest.raises(FileRefused, match="is outside"):
+        await files.read("/etc/hostname")
+    with pytest.raises(FileRefused, match="is not a file"):
+        await files.read(str(tmp_path))

@@ -1,8 +1,10 @@
 """The files an agent reads and writes through its client (``fs/read_text_file``,
 ``fs/write_text_file``), confined to one root directory.
 
-Server mode: the server's root directory, through its contents manager (so a write is
-the same save a person's is). Local mode: the kernel's directory, on disk. Paths come
+Server mode: the server's root directory; a file open in a page's text editor is read
+there, unsaved changes included, and written there (one undo step, nothing saved behind
+the page); any other file through the contents manager (so a write is the same save a
+person's is). Local mode: the kernel's directory, on disk. Paths come
 from the agent as absolute paths; one that resolves (symlinks followed) outside the root
 is refused, naming the root. A write is made only while the file still holds what its
 review showed (``before``): what the person changed meanwhile is never overwritten.
@@ -13,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from typing import Any
+from typing import Any, Protocol
 
 from jupyter_core.utils import ensure_async
 
 from ..wire.clip import clip
 from ..wire.text_files import MAX_FILE_BYTES, FileRefused, OpenText
+from .documents import EditRefused
+from .page_document import IN_EDITOR
 
 CHANGED = "{path} changed since the write was reviewed; read it again"
 
@@ -97,12 +101,23 @@ class DiskFiles:
         return "the file on disk"
 
 
-class ServerFiles:
-    """Server mode: files under the server's root, through its contents manager."""
+class OpenEditors(Protocol):
+    """The text files open in the server's pages (``page_document.Pages``), by contents
+    path; each method answers None when no page has the file open."""
 
-    def __init__(self, contents_manager: Any, root: str) -> None:
+    async def editor_text(self, path: str) -> str | None: ...
+
+    async def write_editor(self, path: str, before: str, after: str) -> str | None: ...
+
+
+class ServerFiles:
+    """Server mode: files under the server's root, in the editor of a page that has one
+    open, else through the contents manager."""
+
+    def __init__(self, contents_manager: Any, root: str, editors: OpenEditors | None) -> None:
         self._contents = contents_manager
         self.root = root
+        self._editors = editors
 
     async def _model(self, shown: str, content: bool) -> dict[str, Any] | None:
         try:
@@ -120,8 +135,23 @@ class ServerFiles:
         except Exception as exc:  # the server's own: a hidden file, a file that is no text
             raise FileRefused(f"{shown} cannot be read: {clip(str(exc), 300)}") from exc
 
+    async def _directories(self, path: str) -> None:
+        """The directories ``path`` is in, made through the contents manager if missing."""
+        parts = path.split("/")[:-1]
+        for n in range(1, len(parts) + 1):
+            directory = "/".join(parts[:n])
+            if not await ensure_async(self._contents.dir_exists(directory)):
+                await ensure_async(self._contents.save({"type": "directory"}, directory))
+
     async def read(self, path: str) -> OpenText:
         _, shown = confine(self.root, path)
+        if self._editors is not None:
+            try:
+                text = await self._editors.editor_text(shown)
+            except EditRefused as exc:
+                raise FileRefused(f"{shown} cannot be read from its editor: {exc}") from exc
+            if text is not None:
+                return OpenText(shown, text, IN_EDITOR)
         model = await self._model(shown, content=False)
         if model is None:
             return OpenText(shown, None, None)
@@ -135,8 +165,16 @@ class ServerFiles:
         opened = await self.read(path)
         if opened.text != before:
             raise FileRefused(CHANGED.format(path=path))
+        if opened.where is not None and self._editors is not None:
+            try:
+                where = await self._editors.write_editor(opened.path, before or "", after)
+            except EditRefused as exc:
+                raise FileRefused(f"{opened.path} was not written in its editor: {exc}") from exc
+            if where is not None:
+                return where
         model = {"type": "file", "format": "text", "content": after}
         try:
+            await self._directories(opened.path)
             await ensure_async(self._contents.save(model, opened.path))
         except Exception as exc:  # the server's own: no permission, a full disk
             raise FileRefused(f"{opened.path} cannot be written: {clip(str(exc), 300)}") from exc

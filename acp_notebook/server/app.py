@@ -201,7 +201,8 @@ class AcpNotebookApp(ExtensionApp):
                 self.shared_documents = SharedDocuments(ydoc, tools.runner_of, self.pages)
                 sources.insert(0, self.shared_documents)
         contents = self._server.contents_manager
-        files = ServerFiles(contents, getattr(contents, "root_dir", self._server.root_dir))
+        root = getattr(contents, "root_dir", self._server.root_dir)
+        files = ServerFiles(contents, root, self.pages)
         # Every chat's agent reads and writes under the server's root, whatever its cwd.
         self.hubs = KernelHubs(
             self._hub_config(), self.log, self.queries.ask, tools, lambda cwd: files

@@ -833,6 +833,9 @@ class PageNotebooks(_Wire):
 
     type: Literal["page:notebooks"]
     notebooks: Annotated[list[PageNotebook], Field(max_length=MAX_PAGE_NOTEBOOKS)]
+    # The text files open in the page's editors (an agent reads them with their unsaved
+    # changes, and its writes land there): fs/read_text_file, fs/write_text_file.
+    files: Annotated[list[PathText], Field(max_length=MAX_PAGE_NOTEBOOKS)] = []
 
 
 class PageFocus(_Wire):
@@ -845,15 +848,19 @@ class PageFocus(_Wire):
 class PageRequest(_Wire):
     """Server -> page: a request on one notebook the page holds. ``cells``: its cells as
     nbformat dicts; ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would,
-    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text."""
+    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text.
+    On a text file open in an editor: ``text``: its text (``{"text": ...}``); ``write``:
+    replace ``before`` with ``text`` in its editor, one undo step."""
 
     type: Literal["page:request"]
     id: int
     path: PathText
-    op: Literal["cells", "apply", "run", "active"]
+    op: Literal["cells", "apply", "run", "active", "text", "write"]
     edit: CellEdit | None = None
     cellId: Annotated[str, Field(max_length=64)] | None = None
     timeout: float | None = None
+    before: Annotated[str, Field(max_length=MAX_FILE_TEXT)] | None = None
+    text: Annotated[str, Field(max_length=MAX_FILE_TEXT)] | None = None
 
 
 class PageReply(_Wire):

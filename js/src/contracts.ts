@@ -435,6 +435,7 @@ export interface PageNotebook {
 export interface PageNotebooks {
   type: "page:notebooks";
   notebooks: PageNotebook[];
+  files?: string[];
 }
 
 /**
@@ -452,16 +453,20 @@ export interface PageReply {
 /**
  * Server -> page: a request on one notebook the page holds. ``cells``: its cells as nbformat dicts;
  * ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would, waiting up to ``timeout``
- * seconds; ``active``: the active cell and selected text.
+ * seconds; ``active``: the active cell and selected text. On a text file open in an editor:
+ * ``text``: its text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its
+ * editor, one undo step.
  */
 export interface PageRequest {
   type: "page:request";
   id: number;
   path: string;
-  op: "cells" | "apply" | "run" | "active";
+  op: "cells" | "apply" | "run" | "active" | "text" | "write";
   edit?: CellEdit | null;
   cellId?: string | null;
   timeout?: number | null;
+  before?: string | null;
+  text?: string | null;
 }
 
 export interface PermissionItem {
