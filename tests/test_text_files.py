@@ -4,7 +4,6 @@ the review of a write, and the demo agent's round trip on an in-process hub."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from acp_notebook.notebook_tools.text_files import DiskFiles, ServerFiles, confi
 from acp_notebook.wire.contracts import MAX_FILE_TEXT, FileEdit, PermissionRequestEvent
 from acp_notebook.wire.review import Review
 from acp_notebook.wire.text_files import FileRefused, select_lines
+from tests.support.editor_pages import EditorPage
 from tests.support.hub_chats import open_demo
 
 
@@ -250,30 +250,6 @@ async def test_the_demo_agent_reads_and_writes_through_the_client(
     await rec.kind("turn_ended", turn=4)
     assert "edit-file: error -32602: /etc/hostname is outside" in rec.text()
     assert len(rec.of("permission_request")) == 2
-
-
-class EditorPage:
-    """A page with text files open in its editors, answering as the lab extension does."""
-
-    def __init__(self, pages: Pages, buffers: dict[str, str]) -> None:
-        self.pages = pages
-        self.buffers = buffers
-        self.page = pages.connect(self.send)
-        self.frame({"type": "page:notebooks", "notebooks": [], "files": list(buffers)})
-
-    def frame(self, frame: dict[str, Any]) -> None:
-        self.pages.receive(self.page, json.dumps(frame))
-
-    def send(self, request: dict[str, Any]) -> None:
-        path, reply = request["path"], {}
-        if request["op"] == "text":
-            reply = {"result": {"text": self.buffers[path]}}
-        elif self.buffers[path] != request["before"]:
-            reply = {"error": "the file changed in its editor"}
-        else:
-            self.buffers[path] = request["text"]
-        loop = asyncio.get_running_loop()
-        loop.call_soon(self.frame, {"type": "page:reply", "id": request["id"], **reply})
 
 
 async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) -> None:
