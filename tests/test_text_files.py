@@ -4,6 +4,7 @@ the review of a write, and the demo agent's round trip on an in-process hub."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -283,3 +284,14 @@ async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) 
         await files.read("/etc/hostname")
     with pytest.raises(FileRefused, match="is not a file"):
         await files.read(str(tmp_path))
+
+
+async def test_a_notebook_open_in_a_page_is_not_written_behind_it(tmp_path: Path) -> None:
+    pages = Pages()
+    files = ServerFiles(AsyncLargeFileManager(root_dir=str(tmp_path)), str(tmp_path), pages)
+    (tmp_path / "a.ipynb").write_text("{}")
+    page = pages.connect(lambda frame: None)
+    pages.receive(page, json.dumps({"type": "page:notebooks", "notebooks": [{"path": "a.ipynb"}]}))
+    with pytest.raises(FileRefused, match="open as a notebook in a page"):
+        await files.write(str(tmp_path / "a.ipynb"), "{}", "[]")
+    assert (tmp_path / "a.ipynb").read_text() == "{}"

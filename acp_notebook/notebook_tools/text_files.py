@@ -109,6 +109,9 @@ class OpenEditors(Protocol):
 
     async def write_editor(self, path: str, before: str, after: str) -> str | None: ...
 
+    def holding(self, path: str, file: bool = False) -> object:
+        """A page that has ``path`` open as a notebook (``file`` False), or None."""
+
 
 class ServerFiles:
     """Server mode: files under the server's root, in the editor of a page that has one
@@ -165,6 +168,12 @@ class ServerFiles:
         opened = await self.read(path)
         if opened.text != before:
             raise FileRefused(CHANGED.format(path=path))
+        if self._editors is not None and self._editors.holding(opened.path) is not None:
+            # Written behind the page, the notebook would raise "file changed on disk".
+            raise FileRefused(
+                f"{opened.path} is open as a notebook in a page: change it with the notebook"
+                " tools (insert_cell, edit_cell, ...), not by writing the file"
+            )
         if opened.where is not None and self._editors is not None:
             try:
                 where = await self._editors.write_editor(opened.path, before or "", after)
