@@ -17,14 +17,14 @@ from pydantic import TypeAdapter
 from acp_notebook.agent.handshake import initialize_params
 from acp_notebook.bridge import file_requests
 from acp_notebook.bridge.chat_session import SessionConfig
-from acp_notebook.bridge.edit_review import edit_title, tool_paths
+from acp_notebook.bridge.edit_review import edit_title, edited_paths
 from acp_notebook.bridge.hub import Hub, HubConfig
 from acp_notebook.notebook_tools import text_files
 from acp_notebook.notebook_tools.page_document import IN_EDITOR, Pages
 from acp_notebook.notebook_tools.text_files import DiskFiles, ServerFiles, confine
 from acp_notebook.wire.contracts import MAX_FILE_TEXT, FileEdit, PermissionRequestEvent
 from acp_notebook.wire.review import Review
-from acp_notebook.wire.text_files import FileRefused, select_lines
+from acp_notebook.wire.text_files import FileRefused, OpenText, select_lines
 from tests.support.editor_pages import EditorPage
 from tests.support.hub_chats import open_demo
 
@@ -111,12 +111,14 @@ def test_a_file_edit_card_and_the_paths_a_tool_call_names() -> None:
     assert edit_title(edit) == "Create a.md"
     assert edit_title({**edit, "created": False}) == "Write a.md"
     call = {
+        "kind": "edit",
         "locations": [{"path": "/r/a.md"}],
         "content": [{"type": "diff", "path": "/r/b.md"}, {"type": "text"}],
         "rawInput": {"filepath": "/r/c.md"},
     }
-    assert tool_paths(call) == {"/r/a.md", "/r/b.md", "/r/c.md"}
-    assert tool_paths(None) == set()
+    assert edited_paths(call) == {"/r/a.md", "/r/b.md", "/r/c.md"}
+    assert edited_paths({**call, "kind": "read"}) == set()  # a read allowed is no write
+    assert edited_paths(None) == set()
 
 
 async def test_a_write_of_what_the_file_holds_asks_nothing(tmp_path: Path) -> None:
@@ -295,3 +297,26 @@ async def test_a_notebook_open_in_a_page_is_not_written_behind_it(tmp_path: Path
     with pytest.raises(FileRefused, match="open as a notebook in a page"):
         await files.write(str(tmp_path / "a.ipynb"), "{}", "[]")
     assert (tmp_path / "a.ipynb").read_text() == "{}"
+
+
+class BrokenFiles:
+    """File access that fails in a way nobody planned for."""
+
+    async def read(self, path: str) -> OpenText:
+        raise RuntimeError("disk on fire")
+
+    async def write(self, path: str, before: str | None, after: str) -> str:
+        raise AssertionError("never reached")
+
+
+async def test_a_failure_of_the_file_access_still_answers_the_agent(tmp_path: Path) -> None:
+    hub = Hub(
+        HubConfig(session=SessionConfig(answer_timeout=30)), text_files=lambda cwd: BrokenFiles()
+    )
+    try:
+        chat_id, rec = await open_demo(hub, cwd=str(tmp_path))
+        await _prompt(hub, chat_id, "edit-file")
+        await rec.kind("turn_ended", turn=1)
+        assert "edit-file: error -32603: fs/read_text_file failed: disk on fire" in rec.text()
+    finally:
+        await hub.close()

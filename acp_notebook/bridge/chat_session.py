@@ -59,7 +59,7 @@ from ..wire.contracts import (
 from ..wire.review import Review
 from ..wire.text_files import FileRefused
 from . import file_requests
-from .edit_review import EditReviews, allows, card, tool_paths
+from .edit_review import EditReviews, allows, card, edited_paths
 from .elicitation import take_elicitation_view
 from .history import History
 from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
@@ -478,7 +478,7 @@ class ChatSession:
                 self.edits.approve(edit, by)
             if not settled.reply.local and allows(event, option_id):
                 # A file it changes is not asked again when written through us (fs/*).
-                self.edits.allow_paths(tool_paths(event["toolCall"]))
+                self.edits.allow_paths(edited_paths(event["toolCall"]))
         self._carry_out(settled)
         if settled.reply.local and option_id == "accept_turn":
             # "All in this turn": the other edits waiting for their review too.
@@ -623,6 +623,11 @@ class ChatSession:
         except asyncio.CancelledError:
             self.conn.respond_error(req.id, jsonrpc.REQUEST_CANCELLED, "the chat ended")
             raise
+        except Exception as exc:  # the server's own (a contents manager, a page): still answered
+            log.warning("chat %s: %s failed", self.chat_id, req.method, exc_info=True)
+            detail = f"{req.method} failed: {str(exc)[:500] or type(exc).__name__}"
+            self.conn.respond_error(req.id, jsonrpc.INTERNAL_ERROR, detail)
+            return
         self._reply(Reply(req.id, result))
 
     def _end_file_requests(self) -> None:

@@ -60,9 +60,10 @@ def allows(event: PermissionRequestEvent, option_id: str | None) -> bool:
     return bool(kinds) and str(kinds[0]).startswith("allow")
 
 
-def tool_paths(tool_call: Any) -> set[str]:
-    """The files an agent's tool call names (its locations, its diffs, its input's path)."""
-    if not isinstance(tool_call, dict):
+def edited_paths(tool_call: Any) -> set[str]:
+    """The files an agent's edit tool call names (its locations, its diffs, its input's
+    path); none for a call of another kind (a read allowed is no write allowed)."""
+    if not isinstance(tool_call, dict) or tool_call.get("kind") != "edit":
         return set()
     named: list[Any] = []
     for key in ("locations", "content"):

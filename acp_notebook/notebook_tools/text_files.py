@@ -63,6 +63,12 @@ class DiskFiles:
         real, shown = confine(self.root, path)
 
         def read() -> OpenText:
+            try:
+                return opened()
+            except OSError as exc:  # no permission, a file gone meanwhile
+                raise FileRefused(f"{shown} cannot be read: {exc.strerror or exc}") from exc
+
+        def opened() -> OpenText:
             if not os.path.exists(real):
                 return OpenText(shown, None, None)
             if not os.path.isfile(real):

@@ -7,16 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.support.lab import (
-    JupyterServer,
-    chat,
-    open_notebook,
-    permission_card,
-    run_cell,
-    send,
-    unique,
-    write_notebook,
-)
+from tests.support.lab import JupyterServer, chat, open_chat_notebook, permission_card, send, unique
 
 DEMO_CHAT = 'from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nchat'
 ADDED = "Edited by the demo agent."
@@ -37,9 +28,7 @@ def test_a_write_through_the_client_lands_in_the_open_editor(
 
     # The chat in another tab of the same browser: the page socket of this one answers.
     other = page.context.new_page()
-    filename = write_notebook(server, unique("editor-files"), [DEMO_CHAT])
-    open_notebook(other, server, filename)
-    run_cell(other, 0)
+    open_chat_notebook(other, server, "editor-files", DEMO_CHAT)
     send(other, f"edit-file {name}")
     card = permission_card(other)
     expect(card).to_be_visible()

@@ -7,14 +7,13 @@ the write as it reviews notebook edits."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from acp_notebook.server.app import AcpNotebookApp
 from tests.support.editor_pages import EditorPage
-from tests.support.server_peers import OPEN_CHAT
+from tests.support.server_peers import kernel_chat_session
 
 ADDED = "Edited by the demo agent.\n"
 
@@ -41,13 +40,8 @@ async def test_reads_and_writes_under_the_servers_root(
     jp_root_dir: Path,
 ) -> None:
     kernel_id = await start_kernel()
-    kernel = await cells(kernel_id)
     policy = 'chat.on_edit(lambda edit: "accept" if edit["op"] == "write" else None)\n'
-    out = await kernel.run(OPEN_CHAT + policy)
-    chat_id = json.loads(out.split("chat:", 1)[1])["chat"]
-    hub = extension.hubs.get(kernel_id)
-    assert hub is not None
-    session = hub.chats[chat_id].session
+    session = await kernel_chat_session(extension, await cells(kernel_id), kernel_id, policy)
 
     # A closed file: read from and written through the contents manager.
     (jp_root_dir / "closed.md").write_text("# Closed\n")
