@@ -1,10 +1,11 @@
 """An agent's reads and writes through the client (fs/read_text_file, fs/write_text_file)
-with the file open in a JupyterLab editor: the read has the editor's unsaved changes, the
+with the file open in a JupyterLab or Notebook 7 editor: the read has the editor's unsaved changes, the
 write is reviewed in the chat with the file's diff, lands in the editor (nothing saved
 behind it) and Ctrl+Z there takes it back; a write of what the file holds asks nothing."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.lab import JupyterServer, chat, open_chat_notebook, permission_card, send, unique
@@ -13,12 +14,14 @@ DEMO_CHAT = 'from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.read
 ADDED = "Edited by the demo agent."
 
 
+@pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_a_write_through_the_client_lands_in_the_open_editor(
-    page: Page, server: JupyterServer
+    page: Page, server: JupyterServer, app: str
 ) -> None:
     name = f"{unique('notes')}.md"
     (server.root / name).write_text("# Notes\n")
-    page.goto(server.url(f"lab/tree/{name}?reset"))
+    # The file in JupyterLab's editor, or in Notebook 7's editor page.
+    page.goto(server.url(f"lab/tree/{name}?reset" if app == "lab" else f"edit/{name}"))
     editor = page.locator(".jp-FileEditor .cm-content")
     expect(editor).to_contain_text("# Notes")
     editor.click()
