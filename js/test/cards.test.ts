@@ -573,7 +573,7 @@ describe("file write card", () => {
     const { ctx } = context();
     const open = mount(new PermissionCard(editCard({ ...FILE, where: "the open editor" }), ctx));
     expect(open.querySelector(".acpnb-diff-path")?.textContent).toBe(
-      "notes/todo.md · open in the open editor",
+      "notes/todo.md · the open editor",
     );
     const created = { ...FILE, before: "", after: "a\n", created: true };
     const card = new PermissionCard(editCard(created), ctx);

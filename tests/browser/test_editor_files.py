@@ -37,7 +37,9 @@ def test_a_write_through_the_client_lands_in_the_open_editor(
     expect(card).to_be_visible()
     expect(card).to_contain_text("wants to write a file")
     expect(card.locator(".acpnb-card-title")).to_have_text(f"Changed file {name}")
-    expect(card.locator(".acpnb-diff-path")).to_contain_text("open in the open editor")
+    expect(card.locator(".acpnb-diff-path")).to_contain_text(
+        "the open editor (its undo takes the change back)"
+    )
     # The diff is over what the editor holds, unsaved line included.
     body = card.locator(".acpnb-diff-body")
     expect(body).to_contain_text(" unsaved line")
