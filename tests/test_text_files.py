@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp import schema
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from pydantic import TypeAdapter
 
@@ -205,6 +206,17 @@ async def test_the_demo_agent_reads_and_writes_through_the_client(
     notes = tmp_path / "notes.md"
     notes.write_text("# Notes\n")
     chat_id, rec = await open_demo(files_hub, cwd=str(tmp_path))
+    conn = files_hub.chats[chat_id].session.conn
+    answers: list[dict[str, Any]] = []
+    write = conn._write
+
+    def spy(data: bytes) -> None:
+        frame = json.loads(data)
+        if "result" in frame or "error" in frame:
+            answers.append(frame)
+        write(data)
+
+    conn._write = spy  # type: ignore[method-assign]
     await _prompt(files_hub, chat_id, "edit-file")
     card: Any = await rec.kind("permission_request")
     assert card["toolCall"]["title"] == "Write notes.md"
@@ -253,6 +265,14 @@ async def test_the_demo_agent_reads_and_writes_through_the_client(
     await rec.kind("turn_ended", turn=4)
     assert "edit-file: error -32602: /etc/hostname is outside" in rec.text()
     assert len(rec.of("permission_request")) == 2
+    # Our answers are ACP's: a read's content, a write's empty result, errors.
+    results = [a["result"] for a in answers if "result" in a]
+    for result in results:
+        model = schema.ReadTextFileResponse if "content" in result else schema.WriteTextFileResponse
+        model.model_validate(result)
+    edited = {"content": "# Notes\nEdited by the demo agent.\n"}
+    assert results == [{"content": "# Notes\n"}, {}, edited, {}, edited]
+    assert [a["error"]["code"] for a in answers if "error" in a] == [-32602, -32602]
 
 
 async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) -> None:
