@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from acp_notebook.bridge import file_requests
 from acp_notebook.kernel.chat import Chat
 from acp_notebook.notebook_tools.text_files import DiskFiles
 from tests.support.chat_waits import finish, next_pending, ready
@@ -46,6 +48,14 @@ async def test_an_allowed_edit_is_written_once_and_asked_once(
         return await real_write(self, path, before, after)
 
     monkeypatch.setattr(DiskFiles, "write", counted)
+    asked: list[Any] = []
+    real_request = file_requests.write_text_file
+
+    async def request(files: Any, params: Any, *args: Any) -> Any:
+        asked.append(params["path"])
+        return await real_request(files, params, *args)
+
+    monkeypatch.setattr(file_requests, "write_text_file", request)
     edit = {"filePath": str(target), "oldString": "alpha", "newString": "beta"}
     mock_openai.on_prompt("Edit the notes", function_call("edit", edit, "call_edit"))
     mock_openai.on_output("call_edit", text("Edited"))
@@ -61,5 +71,6 @@ async def test_an_allowed_edit_is_written_once_and_asked_once(
     # One card (opencode's own), no review of the client's write, no write of ours.
     cards = [i for i in chat.state["items"] if i.get("type") == "permission"]
     assert len(cards) == 1, cards
+    assert asked == [str(target)]  # opencode did send it
     assert writes == []
     assert mock_openai.unmatched == []
