@@ -5,19 +5,51 @@ behind it) and Ctrl+Z there takes it back; a write of what the file holds asks n
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.lab import JupyterServer, chat, open_chat_notebook, permission_card, send, unique
+from tests.support.lab import (
+    JupyterServer,
+    chat,
+    open_chat_notebook,
+    permission_card,
+    send,
+    start_server,
+    unique,
+)
 
 DEMO_CHAT = 'from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nchat'
 ADDED = "Edited by the demo agent."
+
+
+@pytest.fixture(scope="module")
+def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    lab = start_server(tmp_path_factory.mktemp("jupyter-rtc-files"), rtc=True)
+    try:
+        assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
+        yield lab
+    finally:
+        lab.stop()
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_a_write_through_the_client_lands_in_the_open_editor(
     page: Page, server: JupyterServer, app: str
 ) -> None:
+    editor_round_trip(page, server, app, collaborative=False)
+
+
+def test_with_real_time_collaboration_the_write_lands_in_the_shared_editor(
+    page: Page, rtc_server: JupyterServer
+) -> None:
+    """The page names the file "RTC:notes.md"; it is the server's notes.md all the same.
+    Collaboration saves the document itself, so the disk follows the editor there."""
+    editor_round_trip(page, rtc_server, "lab", collaborative=True)
+
+
+def editor_round_trip(page: Page, server: JupyterServer, app: str, collaborative: bool) -> None:
     name = f"{unique('notes')}.md"
     (server.root / name).write_text("# Notes\n")
     # The file in JupyterLab's editor, or in Notebook 7's editor page.
@@ -51,7 +83,8 @@ def test_a_write_through_the_client_lands_in_the_open_editor(
     # In the editor, unsaved: the file on disk is as it was.
     expect(editor).to_contain_text(ADDED)
     expect(editor).to_contain_text("unsaved line")
-    assert (server.root / name).read_text() == "# Notes\n"
+    if not collaborative:
+        assert (server.root / name).read_text() == "# Notes\n"
 
     # A write of what the editor holds: answered without a card.
     send(other, f"edit-file-same {name}")

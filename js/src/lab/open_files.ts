@@ -23,18 +23,19 @@ function isFileModel(model: unknown): model is SharedFileLike {
   return typeof m?.getSource === "function" && typeof m.setSource === "function";
 }
 
-function openFile(widget: Widget): OpenFile | null {
+/** The widget's text file, by its path on the server (a drive's prefix, "RTC:", taken off). */
+function openFile(app: JupyterFrontEnd, widget: Widget): OpenFile | null {
   const context = (widget as { context?: ContextLike }).context;
   if (context === undefined || widget.isDisposed || context.isReady !== true) return null;
   const model = context.model?.sharedModel;
   if (typeof context.path !== "string" || !isFileModel(model)) return null;
-  return { path: context.path, model };
+  return { path: app.serviceManager.contents.localPath(context.path), model };
 }
 
 function shellFiles(app: JupyterFrontEnd): OpenFile[] {
   const files: OpenFile[] = [];
   for (const widget of app.shell.widgets("main")) {
-    const file = openFile(widget);
+    const file = openFile(app, widget);
     if (file !== null) files.push(file);
   }
   return files;
@@ -51,7 +52,7 @@ export function withFiles(host: PageHost, app: JupyterFrontEnd): PageHost {
       shell.layoutModified?.connect(changed);
       app.shell.currentChanged?.connect((_, args) => {
         changed();
-        const file = args.newValue === null ? null : openFile(args.newValue);
+        const file = args.newValue === null ? null : openFile(app, args.newValue);
         if (file !== null) focused(file.path);
       });
       setInterval(changed, POLL_MS);
