@@ -13,10 +13,10 @@ from playwright.sync_api import Page, expect
 from tests.support.lab import (
     JupyterServer,
     chat,
+    collaborative_server,
     open_chat_notebook,
     permission_card,
     send,
-    start_server,
     unique,
 )
 
@@ -26,12 +26,7 @@ ADDED = "Edited by the demo agent."
 
 @pytest.fixture(scope="module")
 def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    lab = start_server(tmp_path_factory.mktemp("jupyter-rtc-files"), rtc=True)
-    try:
-        assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
-        yield lab
-    finally:
-        lab.stop()
+    yield from collaborative_server(tmp_path_factory.mktemp("jupyter-rtc-files"))
 
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
