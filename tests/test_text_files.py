@@ -274,6 +274,13 @@ async def test_the_demo_agent_reads_and_writes_through_the_client(
     assert results == [{"content": "# Notes\n"}, {}, edited, {}, edited]
     assert [a["error"]["code"] for a in answers if "error" in a] == [-32602, -32602]
 
+    # The chat's "accept edits" setting covers writes as it covers notebook edits.
+    files_hub.chats[chat_id].session.set_accept_edits(True)
+    await _prompt(files_hub, chat_id, "edit-file")
+    await rec.kind("turn_ended", turn=5)
+    assert notes.read_text() == "# Notes\n" + "Edited by the demo agent.\n" * 2
+    assert len(rec.of("permission_request")) == 2
+
 
 async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) -> None:
     contents = AsyncLargeFileManager(root_dir=str(tmp_path))
