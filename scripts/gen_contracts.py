@@ -39,6 +39,7 @@ ALIASES: dict[str, Any] = {
     "ContentBlock": contracts.ContentBlock,
     "SnapshotItem": contracts.SnapshotItem,
     "StreamEvent": contracts.StreamEvent,
+    "Edit": contracts.Edit,
     "ClientRequest": contracts.ClientRequest,
 }
 ROOTS: dict[str, Any] = {

@@ -7,14 +7,15 @@ the same way: the same ``initialize`` and the same environment.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from .catalogue import AgentSpec
 
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal.
-INITIALIZE_PARAMS = {
+# Our ``initialize`` request: ACP v1, form elicitation, no terminal.
+INITIALIZE_PARAMS: dict[str, Any] = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
@@ -23,6 +24,14 @@ INITIALIZE_PARAMS = {
     },
     "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": VERSION},
 }
+
+
+def initialize_params(fs: bool) -> dict[str, Any]:
+    """Our ``initialize`` request; ``fs``: a chat that answers ``fs/read_text_file`` and
+    ``fs/write_text_file`` (a listing of sessions answers nothing)."""
+    capabilities = dict(INITIALIZE_PARAMS["clientCapabilities"])
+    capabilities["fs"] = {"readTextFile": fs, "writeTextFile": fs}
+    return {**INITIALIZE_PARAMS, "clientCapabilities": capabilities}
 
 
 def inherited_env(drop: frozenset[str]) -> dict[str, str]:

@@ -31,7 +31,7 @@ from ..agent import jsonrpc
 from ..agent.catalogue import AgentSpec
 from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
-from ..agent.handshake import INITIALIZE_PARAMS, agent_env
+from ..agent.handshake import agent_env, initialize_params
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
@@ -44,6 +44,7 @@ from ..wire.contracts import (
     MAX_TOOL_CALL_ID,
     AccessEvent,
     CellEdit,
+    Edit,
     EditPolicyEvent,
     ElicitationRequestEvent,
     PermissionRequestEvent,
@@ -56,11 +57,13 @@ from ..wire.contracts import (
     is_request,
 )
 from ..wire.review import Review
-from .edit_review import EditReviews, allows, card
+from ..wire.text_files import FileRefused
+from . import file_requests
+from .edit_review import EditReviews, allows, card, edited_paths
 from .elicitation import take_elicitation_view
 from .history import History
 from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
-from .ports import NotebookEndpoint
+from .ports import NotebookEndpoint, TextFiles
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +134,7 @@ class ChatSession:
         sink: Callable[[StreamEvent], None] = lambda event: None,
         load_session_id: str | None = None,
         notebook: NotebookEndpoint | None = None,
+        files: TextFiles | None = None,
     ) -> None:
         self.chat_id = chat_id
         # An earlier ACP session to continue (session/load or session/resume) instead of
@@ -140,6 +144,9 @@ class ChatSession:
         self.notebook = notebook
         if notebook is not None:
             notebook.review = self.review_edit
+        # The files the agent reads and writes through us (fs/*); None: not offered.
+        self.files = files
+        self._file_tasks: set[asyncio.Task[None]] = set()
         self.spec = spec
         self.cwd = cwd
         self.mcp_servers = [dict(s) for s in mcp_servers]
@@ -252,7 +259,7 @@ class ChatSession:
         )
 
     async def _handshake(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        init = await self.conn.request("initialize", INITIALIZE_PARAMS)
+        init = await self.conn.request("initialize", initialize_params(fs=self.files is not None))
         init = init if isinstance(init, dict) else {}
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
@@ -292,6 +299,7 @@ class ChatSession:
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
         self._end_previews()
+        self._end_file_requests()
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
@@ -468,6 +476,9 @@ class ChatSession:
             if edit is not None and not settled.reply.local and allows(event, option_id):
                 # The agent's own request for an edit tool call: its tool is not asked again.
                 self.edits.approve(edit, by)
+            if not settled.reply.local and allows(event, option_id):
+                # A file it changes is not asked again when written through us (fs/*).
+                self.edits.allow_paths(edited_paths(event["toolCall"]))
         self._carry_out(settled)
         if settled.reply.local and option_id == "accept_turn":
             # "All in this turn": the other edits waiting for their review too.
@@ -531,8 +542,9 @@ class ChatSession:
             event["by"] = by
         self._emit(event)
 
-    async def review_edit(self, edit: CellEdit) -> Review:
-        """The review of one notebook edit, as the chat's edit tools wait for it.
+    async def review_edit(self, edit: Edit) -> Review:
+        """The review of one edit (a notebook cell's, a file's), as the chat's edit tools
+        and the agent's file writes wait for it.
 
         In order: an edit the person already allowed through the agent's own permission
         request; the "accept edits" setting; "Accept all in this turn" chosen earlier in
@@ -578,11 +590,49 @@ class ChatSession:
             self._permission_request(req)
         elif req.method == "elicitation/create":
             self._elicitation_request(req)
+        elif req.method in file_requests.METHODS and self.files is not None:
+            if len(self._file_tasks) >= MAX_OPEN_REQUESTS:
+                self.conn.respond_error(
+                    req.id,
+                    jsonrpc.INTERNAL_ERROR,
+                    f"{MAX_OPEN_REQUESTS} file requests are open already",
+                )
+                return
+            task = asyncio.create_task(self._file_request(req, self.files))
+            self._file_tasks.add(task)
+            task.add_done_callback(self._file_tasks.discard)
         else:
-            # fs/* and terminal/* are not advertised; opencode writes files itself anyway.
+            # terminal/* is not advertised.
             self.conn.respond_error(
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
+
+    async def _file_request(self, req: Request, files: TextFiles) -> None:
+        """Answer one ``fs/*`` request: its result, or an error saying why not."""
+        params = req.params if isinstance(req.params, dict) else {}
+        try:
+            if req.method == file_requests.READ:
+                result = await file_requests.read_text_file(files, params)
+            else:
+                result = await file_requests.write_text_file(
+                    files, params, self.review_edit, self.edits.allowed_path
+                )
+        except FileRefused as exc:
+            self.conn.respond_error(req.id, jsonrpc.INVALID_PARAMS, str(exc))
+            return
+        except asyncio.CancelledError:
+            self.conn.respond_error(req.id, jsonrpc.REQUEST_CANCELLED, "the chat ended")
+            raise
+        except Exception as exc:  # the server's own (a contents manager, a page): still answered
+            log.warning("chat %s: %s failed", self.chat_id, req.method, exc_info=True)
+            detail = f"{req.method} failed: {str(exc)[:500] or type(exc).__name__}"
+            self.conn.respond_error(req.id, jsonrpc.INTERNAL_ERROR, detail)
+            return
+        self._reply(Reply(req.id, result))
+
+    def _end_file_requests(self) -> None:
+        for task in list(self._file_tasks):
+            task.cancel()
 
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent, local: bool = False) -> str | None:
         """Open a request (``local``: the chat's own); None, or why it was refused (an
@@ -753,6 +803,7 @@ class ChatSession:
     def _on_exit(self, code: int | None) -> None:
         """Once per chat: the connection calls it once, and only for a process it started."""
         self._end_previews()
+        self._end_file_requests()
         self._carry_out(*self.ledger.settle_all())
         self.status = "exited"
         self.exit_detail = self.exit_detail or (

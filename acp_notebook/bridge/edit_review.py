@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wire.contracts import CellEdit, PermissionRequestEvent, PermissionResolvedEvent
+from ..wire.contracts import Edit, PermissionRequestEvent, PermissionResolvedEvent
 from ..wire.review import Review
 
 # Notebook edits one turn may have reviewed; more are refused (an agent in a loop must
@@ -29,8 +29,10 @@ EDIT_OPTIONS = [
 ACCEPT_TURN = "accept_turn"
 
 
-def edit_title(edit: CellEdit) -> str:
-    """A review card's short title: "Insert a code cell at 3"."""
+def edit_title(edit: Edit) -> str:
+    """A review card's short title: "Insert a code cell at 3", "Write notes.md"."""
+    if edit["op"] == "write":
+        return f"{'Create' if edit['created'] else 'Write'} {edit['path']}"
     op, index = edit["op"], edit["index"]
     if op == "insert":
         return f"Insert a {edit['cellType']} cell at {index}"
@@ -39,7 +41,7 @@ def edit_title(edit: CellEdit) -> str:
     return f"{'Edit' if op == 'edit' else 'Delete'} cell {index}"
 
 
-def card(edit: CellEdit, tool_call_id: str | None) -> PermissionRequestEvent:
+def card(edit: Edit, tool_call_id: str | None) -> PermissionRequestEvent:
     """The review card of ``edit``, under the tool call that makes it when known."""
     tool_call: dict[str, Any] = {"title": edit_title(edit), "kind": "edit"}
     if tool_call_id is not None:
@@ -58,7 +60,26 @@ def allows(event: PermissionRequestEvent, option_id: str | None) -> bool:
     return bool(kinds) and str(kinds[0]).startswith("allow")
 
 
-def _key(edit: CellEdit) -> dict[str, Any]:
+def edited_paths(tool_call: Any) -> set[str]:
+    """The files an agent's edit tool call names (its locations, its diffs, its input's
+    path); none for a call of another kind (a read allowed is no write allowed)."""
+    if not isinstance(tool_call, dict) or tool_call.get("kind") != "edit":
+        return set()
+    named: list[Any] = []
+    for key in ("locations", "content"):
+        entries = tool_call.get(key)
+        named += (
+            [e.get("path") for e in entries if isinstance(e, dict)]
+            if isinstance(entries, list)
+            else []
+        )
+    raw = tool_call.get("rawInput")
+    if isinstance(raw, dict):
+        named += [raw.get(key) for key in ("filepath", "file_path", "path")]
+    return {p for p in named if isinstance(p, str)}
+
+
+def _key(edit: Edit) -> dict[str, Any]:
     """What two edits must share to be the same edit (an absent field is a None one)."""
     return {key: value for key, value in edit.items() if value is not None}
 
@@ -76,15 +97,29 @@ class EditReviews:
         self._turn_edits = 0
         self._told_cap = False
         self._approved: list[tuple[dict[str, Any], str | None]] = []
+        # Files the person let the agent change through its own requests, this turn.
+        self._allowed_paths: set[str] = set()
         # For the person, once per turn: edits over the cap are refused.
         self.notice: str | None = None
 
-    def approve(self, edit: CellEdit, by: str | None) -> None:
+    def allow_paths(self, paths: set[str]) -> None:
+        """The person allowed an agent's own request that changes ``paths``."""
+        if len(self._allowed_paths) < MAX_APPROVED:
+            self._allowed_paths |= paths
+
+    def allowed_path(self, path: str) -> bool:
+        """Whether a write to ``path`` was allowed already (once: the next one asks)."""
+        if path not in self._allowed_paths:
+            return False
+        self._allowed_paths.discard(path)
+        return True
+
+    def approve(self, edit: Edit, by: str | None) -> None:
         """The person allowed the agent's own request for ``edit``: its tool is not asked."""
         self._approved.append((_key(edit), by))
         del self._approved[:-MAX_APPROVED]
 
-    def decide(self, edit: CellEdit) -> Review | None:
+    def decide(self, edit: Edit) -> Review | None:
         """The review of ``edit`` when it needs no card; None: a card asks the person.
         Over the cap the first refusal of the turn also sets ``notice``."""
         self.notice = None
@@ -137,3 +172,4 @@ class EditReviews:
         self._turn_edits = 0
         self._told_cap = False
         self._approved.clear()
+        self._allowed_paths.clear()

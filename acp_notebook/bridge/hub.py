@@ -56,7 +56,7 @@ from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
-from .ports import KernelQuery, ToolsFactory
+from .ports import KernelQuery, TextFilesFactory, ToolsFactory
 from .session_owners import SessionOwners
 from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
@@ -224,6 +224,9 @@ class Hub:
     notebook_tools: ToolsFactory | None = None
     # Asks the kernel for a kernel-side tool (the composer's @ mentions); None: no kernel.
     kernel_query: KernelQuery | None = None
+    # The files a chat's agent reads and write through the client (fs/*), given the chat's
+    # directory; None: the client offers none.
+    text_files: TextFilesFactory | None = None
     chats: dict[str, _Chat] = field(default_factory=dict, init=False)
     _closed: bool = field(default=False, init=False)
 
@@ -289,6 +292,7 @@ class Hub:
                 sink=sink,
                 load_session_id=load,
                 notebook=notebook,
+                files=None if self.text_files is None else self.text_files(cwd),
             )
         except BaseException:
             config.chats.give()

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from ..wire.contracts import CellEdit
 from ..wire.review import EditReview
+from ..wire.text_files import OpenText
 
 
 class NotebookEndpoint(Protocol):
@@ -42,6 +43,20 @@ class NotebookEndpoint(Protocol):
         diff for the card), or None when the tool call is no notebook edit."""
 
 
+class TextFiles(Protocol):
+    """The files an agent reads and writes through the client (``fs/*``), under one root
+    directory: what the person has open, unsaved changes included, else the file saved.
+    Both raise ``FileRefused`` saying why (outside the root, too large, not text)."""
+
+    async def read(self, path: str) -> OpenText: ...
+
+    async def write(self, path: str, before: str | None, after: str) -> str:
+        """Write ``after`` while the file still holds ``before`` (None: no file yet);
+        where it landed ("the saved file", an editor)."""
+
+
+# The files of a chat whose agent works in a directory (its cwd).
+TextFilesFactory = Callable[[str], TextFiles]
 # Serves one more chat's notebook tools: its endpoint.
 ToolsFactory = Callable[[], Awaitable[NotebookEndpoint]]
 # Asks the kernel to run one kernel-side tool (a name and its arguments); its answer's text.

@@ -803,6 +803,39 @@ async def fs(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("fs: ok")
 
 
+# What the `edit-file` behaviour appends to the file it edits through the client.
+FILE_LINE = "Edited by the demo agent.\n"
+
+
+@behaviour(r"edit-file(-same)?(?:\s+(\S+))?")
+async def edit_file(turn: Turn, match: re.Match[str]) -> None:
+    """Reads a file through the client (``fs/read_text_file``: what the person has open),
+    then writes it back with a line added (``fs/write_text_file``, reviewed by the
+    person); ``edit-file-same`` writes back what it read, as opencode does after writing a file
+    itself. The file is ``notes.md`` in the session's directory unless named."""
+    path = turn.path(match.group(2) or "notes.md")
+    params = {"sessionId": turn.session.id, "path": path}
+    try:
+        read = await turn.ask("fs/read_text_file", params)
+        old = str(read.get("content", "")) if isinstance(read, dict) else ""
+    except RpcError as failure:
+        if match.group(1) or "no such file" not in failure.message:
+            await turn.say(f"edit-file: error {failure.code}: {failure.message}")
+            return
+        old = ""  # a new file
+    new = old if match.group(1) else old + FILE_LINE
+    await turn.say(f"edit-file: read {len(old.splitlines())} lines of {os.path.basename(path)}.")
+    turn.edit(f"Write {os.path.basename(path)}", path, old, new)
+    try:
+        await turn.ask("fs/write_text_file", {**params, "content": new})
+    except RpcError as failure:
+        turn.tool_status("failed")
+        await turn.say(f"edit-file: error {failure.code}: {failure.message}")
+        return
+    turn.tool_status("completed")
+    await turn.say("edit-file: written.")
+
+
 async def default_reply(turn: Turn, _match: re.Match[str]) -> None:
     await turn.chunks(["Thinking about it."], "agent_thought_chunk")
     await turn.say(GREETING.format(prompt=turn.text))

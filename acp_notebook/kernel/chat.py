@@ -62,7 +62,7 @@ __all__ = ["CANCEL", "DECLINE", "Action", "Chat", "ChatError", "NeedsAnswer", "T
 
 ElicitationPolicy = Callable[[dict[str, Any]], "Mapping[str, Any] | Action | None"]
 PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
-# Given an edit (a CellEdit dict): "accept", "reject", or None for a person.
+# Given an edit (a CellEdit or FileEdit dict): "accept", "reject", or None for a person.
 EditPolicy = Callable[[dict[str, Any]], "Literal['accept', 'reject'] | None"]
 # What an edit policy's answer selects: the first option of that kind.
 _EDIT_OPTION_KINDS = {"accept": "allow_once", "reject": "reject_once"}
@@ -588,8 +588,9 @@ class Chat(anywidget.AnyWidget):
 
     def on_edit(self, policy: EditPolicy | None) -> None:
         """``policy(edit)`` returns "accept", "reject", or None (then ``on_permission``'s
-        policy, or a person, decides). ``edit`` is the change a pending request decides
-        (op, path, cellType, index, before, after, ...)."""
+        policy, or a person, decides). ``edit`` is the change a pending request decides: a
+        notebook cell's (op, path, cellType, index, before, after, ...) or a file's the
+        agent writes through the client (op "write", path, before, after, created)."""
         self._policies["edit"] = policy
         self._rerun_policies()
 

@@ -151,13 +151,22 @@ class LocalClient(Client):
     def __init__(self, config: HubConfig = HubConfig()) -> None:
         from ..notebook_tools.local_side import LocalBackend
         from ..notebook_tools.mcp_endpoint import ToolHost
+        from ..notebook_tools.text_files import DiskFiles
 
         super().__init__("acp-notebook-hub", "")  # no kernel id: the hub is in this process
         # The notebook tools of local mode: served from this process, on the hub's loop.
         self.tools = ToolHost()
         backend = LocalBackend()
         tools = functools.partial(self.tools.add, backend)
-        self.hub = Hub(config, name="local", notebook_tools=tools, kernel_query=backend.kernel)
+        # What an agent reads and writes through the client: files under its chat's
+        # directory (by default the kernel's).
+        self.hub = Hub(
+            config,
+            name="local",
+            notebook_tools=tools,
+            kernel_query=backend.kernel,
+            text_files=DiskFiles,
+        )
         self._subs: dict[str, Subscription] = {}
         atexit.register(self.shutdown)
 

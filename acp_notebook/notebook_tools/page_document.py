@@ -48,7 +48,11 @@ from .cells import CELL_ID, Part, Parts, add_output
 from .documents import ActiveCell, Applied, EditRefused, Progress
 
 Send = Callable[[dict[str, Any]], None]
-Op = Literal["cells", "apply", "run", "active"]
+Op = Literal["cells", "apply", "run", "active", "text", "write"]
+# The requests on a text file open in an editor (the others are on a notebook).
+FILE_OPS = ("text", "write")
+# Where an agent's write to a file open in a page lands.
+IN_EDITOR = "the open editor (its undo takes the change back)"
 
 MAX_PAGES = 64  # page sockets one server holds at once
 MAX_WAITING = 64  # requests waiting on one page at once
@@ -71,6 +75,10 @@ class _Asked:
     op: Op
     future: asyncio.Future[PageReply]
 
+    def held(self, page: Page) -> bool:
+        """Whether ``page`` still holds what this request is on."""
+        return self.path in (page.files if self.op in FILE_OPS else page.notebooks)
+
     def end(self, reason: str) -> None:
         if not self.future.done():
             self.future.set_exception(EditRefused(reason))
@@ -82,6 +90,7 @@ class Page:
 
     send: Send
     notebooks: dict[str, str | None] = field(default_factory=dict)  # path -> kernel id
+    files: set[str] = field(default_factory=set)  # text files open in its editors
     focused: float = field(default_factory=time.monotonic)
     waiting: dict[int, _Asked] = field(default_factory=dict)
 
@@ -116,8 +125,9 @@ class Pages:
             raise ValueError(why_invalid(exc)) from None
         if isinstance(frame, PageNotebooks):
             page.notebooks = {n.path: n.kernelId for n in frame.notebooks}
+            page.files = set(frame.files)
             for asked in page.waiting.values():
-                if asked.path not in page.notebooks:
+                if not asked.held(page):
                     asked.end(f"{asked.path} was closed in the page before it answered")
         elif isinstance(frame, PageFocus):
             page.focused = time.monotonic()
@@ -137,10 +147,30 @@ class Pages:
                     reply = PageReply(type="page:reply", id=number, result=result)
                     asked.future.set_result(reply)
 
-    def holding(self, path: str) -> Page | None:
-        """The page the user was in most recently of those that hold ``path`` open."""
-        pages = [p for p in self._pages if path in p.notebooks]
+    def holding(self, path: str, file: bool = False) -> Page | None:
+        """The page the user was in most recently of those that hold ``path`` open (``file``:
+        in a text editor, else as a notebook)."""
+        pages = [p for p in self._pages if path in (p.files if file else p.notebooks)]
         return max(pages, key=lambda p: p.focused, default=None)
+
+    async def editor_text(self, path: str) -> str | None:
+        """The text of ``path`` as an editor of a page shows it, unsaved changes included;
+        None when no page has it open."""
+        if self.holding(path, file=True) is None:
+            return None
+        result = await self.ask(path, "text", TIMEOUT)
+        text = result.get("text") if isinstance(result, Mapping) else None
+        if not isinstance(text, str):
+            raise EditRefused("the page answered with no text")
+        return text
+
+    async def write_editor(self, path: str, before: str, after: str) -> str | None:
+        """Replace ``before`` with ``after`` in the editor of a page that has ``path`` open
+        (one undo step there); where it landed, or None when no page has it open."""
+        if self.holding(path, file=True) is None:
+            return None
+        await self.ask(path, "write", TIMEOUT, before=before, text=after)
+        return IN_EDITOR
 
     async def open(self, path: str, agent: str) -> PageDocument | None:
         return PageDocument(self, path) if self.holding(path) is not None else None
@@ -155,10 +185,12 @@ class Pages:
         cell_id: str | None = None,
         run_timeout: float | None = None,
         progress: Progress | None = None,
+        before: str | None = None,
+        text: str | None = None,
     ) -> Any:
         """The result of ``op`` on ``path`` from the page holding it; ``EditRefused``
         when no page holds it, the page refuses, closes or does not answer in time."""
-        page = self.holding(path)
+        page = self.holding(path, file=op in FILE_OPS)
         if page is None:
             raise EditRefused(f"no open page holds {path} any more")
         if len(page.waiting) >= MAX_WAITING:
@@ -174,6 +206,8 @@ class Pages:
             edit=edit,
             cellId=cell_id,
             timeout=run_timeout,
+            before=before,
+            text=text,
         )
         try:
             page.send(request.model_dump(exclude_none=True))

@@ -30,6 +30,7 @@ from ..kernel import widget_code
 from ..notebook_tools.documents import DocumentSource
 from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
+from ..notebook_tools.text_files import ServerFiles
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
 from .api import AgentsHandler, ChatsHandler
 from .gateway_socket import V1GatewayConnection
@@ -199,7 +200,13 @@ class AcpNotebookApp(ExtensionApp):
 
                 self.shared_documents = SharedDocuments(ydoc, tools.runner_of, self.pages)
                 sources.insert(0, self.shared_documents)
-        self.hubs = KernelHubs(self._hub_config(), self.log, self.queries.ask, tools)
+        contents = self._server.contents_manager
+        root = getattr(contents, "root_dir", self._server.root_dir)
+        files = ServerFiles(contents, root, self.pages)
+        # Every chat's agent reads and writes under the server's root, whatever its cwd.
+        self.hubs = KernelHubs(
+            self._hub_config(), self.log, self.queries.ask, tools, lambda cwd: files
+        )
         self.secret = secrets.token_urlsafe(32)
         self.proofs = UsedProofs()
         self.kernel_keys = KernelKeys(self.secret, self._kernel_url)

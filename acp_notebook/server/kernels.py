@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bridge.hub import Hub, HubConfig
+from ..bridge.ports import TextFilesFactory
 from ..notebook_tools.server_side import ServerTools
 
 
@@ -22,6 +23,8 @@ class KernelHubs:
     query: Callable[[str, str, Mapping[str, Any]], Awaitable[str]]
     # The chats' notebook tools; None when the server turns them off.
     tools: ServerTools | None = None
+    # The files agents read and write through the client, under the server's root.
+    files: TextFilesFactory | None = None
     _hubs: dict[str, Hub] = field(default_factory=dict, init=False)
     _closed: bool = field(default=False, init=False)
 
@@ -37,7 +40,11 @@ class KernelHubs:
             factory = self.tools.factory(kernel_id) if self.tools is not None else None
             query = functools.partial(self.query, kernel_id)
             hub = self._hubs[kernel_id] = Hub(
-                self.config, name=kernel_id, notebook_tools=factory, kernel_query=query
+                self.config,
+                name=kernel_id,
+                notebook_tools=factory,
+                kernel_query=query,
+                text_files=self.files,
             )
         return hub
 

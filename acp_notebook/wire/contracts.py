@@ -211,13 +211,38 @@ class CellEdit(TypedDict):
     after: Annotated[str, Field(max_length=MAX_EDIT_SOURCE)]
 
 
+# --- Files the agent writes through the client (fs/write_text_file) ---
+
+# Characters of a file a read through the client returns (fs/read_text_file; more: the
+# agent is told to page with line and limit), and of a file a write may hold (its
+# review shows the whole diff).
+MAX_FILE_TEXT = 1_000_000
+
+
+class FileEdit(TypedDict):
+    """A write the agent makes to a text file through the client, as its review card
+    shows it: ``before`` is the file as the user has it ("" when it is new), ``after``
+    what the write makes of it; ``where`` is the editor that has it open, or None."""
+
+    op: Literal["write"]
+    path: Annotated[str, Field(max_length=MAX_PATH)]
+    before: Annotated[str, Field(max_length=MAX_FILE_TEXT)]
+    after: Annotated[str, Field(max_length=MAX_FILE_TEXT)]
+    created: bool
+    where: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_DETAIL)]]]
+
+
+# What a review card decides: a notebook cell's change, or a file's write.
+Edit = Annotated[Union[CellEdit, FileEdit], Field(discriminator="op")]
+
+
 class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"]
     requestId: Stamped[str]
     toolCall: Json
     options: list[Json]
-    # A notebook edit this request decides: its card shows the cell's diff.
-    edit: NotRequired[Maybe[CellEdit]]
+    # An edit this request decides (a notebook cell's, a file's): its card shows the diff.
+    edit: NotRequired[Maybe[Edit]]
     # Epoch milliseconds when it is cancelled unless answered.
     deadline: NotRequired[Maybe[float]]
 
@@ -410,8 +435,8 @@ class PermissionView(TypedDict):
     optionId: str | None
     # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
     by: str | None
-    # Present when the request decides a notebook edit: the card shows its diff.
-    edit: NotRequired[CellEdit]
+    # Present when the request decides an edit (a cell's, a file's): the card shows its diff.
+    edit: NotRequired[Edit]
 
 
 class ElicitationView(TypedDict):
@@ -808,6 +833,9 @@ class PageNotebooks(_Wire):
 
     type: Literal["page:notebooks"]
     notebooks: Annotated[list[PageNotebook], Field(max_length=MAX_PAGE_NOTEBOOKS)]
+    # The text files open in the page's editors (an agent reads them with their unsaved
+    # changes, and its writes land there): fs/read_text_file, fs/write_text_file.
+    files: Annotated[list[PathText], Field(max_length=MAX_PAGE_NOTEBOOKS)] = []
 
 
 class PageFocus(_Wire):
@@ -820,15 +848,19 @@ class PageFocus(_Wire):
 class PageRequest(_Wire):
     """Server -> page: a request on one notebook the page holds. ``cells``: its cells as
     nbformat dicts; ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would,
-    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text."""
+    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text.
+    On a text file open in an editor: ``text``: its text (``{"text": ...}``); ``write``:
+    replace ``before`` with ``text`` in its editor, one undo step."""
 
     type: Literal["page:request"]
     id: int
     path: PathText
-    op: Literal["cells", "apply", "run", "active"]
+    op: Literal["cells", "apply", "run", "active", "text", "write"]
     edit: CellEdit | None = None
     cellId: Annotated[str, Field(max_length=64)] | None = None
     timeout: float | None = None
+    before: Annotated[str, Field(max_length=MAX_FILE_TEXT)] | None = None
+    text: Annotated[str, Field(max_length=MAX_FILE_TEXT)] | None = None
 
 
 class PageReply(_Wire):

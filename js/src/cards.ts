@@ -2,10 +2,11 @@
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
 import type {
-  CellEdit,
+  Edit,
   ElicitationField,
   ElicitationView,
   FieldValue,
+  FileEdit,
   PermissionView,
 } from "./contracts";
 import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
@@ -121,8 +122,13 @@ export class PermissionCard extends Card<PermissionView> {
   private readonly buttons: HTMLButtonElement[] = [];
 
   constructor(state: PermissionView, ctx: CardContext) {
-    super(ctx, "permission", state.edit ? "editHeading" : "permissionHeading", state);
-    // A notebook edit shows the cell's diff instead of the tool call's input.
+    const heading = state.edit
+      ? state.edit.op === "write"
+        ? "fileHeading"
+        : "editHeading"
+      : "permissionHeading";
+    super(ctx, "permission", heading, state);
+    // An edit (a notebook cell's, a file's) shows its diff instead of the tool call's input.
     if (state.edit) this.el.append(...editView(state.edit, ctx.t));
     else this.describeCall(state.toolCall ?? {});
     const row = el("div", "acpnb-card-actions");
@@ -216,7 +222,10 @@ export class PermissionCard extends Card<PermissionView> {
 }
 
 /** What an edit does, in words: "New code cell at 3", "Moved cell from 1 to 4". */
-function editHeading(edit: CellEdit, t: Translate): DocumentFragment {
+function editHeading(edit: Edit, t: Translate): DocumentFragment {
+  if (edit.op === "write") {
+    return tIsolated(t, edit.created ? "fileCreate" : "fileWrite", { path: clip(edit.path) });
+  }
   const index = edit.index;
   switch (edit.op) {
     case "insert":
@@ -230,10 +239,11 @@ function editHeading(edit: CellEdit, t: Translate): DocumentFragment {
   }
 }
 
-/** An edit card's body: what changes, where (notebook, cell), and the cell's diff. */
-function editView(edit: CellEdit, t: Translate): HTMLElement[] {
+/** An edit card's body: what changes, where (notebook and cell, or the file), and the diff. */
+function editView(edit: Edit, t: Translate): HTMLElement[] {
   const title = el("div", "acpnb-card-title");
   title.append(editHeading(edit, t));
+  if (edit.op === "write") return [title, fileView(edit, t)];
   const where = el("div", "acpnb-diff-path");
   const path = clip(edit.path);
   where.append(
@@ -251,6 +261,16 @@ function editView(edit: CellEdit, t: Translate): HTMLElement[] {
         : diffBody(edit.before, edit.after, t);
   box.append(where, body);
   return [title, box];
+}
+
+/** A file write's path, where it lands (an editor that has it open), and its diff. */
+function fileView(edit: FileEdit, t: Translate): HTMLElement {
+  const where = el("div", "acpnb-diff-path");
+  const path = clip(edit.path);
+  where.append(edit.where ? tIsolated(t, "fileWhere", { path, where: clip(edit.where) }) : path);
+  const box = el("div", "acpnb-diff");
+  box.append(where, diffBody(edit.created ? null : edit.before, edit.after, t));
+  return box;
 }
 
 // ---------------------------------------------------------------- elicitation

@@ -34,6 +34,7 @@ export const MAX_ANSWER = 65536;
 export const SESSION_ID_PATTERN = "^(?!-)(?!.*\\.\\.)[!-.0-\\[\\]-~]{1,256}$";
 export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
 export const MAX_EDIT_SOURCE = 200000;
+export const MAX_FILE_TEXT = 1000000;
 export const MAX_PAGE_NOTEBOOKS = 64;
 export const MAX_SELECTION = 10000;
 export const MAX_PAGE_ERROR = 2000;
@@ -56,6 +57,8 @@ export type ClientRequest =
   | MentionRequest;
 
 export type ContentBlock = TextBlock | ImageBlock | ResourceBlock | ResourceLinkBlock;
+
+export type Edit = CellEdit | FileEdit;
 
 export type ErrorCode =
   | "INVALID"
@@ -329,6 +332,20 @@ export interface FieldOption {
   description?: string | null;
 }
 
+/**
+ * A write the agent makes to a text file through the client, as its review card shows it:
+ * ``before`` is the file as the user has it ("" when it is new), ``after`` what the write makes of
+ * it; ``where`` is the editor that has it open, or None.
+ */
+export interface FileEdit {
+  op: "write";
+  path: string;
+  before: string;
+  after: string;
+  created: boolean;
+  where?: string | null;
+}
+
 /** The folded chat as plain JSON, in the spec's key order (tests/vectors/fold). */
 export interface FoldSnapshot {
   seq: number;
@@ -418,6 +435,7 @@ export interface PageNotebook {
 export interface PageNotebooks {
   type: "page:notebooks";
   notebooks: PageNotebook[];
+  files?: string[];
 }
 
 /**
@@ -435,16 +453,20 @@ export interface PageReply {
 /**
  * Server -> page: a request on one notebook the page holds. ``cells``: its cells as nbformat dicts;
  * ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would, waiting up to ``timeout``
- * seconds; ``active``: the active cell and selected text.
+ * seconds; ``active``: the active cell and selected text. On a text file open in an editor:
+ * ``text``: its text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its
+ * editor, one undo step.
  */
 export interface PageRequest {
   type: "page:request";
   id: number;
   path: string;
-  op: "cells" | "apply" | "run" | "active";
+  op: "cells" | "apply" | "run" | "active" | "text" | "write";
   edit?: CellEdit | null;
   cellId?: string | null;
   timeout?: number | null;
+  before?: string | null;
+  text?: string | null;
 }
 
 export interface PermissionItem {
@@ -459,7 +481,7 @@ export interface PermissionRequestEvent {
   requestId: string;
   toolCall: Record<string, unknown>;
   options: Record<string, unknown>[];
-  edit?: CellEdit | null;
+  edit?: Edit | null;
   deadline?: number | null;
 }
 
@@ -491,7 +513,7 @@ export interface PermissionView {
   outcome: string | null;
   optionId: string | null;
   by: string | null;
-  edit?: CellEdit;
+  edit?: Edit;
 }
 
 export interface PromptRequest {

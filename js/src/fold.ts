@@ -22,8 +22,8 @@ import {
   type AccessView,
   type AgentView,
   type AttachmentSummary,
-  type CellEdit,
   type Dropped,
+  type Edit,
   type ElicitationField,
   type ElicitationView,
   FOLD_MAX_ITEMS,
@@ -465,8 +465,8 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
           toolCall: object(ev.toolCall),
           options: records(ev.options),
           deadline,
-          // The bridge built it as a CellEdit.
-          ...(edit !== null && { edit: edit as unknown as CellEdit }),
+          // The bridge built it as an Edit (a CellEdit or a FileEdit).
+          ...(edit !== null && { edit: edit as unknown as Edit }),
         }
       : {
           message: str(ev.message) ?? "",

@@ -2,7 +2,14 @@
 // Permission and elicitation cards: every field kind, gating, the requests they send.
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
-import type { CellEdit, ElicitationField, ElicitationView, PermissionView } from "../src/contracts";
+import type {
+  CellEdit,
+  Edit,
+  ElicitationField,
+  ElicitationView,
+  FileEdit,
+  PermissionView,
+} from "../src/contracts";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { recorder, settle } from "./helpers";
 
@@ -449,7 +456,7 @@ describe("permission card", () => {
   });
 });
 
-function editCard(edit: CellEdit, extra: Partial<PermissionView> = {}): PermissionView {
+function editCard(edit: Edit, extra: Partial<PermissionView> = {}): PermissionView {
   return permission({
     toolCall: { title: "Insert a code cell at 3", kind: "edit" },
     options: [
@@ -537,6 +544,45 @@ describe("edit card", () => {
     expect(root.querySelector("img")).toBeNull();
     expect(root.textContent).toContain("Claude 想要修改笔记本");
     expect(root.querySelector(".acpnb-card-title")?.textContent).toBe("修改单元格 2");
+  });
+});
+
+const FILE: FileEdit = {
+  op: "write",
+  path: "notes/todo.md",
+  before: "# Todo\n- a\n",
+  after: "# Todo\n- a\n- b\n",
+  created: false,
+  where: null,
+};
+
+describe("file write card", () => {
+  it("shows the file's diff under the edit card's options", () => {
+    const { ctx } = context();
+    const root = mount(new PermissionCard(editCard(FILE), ctx));
+    expect(root.querySelector(".acpnb-card-heading")?.textContent).toBe(
+      "Claude wants to write a file",
+    );
+    expect(root.querySelector(".acpnb-card-title")?.textContent).toBe("Changed file notes/todo.md");
+    expect(root.querySelector(".acpnb-diff-path")?.textContent).toBe("notes/todo.md");
+    expect(diffLines(root).slice(1)).toEqual([" # Todo\n", " - a\n", "+- b\n"]);
+    expect([...buttons(root).keys()]).toEqual(["Accept", "Accept all in this turn", "Reject"]);
+  });
+
+  it("says where an open file lands, a new file is all added, and it settles", () => {
+    const { ctx } = context();
+    const open = mount(new PermissionCard(editCard({ ...FILE, where: "the open editor" }), ctx));
+    expect(open.querySelector(".acpnb-diff-path")?.textContent).toBe(
+      "notes/todo.md · the open editor",
+    );
+    const created = { ...FILE, before: "", after: "a\n", created: true };
+    const card = new PermissionCard(editCard(created), ctx);
+    expect(mount(card).querySelector(".acpnb-card-title")?.textContent).toBe(
+      "New file notes/todo.md",
+    );
+    expect(diffLines(card.el).slice(1)).toEqual(["+a\n"]);
+    card.update(editCard(created, { outcome: "selected", optionId: "reject", by: "bob" }));
+    expect(card.el.textContent).toBe("New file notes/todo.md: Rejected: Reject (by bob)");
   });
 });
 

@@ -8,6 +8,7 @@ import {
   applyEdit,
   cellsOf,
   MAX_OUTPUT_JSON,
+  type OpenFile,
   type OpenNotebook,
   PageDocuments,
   Refused,
@@ -269,6 +270,48 @@ describe("PageDocuments", () => {
     expect(byId.get(2)).toMatchObject({ executionCount: 4 });
     expect(runs).toEqual([["c0", 2500]]);
     expect((byId.get(3) as ActiveResult).selection).toHaveLength(10_000);
+  });
+
+  it("reports the text files open in editors, answers their text and writes over `before`", async () => {
+    let text = "saved\nunsaved\n";
+    const file: OpenFile = {
+      path: "notes.md",
+      model: { getSource: () => text, setSource: (source) => (text = source) },
+    };
+    const files = [file];
+    const { socket, changed } = page([]);
+    // A host with files (the lab's) reports them with the notebooks.
+    const withFiles = new PageDocuments(
+      "ws://x/acp-notebook/ws/pages",
+      { notebooks: () => [], files: () => files, watch: () => {} },
+      FakeSocket as unknown as typeof WebSocket,
+    );
+    withFiles.start();
+    const fileSocket = FakeSocket.instances.at(-1) as FakeSocket;
+    fileSocket.open();
+    expect(fileSocket.sent).toEqual([
+      { type: "page:notebooks", notebooks: [], files: ["notes.md"] },
+    ]);
+    changed();
+    expect(socket.sent).toEqual([{ type: "page:notebooks", notebooks: [] }]); // a host without
+    fileSocket.receive(request({ id: 1, path: "notes.md", op: "text" }));
+    fileSocket.receive(
+      request({ id: 2, path: "notes.md", op: "write", before: "other", text: "agent" }),
+    );
+    await settle();
+    fileSocket.receive(
+      request({ id: 3, path: "notes.md", op: "write", before: "saved\nunsaved\n", text: "agent" }),
+    );
+    fileSocket.receive(request({ id: 4, path: "gone.md", op: "text" }));
+    fileSocket.receive(request({ id: 5, path: "notes.md", op: "cells" }));
+    await settle();
+    const byId = new Map(fileSocket.sent.slice(1).map((r) => [r.id, r]));
+    expect(byId.get(1)).toMatchObject({ result: { text: "saved\nunsaved\n" } });
+    expect(byId.get(2)?.error).toMatch(/changed in its editor/);
+    expect(byId.get(3)).toEqual({ type: "page:reply", id: 3, result: null });
+    expect(text).toBe("agent");
+    expect(byId.get(4)?.error).toBe("this page no longer holds gone.md");
+    expect(byId.get(5)?.error).toBe("this page no longer holds notes.md"); // not a notebook
   });
 
   it("reports focus at most once a second", () => {

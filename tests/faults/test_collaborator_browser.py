@@ -14,11 +14,11 @@ from playwright.sync_api import Browser, Page, expect
 from tests.support.lab import (
     JupyterServer,
     agent_text,
+    collaborative_server,
     open_notebook,
     question_card,
     run_cell,
     send,
-    start_server,
     unique,
     write_notebook,
 )
@@ -27,12 +27,7 @@ from tests.support.saved_views import CHAT, answer, chat_output, endings, live_c
 
 @pytest.fixture(scope="module")
 def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    lab = start_server(tmp_path_factory.mktemp("jupyter-rtc-saved"), rtc=True)
-    try:
-        assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
-        yield lab
-    finally:
-        lab.stop()
+    yield from collaborative_server(tmp_path_factory.mktemp("jupyter-rtc-saved"))
 
 
 @pytest.mark.fault("a collaborator joins a shared notebook while a question is pending")

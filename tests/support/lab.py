@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,16 @@ def start_server(
             server.stop()
             raise RuntimeError(f"jupyter lab did not answer in {START_TIMEOUT} s")
         time.sleep(0.2)
+
+
+def collaborative_server(base: Path) -> Iterator[JupyterServer]:
+    """A server with real-time collaboration on (a module fixture yields from it)."""
+    lab = start_server(base, rtc=True)
+    try:
+        assert "jupyter_server_ydoc | extension was successfully loaded" in lab.log_text()
+        yield lab
+    finally:
+        lab.stop()
 
 
 # ---------------------------------------------------------------- notebooks

@@ -36,6 +36,17 @@ print("chat:" + json.dumps({"chat": chat.chat_id, "kernel": chat.kernel_id}), fl
 """
 
 
+async def kernel_chat_session(
+    extension: AcpNotebookApp, kernel: Any, kernel_id: str, code: str = ""
+) -> Any:
+    """The server's session of the demo chat a kernel (``cells`` of ``kernel_id``) opens by
+    ``OPEN_CHAT`` and then runs ``code`` on."""
+    printed = await kernel.run(OPEN_CHAT + code)
+    hub = extension.hubs.get(kernel_id)
+    assert hub is not None
+    return hub.chats[json.loads(printed.split("chat:", 1)[1])["chat"]].session
+
+
 async def until(check: Callable[[], T | None], changed: asyncio.Event, timeout: float) -> T:
     """Wait for ``check()`` to give something, re-checking whenever ``changed`` is set."""
     async with asyncio.timeout(timeout):

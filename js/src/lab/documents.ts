@@ -5,6 +5,9 @@
 // own would be: an insert, delete or move in the notebook's history (`z` in command mode), a
 // new source in the cell's (Ctrl+Z in its editor). The file on disk is not touched, so no "file
 // changed on disk" dialog. The protocol's other half is notebook_tools/page_document.py.
+// The same socket reports the text files open in the page's editors: the agent reads them with
+// their unsaved changes (fs/read_text_file), and its reviewed writes land in the editor's
+// model as one undo step (fs/write_text_file), after the same `before` check.
 
 import {
   type CellEdit,
@@ -64,9 +67,23 @@ export interface OpenNotebook {
   mark(cellId: string, source: string): void;
 }
 
+/** The part of a text file's shared model a read and a write use (@jupyter/ydoc's YFile). */
+export interface SharedFileLike {
+  getSource(): string;
+  setSource(source: string): void;
+}
+
+/** One text file open in an editor of this page (open_files.ts adapts a document widget). */
+export interface OpenFile {
+  path: string;
+  model: SharedFileLike;
+}
+
 /** The page's notebooks, and who to tell when they or the user's notebook change. */
 export interface PageHost {
   notebooks(): OpenNotebook[];
+  /** The text files open in editors; a host without it reports none. */
+  files?(): OpenFile[];
   /** `changed`: the open notebooks changed; `focused`: the user is in `path` now. */
   watch(changed: () => void, focused: (path: string) => void): void;
 }
@@ -178,7 +195,28 @@ async function answer(notebook: OpenNotebook, request: PageRequest): Promise<unk
       const active = notebook.active();
       return active && { ...active, selection: active.selection.slice(0, MAX_SELECTION) };
     }
+    default:
+      throw new Refused(`no ${request.op} on a notebook`);
   }
+}
+
+/** The one of `open` at `path`, or the refusal that says the page no longer holds it. */
+function held<T extends { path: string }>(open: T[], path: string): T {
+  const found = open.find((n) => n.path === path);
+  if (found === undefined) throw new Refused(`this page no longer holds ${path}`);
+  return found;
+}
+
+/** A request on a text file open in an editor: its text, or a write over `before`. */
+function answerFile(file: OpenFile, request: PageRequest): unknown {
+  if (request.op === "text") return { text: file.model.getSource() };
+  if (typeof request.text !== "string") throw new Refused("no text in the request");
+  if (file.model.getSource() !== request.before) {
+    throw new Refused("the file changed in its editor since it was read (the user's edit is kept)");
+  }
+  // One transaction of the shared model: the editor's Ctrl+Z undoes it, as the user's typing.
+  file.model.setSource(request.text);
+  return null;
 }
 
 /** The notebooks as reported: one per path (two views of one notebook share its model). */
@@ -256,10 +294,14 @@ export class PageDocuments {
   /** Tells the server the open notebooks when they differ from the last report (or `always`). */
   private report(always: boolean): void {
     const notebooks = reported(this.host.notebooks());
-    const text = JSON.stringify(notebooks);
+    const files =
+      this.host.files &&
+      [...new Set(this.host.files().map((f) => f.path))].slice(0, MAX_PAGE_NOTEBOOKS);
+    const frame = { type: "page:notebooks", notebooks, ...(files && { files }) };
+    const text = JSON.stringify(frame);
     if (!always && text === this.lastReport) return;
     this.lastReport = text;
-    this.send({ type: "page:notebooks", notebooks });
+    this.send(frame);
   }
 
   private focus(path: string): void {
@@ -272,9 +314,10 @@ export class PageDocuments {
   private async handle(request: PageRequest): Promise<void> {
     let reply: PageReply;
     try {
-      const notebook = this.host.notebooks().find((n) => n.path === request.path);
-      if (notebook === undefined) throw new Refused(`this page no longer holds ${request.path}`);
-      const result = await answer(notebook, request);
+      const result =
+        request.op === "text" || request.op === "write"
+          ? answerFile(held(this.host.files?.() ?? [], request.path), request)
+          : await answer(held(this.host.notebooks(), request.path), request);
       reply = { type: "page:reply", id: request.id, result };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

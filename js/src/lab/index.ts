@@ -15,6 +15,7 @@ import { SAVED_MIME } from "../contracts";
 import { resolveLocale, translator } from "../i18n";
 import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
 import { PageDocuments } from "./documents";
+import { withFiles } from "./open_files";
 import { pagesSocketUrl, trackerHost } from "./open_notebooks";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";
@@ -87,8 +88,9 @@ function activate(
 
   setLabHooks({ insertCellBelow: (code) => insertBelow(tracker, code) });
 
-  // The agent's edits land in the notebooks open here (without real-time collaboration).
-  new PageDocuments(pagesSocketUrl(), trackerHost(tracker, t)).start();
+  // The agent's edits land in the notebooks open here (without real-time collaboration), its
+  // reads and writes of text files in the editors open here.
+  new PageDocuments(pagesSocketUrl(), withFiles(trackerHost(tracker, t), app)).start();
 
   rendermime.addFactory(
     {
