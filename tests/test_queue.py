@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp_notebook.bridge.hub import Hub
+from acp_notebook.kernel.transcript import compact
 from acp_notebook.wire.contracts import MAX_QUEUE, stream_event
 from acp_notebook.wire.fold import fold, initial_state, snapshot
 from tests.support.hub_chats import Recorder, open_demo
@@ -138,3 +139,11 @@ async def test_the_demo_offers_its_slash_commands(hub: Hub) -> None:
     await send(hub, chat_id, "/think")
     await rec.kind("turn_ended", turn=1)
     assert "Done thinking" in rec.text()
+
+
+def test_a_saved_transcript_keeps_no_queue() -> None:
+    state = initial_state()
+    fold(state, {"kind": "turn_started", "seq": 1, "turn": 1, "prompt": "first"})
+    fold(state, {"kind": "queue", "seq": 2, "prompts": [{"turn": 2, "prompt": "x" * 10_000}]})
+    assert snapshot(state)["queue"] == [{"turn": 2, "prompt": "x" * 10_000}]
+    assert "queue" not in compact(snapshot(state))
