@@ -4,6 +4,9 @@ a cancel empties the queue saying so. And the agent's slash commands."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 from typing import Any
 
 from acp_notebook.bridge.hub import Hub
@@ -139,6 +142,21 @@ async def test_the_demo_offers_its_slash_commands(hub: Hub) -> None:
     await send(hub, chat_id, "/think")
     await rec.kind("turn_ended", turn=1)
     assert "Done thinking" in rec.text()
+
+
+async def test_the_agents_exit_empties_the_queue_and_runs_none_of_it(hub: Hub) -> None:
+    chat_id, rec = await open_demo(hub)
+    await send(hub, chat_id, "ask-user")
+    await rec.kind("elicitation_request")
+    await send(hub, chat_id, "hello")
+    await send(hub, chat_id, "think")
+    os.killpg(hub.chats[chat_id].session.conn.pid or 0, signal.SIGKILL)
+    dropped = await rec.kind("queue", reason="exited")
+    assert (dropped["prompts"], dropped["removed"]) == ([], [2, 3])
+    await rec.kind("turn_ended", turn=1)
+    await rec.kind("agent_status", status="exited")
+    await asyncio.sleep(0.2)  # nothing more starts
+    assert [e["turn"] for e in rec.of("turn_started")] == [1]
 
 
 def test_a_saved_transcript_keeps_no_queue() -> None:

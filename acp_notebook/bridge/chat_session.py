@@ -459,7 +459,9 @@ class ChatSession:
 
     def _next_turn(self) -> None:
         """A turn ended: the next queued prompt goes out at once."""
-        if self.queue and self.status != "exited" and not self.turn_active:
+        # Not once the agent is gone (its exit, reported next, empties the queue).
+        gone = self.status == "exited" or self.conn.exited.is_set()
+        if self.queue and not gone and not self.turn_active:
             queued = self.queue.pop(0)
             self._emit_queue()
             self._start_turn(queued)
