@@ -36,6 +36,7 @@ export class Composer {
   /** The agent's slash commands, offered by `/` at the start of the prompt. */
   private readonly commandMenu: MentionMenu;
   private commands: readonly unknown[] = [];
+  private queueing = false;
   /** The kernel's variables, read once per `@` typed (null: not read yet). */
   private variables: Promise<VariableName[] | null> | null = null;
 
@@ -152,6 +153,14 @@ export class Composer {
     }
     this.attachments.push(attachment);
     this.renderChips();
+  }
+
+  /** While a turn runs, Send queues the prompt behind it (the server holds the queue). */
+  setQueueing(queueing: boolean): void {
+    if (this.queueing === queueing) return;
+    this.queueing = queueing;
+    this.button.textContent = this.t(queueing ? "sendQueued" : "send");
+    this.button.title = queueing ? this.t("sendQueuedTitle") : "";
   }
 
   /** Puts prompts that were not sent back before what is typed now. */

@@ -333,6 +333,7 @@ export class ChatView {
     this.composer.setEnabled(this.state.agent.status !== "exited" && this.note === null);
     this.composer.setLocked(role.mayAct ? null : role.owner);
     this.composer.setCommands(this.state.commands);
+    this.composer.setQueueing(this.state.turn.active);
     const steer = this.state.turn.active && canSteer(this.state.agent.capabilities);
     this.queue.update(this.state.queue, steer, role.mayAct && this.note === null);
     for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);

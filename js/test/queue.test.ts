@@ -143,6 +143,11 @@ describe("the queue", () => {
         ],
       }),
     );
+    const sendButton = view.el.querySelector(".acpnb-send") as HTMLButtonElement;
+    expect([sendButton.textContent, sendButton.title]).toEqual([
+      "Queue",
+      "Sent when the running turn ends",
+    ]);
     const panel = view.el.querySelector(".acpnb-queue") as HTMLElement;
     expect(panel.hidden).toBe(false);
     expect(panel.nextElementSibling?.classList.contains("acpnb-composer")).toBe(true);
@@ -200,5 +205,6 @@ describe("the queue", () => {
     expect(labels()).toEqual(["Send now", "Edit", "Remove"]);
     apply(ev({ kind: "turn_ended", turn: 1 }));
     expect(labels()).toEqual(["Edit", "Remove"]);
+    expect(view.el.querySelector(".acpnb-send")?.textContent).toBe("Send");
   });
 });
