@@ -360,8 +360,9 @@ class Hub:
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
             sub.push(event)
-        if event["kind"] == "turn_ended":
-            # Folded now, once per turn, rather than on the path of a page being reloaded.
+        if event["kind"] == "turn_ended" and not chat.session.queue:
+            # Folded now, once per turn, rather than on the path of a page being reloaded;
+            # not when a queued prompt goes out next (the fold would hold it up).
             asyncio.get_running_loop().call_soon(self._snapshot_resync, chat)
 
     def _snapshot_resync(self, chat: _Chat) -> dict[str, Any]:
