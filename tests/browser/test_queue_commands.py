@@ -14,8 +14,10 @@ from tests.support.lab import (
     JupyterServer,
     chat,
     open_notebook,
+    open_panel,
     run_cell,
     send,
+    send_in,
     unique,
     write_notebook,
 )
@@ -99,3 +101,29 @@ def test_slash_commands_and_the_queue(
     # 'filebrowser:open-path' not registered), with main's build too: checked in
     # JupyterLab only.
     assert page_log.dialogs == [] and (app == "notebook" or page_log.errors == [])
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_ask_the_agent_during_a_turn_queues(page: Page, server: JupyterServer, app: str) -> None:
+    cells = ["from acp_notebook import Chat\nchat = Chat('demo')\nchat", "x = 1\nx / 0"]
+    filename = write_notebook(server, unique(f"ask-queued-{app}"), cells)
+    open_notebook(page, server, filename, app=app)
+    expect(run_cell(page, 0).locator(".acpnb-root")).to_be_visible()
+    panel = open_panel(page)
+    expect(panel.locator(".acpnb-root")).to_be_visible()
+    send_in(panel, "ask-user")
+    card = panel.locator(".acpnb-card-elicitation")
+    expect(card).to_be_visible()
+
+    failed = run_cell(page, 1)
+    expect(failed.locator(".jp-OutputArea-output")).to_contain_text("ZeroDivisionError")
+    failed.get_by_role("button", name="Ask the agent").click()
+    # The turn waits for its answer: the question about the error waits in the queue.
+    queued = panel.locator(".acpnb-queued")
+    expect(queued).to_have_count(1)
+    expect(queued).to_contain_text("ZeroDivisionError")
+    card.get_by_role("radio", name="Green").check()
+    card.get_by_role("button", name="Answer").click()
+    expect(queued).to_have_count(0)
+    reply = panel.locator(".acpnb-agent").last
+    expect(reply).to_contain_text("ZeroDivisionError: division by zero", timeout=60_000)
