@@ -1,5 +1,7 @@
 // The composer: Enter sends the prompt, Shift+Enter inserts a newline. A pasted or
 // dropped image is attached (bounded, see attach.ts) and shown as a chip until sent.
+// `@` offers the kernel's variables (mentions.ts), `/` the agent's commands (commands.ts);
+// during a turn Send queues the prompt (the server holds the queue, queue.ts shows it).
 
 import { AttachError, attachmentChips, imageAttachment, summarize } from "./attach";
 import { commandAt, commandItems } from "./commands";
