@@ -24,19 +24,21 @@ TARGET_MS = 10.0
 ANSWER = {"action": "accept", "content": {"answer": "ok"}}
 
 
-def _agent(out: Path) -> list[str]:
+def agent(out: Path) -> list[str]:
+    """latency_agent.py, writing its timings to ``out`` (queue_latency.py uses it too)."""
     return [sys.executable, str(AGENT), str(out)]
 
 
-def _trips(out: Path, count: int) -> list[float]:
+def timings(out: Path, count: int) -> list[float]:
+    """The ``count`` timings the agent wrote, in ms."""
     trips: list[float] = json.loads(out.read_text())
-    assert len(trips) == count, f"{len(trips)} of {count} questions answered"
+    assert len(trips) == count, f"{len(trips)} of {count} timed"
     return [t * 1000 for t in trips]
 
 
 def _reference(out: Path, count: int) -> list[float]:
     """The agent's pipes answered by a bare loop: the floor of a round trip."""
-    proc = subprocess.Popen(_agent(out), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(agent(out), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None
     try:
         rpc(proc, 1, "initialize", {"protocolVersion": 1})
@@ -47,11 +49,11 @@ def _reference(out: Path, count: int) -> list[float]:
     finally:
         proc.stdin.close()
         proc.wait(10)
-    return _trips(out, count)
+    return timings(out, count)
 
 
 async def _server(server: Server, out: Path, count: int) -> list[float]:
-    async with server.chats(1, command=_agent(out)) as [chat_id]:
+    async with server.chats(1, command=agent(out)) as [chat_id]:
         peer = await server.browser_socket(chat_id)
         ended = asyncio.Event()
 
@@ -75,11 +77,11 @@ async def _server(server: Server, out: Path, count: int) -> list[float]:
             await asyncio.wait_for(ended.wait(), 300)
         finally:
             await peer.close()
-    return _trips(out, count)
+    return timings(out, count)
 
 
 async def _local(out: Path, count: int) -> list[float]:
-    chat = Chat(command=_agent(out), transport="local")
+    chat = Chat(command=agent(out), transport="local")
     try:
         chat.on_elicitation(lambda request: {"answer": "ok"})
         await chat.ready()
@@ -87,7 +89,7 @@ async def _local(out: Path, count: int) -> list[float]:
         assert turn.ok, turn
     finally:
         chat.close()
-    return _trips(out, count)
+    return timings(out, count)
 
 
 def _row(name: str, figure: str, trips: list[float], reference: list[float]) -> Row:

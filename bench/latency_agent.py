@@ -1,10 +1,15 @@
-"""A minimal ACP agent for the question-latency benchmark (stdlib only).
+"""A minimal ACP agent for the question-latency and queue benchmarks (stdlib only).
 
 ``python latency_agent.py OUT``; a prompt ``ask N`` makes it ask N form questions in
 one turn, one after the other. It times each one from writing ``elicitation/create``
 to reading the answer (``time.perf_counter`` in this process: the whole loop, as the
 agent sees it) and writes the round trips, in seconds, to OUT as a JSON list when the
 turn ends. Synchronous on purpose: nothing of its own stands between two questions.
+
+A prompt ``hold S N`` holds its turn S seconds (the client queues N prompts meanwhile);
+the N prompts after it are answered at once, each timed from starting to write the
+previous turn's answer to reading it; the gaps of every round so far go to OUT once a
+round's N have come (queue_latency.py).
 """
 
 from __future__ import annotations
@@ -29,8 +34,12 @@ def send(message: dict[str, Any]) -> None:
     stdout.flush()
 
 
-def reply(request_id: Any, result: Any) -> None:
+def reply(request_id: Any, result: Any) -> float:
+    """Answers; returns when it started writing (taken after the write, the time could
+    fall after a fast client's next prompt)."""
+    started = time.perf_counter()
     send({"jsonrpc": "2.0", "id": request_id, "result": result})
+    return started
 
 
 def ask(session_id: str, count: int) -> list[float]:
@@ -61,7 +70,11 @@ def ask(session_id: str, count: int) -> list[float]:
 
 def main() -> None:
     out = sys.argv[1]
+    gaps: list[float] = []  # the queue's, in seconds
+    expected = 0  # queued prompts still to come in this round
+    answered = 0.0  # when the last turn's answer started to be written
     for line in stdin:
+        arrived = time.perf_counter()
         message = json.loads(line)
         method, request_id = message.get("method"), message.get("id")
         params = message.get("params") or {}
@@ -71,11 +84,22 @@ def main() -> None:
             reply(request_id, {"sessionId": "latency"})
         elif method == "session/prompt":
             text = " ".join(b.get("text", "") for b in params.get("prompt", []))
-            match = re.search(r"ask (\d+)", text)
-            trips = ask(params["sessionId"], int(match.group(1)) if match else 1)
-            with open(out, "w") as f:
-                json.dump(trips, f)
-            reply(request_id, {"stopReason": "end_turn"})
+            hold = re.search(r"hold ([\d.]+) (\d+)", text)
+            if hold:
+                time.sleep(float(hold.group(1)))
+                expected = int(hold.group(2))
+            elif expected > 0:
+                gaps.append(arrived - answered)
+                expected -= 1
+                if expected == 0:
+                    with open(out, "w") as f:
+                        json.dump(gaps, f)
+            else:
+                match = re.search(r"ask (\d+)", text)
+                trips = ask(params["sessionId"], int(match.group(1)) if match else 1)
+                with open(out, "w") as f:
+                    json.dump(trips, f)
+            answered = reply(request_id, {"stopReason": "end_turn"})
         elif request_id is not None and method is not None:
             error = {"code": -32601, "message": f"method not found: {method}"}
             send({"jsonrpc": "2.0", "id": request_id, "error": error})

@@ -27,6 +27,7 @@ from bench import (  # the repository root is importable from here on
     notebook_open,
     notebook_tools,
     peers,
+    queue_latency,
     resync,
     throughput,
     tools_flood,
@@ -47,6 +48,7 @@ BENCHMARKS: dict[str, Callable[[Context], list[Row]]] = {
     "resync": resync.run,
     "notebook_edits": notebook_edits.run,
     "tools_flood": tools_flood.run,
+    "queue": queue_latency.run,
 }
 
 

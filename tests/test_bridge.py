@@ -14,6 +14,7 @@ from acp_notebook.agent.catalogue import AgentSpec
 from acp_notebook.agent.jsonrpc import Notification, Request
 from acp_notebook.bridge.chat_session import ChatSession, SessionConfig
 from acp_notebook.bridge.hub import Hub, HubConfig
+from acp_notebook.wire.contracts import MAX_QUEUE
 from tests.support.agents import DEMO_FAULTS
 from tests.support.demo_answers import demo_answer
 from tests.support.hub_chats import Recorder, open_demo
@@ -349,7 +350,10 @@ async def test_access_is_announced_and_the_owner_shares_live(hub: Hub) -> None:
 async def test_busy_and_unknown_chat(hub: Hub) -> None:
     chat_id, _rec = await open_demo(hub)
     await prompt(hub, chat_id, "ask-user")
-    ack = await hub.handle({"type": "chat:prompt", "chatId": chat_id, "text": "again", "id": 5})
+    again = {"type": "chat:prompt", "chatId": chat_id, "text": "again", "id": 5}
+    for _ in range(MAX_QUEUE):  # queued behind the turn (test_queue.py)
+        assert (await hub.handle(again))["queued"]
+    ack = await hub.handle(again)
     assert ack == {"ack": 5, "error": "BUSY", "detail": ack["detail"]}
     assert (await hub.handle({"type": "chat:cancel", "chatId": "nope"}))[
         "error"

@@ -212,3 +212,47 @@ async def test_sharing_set_from_python_is_folded_back(chat: Chat) -> None:
     async with asyncio.timeout(5):
         while chat.share is not None:
             await asyncio.sleep(0.01)
+
+
+async def test_a_prompt_during_a_turn_is_queued_and_waits_for_its_own_turn(chat: Chat) -> None:
+    await chat.ready()
+    first = chat.send_prompt("ask-user")  # waits for an answer: a long turn
+    request = await chat.next_request()
+    second = asyncio.ensure_future(chat.ask("think"))
+    await chat._until(lambda: chat.queue or None, 10)
+    third = chat.send_prompt("hello")
+    assert (first, third) == (1, 3)
+    assert [(q["turn"], q["prompt"]) for q in chat.queue] == [(2, "think"), (3, "hello")]
+    chat.unqueue(third)
+    removed = await asyncio.to_thread(chat.wait, third, 10)
+    assert removed.error == "removed from the queue (removed)" and not removed.ok
+    assert not second.done()  # its turn has not run yet
+    chat.decline(request["requestId"])
+    turn = await asyncio.wait_for(second, 10)
+    assert turn.number == 2 and turn.ok and "Done thinking" in turn.text
+    assert chat.queue == []
+
+
+async def test_a_cancel_ends_the_queued_turns_saying_so(chat: Chat) -> None:
+    await chat.ready()
+    chat.send_prompt("ask-user")
+    await chat.next_request()
+    queued = asyncio.ensure_future(chat.ask("think"))
+    await chat._until(lambda: chat.queue or None, 10)
+    chat.cancel()
+    turn = await asyncio.wait_for(queued, 10)
+    assert (turn.number, turn.error) == (2, "removed from the queue (cancelled)")
+
+
+async def test_commands_are_the_agents_slash_commands() -> None:
+    env = {"ACP_DEMO_DELAY": "0", "ACP_DEMO_COMMANDS": "1"}
+    chat = Chat("demo", env=env, transport="local")
+    try:
+        await chat.ready()
+        commands = await chat._until(lambda: chat.commands or None, 10)
+        assert [c["name"] for c in commands][:2] == ["slow", "plan"]
+        assert commands[2]["input"] == {"hint": "how many chunks (default 1000)"}
+        assert chat.commands is not chat.commands  # a copy each time
+        assert (await chat.ask("/plan")).plan
+    finally:
+        chat.close()

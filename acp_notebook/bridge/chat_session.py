@@ -41,6 +41,7 @@ from ..wire.bounded_json import bound
 from ..wire.chunks import ChunkBatch, update_chunk_key, with_text
 from ..wire.contracts import (
     MAX_ID,
+    MAX_QUEUE,
     MAX_TOOL_CALL_ID,
     AccessEvent,
     CellEdit,
@@ -49,6 +50,8 @@ from ..wire.contracts import (
     ElicitationRequestEvent,
     PermissionRequestEvent,
     PermissionResolvedEvent,
+    QueuedPrompt,
+    QueueEvent,
     RequestEvent,
     ResolvedEvent,
     StreamEvent,
@@ -101,6 +104,28 @@ class SessionConfig:
 
 class Busy(RuntimeError):
     pass
+
+
+class NotQueued(ValueError):
+    """A queue change names a turn that is not queued (it may have started already)."""
+
+
+@dataclass
+class Queued:
+    """A prompt waiting for the running turn; ``turn`` is the number it runs as."""
+
+    turn: int
+    text: str
+    by: str | None
+    attachments: list[dict[str, Any]]  # wire Attachment dicts, bounded
+
+    def shown(self) -> QueuedPrompt:
+        shown: QueuedPrompt = {"turn": self.turn, "prompt": self.text}
+        if self.by:
+            shown["by"] = self.by
+        if self.attachments:
+            shown["attachments"] = [attachment_summary(a) for a in self.attachments]
+        return shown
 
 
 class AgentExited(RuntimeError):
@@ -162,6 +187,10 @@ class ChatSession:
         self.capabilities: dict[str, Any] = {}
         self.turn = 0
         self.turn_active = False
+        # Prompts sent during a turn, in the order they go out as turns end.
+        self.queue: list[Queued] = []
+        # Queued prompts sent into the running turn (steering): it ends when they have.
+        self._steered: list[tuple[int, asyncio.Task[Any]]] = []
         self.last_seq = 0  # of the last event emitted
         # Text chunks of one message that arrived together and are not emitted yet.
         self._chunks = ChunkBatch()
@@ -319,16 +348,28 @@ class ChatSession:
     ) -> int:
         """Start a turn; returns its number. The turn runs until the agent answers.
 
-        A prompt sent while the agent is still starting waits for the handshake.
+        A prompt sent during a turn is queued (``queue`` events): it runs as that number
+        once the turns before it have ended. One sent while the agent is still starting
+        waits for the handshake.
         ``attachments`` are wire ``Attachment`` dicts, already bounded (contracts.py).
         """
         if self.status == "exited":
             raise AgentExited("the agent has exited", self.exit_detail)
-        if self.turn_active:
-            raise Busy("a turn is already running; cancel it or wait for it to end")
+        if self.turn_active and len(self.queue) >= MAX_QUEUE:
+            raise Busy(f"{MAX_QUEUE} prompts are queued already; wait for a turn to end")
         self.turn += 1
+        queued = Queued(self.turn, text, by, [dict(a) for a in attachments])
+        if self.turn_active:  # it goes out when the turns before it have ended
+            self.queue.append(queued)
+            self._emit_queue()
+        else:
+            self._start_turn(queued)
+        return self.turn
+
+    def _start_turn(self, queued: Queued) -> None:
+        text, by, attachments = queued.text, queued.by, queued.attachments
         self.turn_active = True
-        event: TurnStartedEvent = {"kind": "turn_started", "turn": self.turn, "prompt": text}
+        event: TurnStartedEvent = {"kind": "turn_started", "turn": queued.turn, "prompt": text}
         if by:
             event["by"] = by
         if attachments:
@@ -340,9 +381,98 @@ class ChatSession:
             self._emit(event)
         blocks = [dict(a["block"]) for a in attachments]
         self._turn_task = asyncio.create_task(
-            self._run_turn(self.turn, text, blocks, event if later else None)
+            self._run_turn(queued.turn, text, blocks, event if later else None)
         )
-        return self.turn
+
+    # ------------------------------------------------------------ the queue
+
+    def _emit_queue(
+        self,
+        removed: Sequence[Queued] = (),
+        reason: Literal["removed", "cancelled", "exited"] | None = None,
+        steered: int | None = None,
+        by: str | None = None,
+    ) -> None:
+        event: QueueEvent = {"kind": "queue", "prompts": [q.shown() for q in self.queue]}
+        if removed:
+            event["removed"] = [q.turn for q in removed]
+            event["reason"] = reason
+        if steered is not None:
+            event["steered"] = steered
+        if by:
+            event["by"] = by
+        self._emit(event)
+
+    def _queued(self, turn: int) -> Queued:
+        found = next((q for q in self.queue if q.turn == turn), None)
+        if found is None:
+            raise NotQueued(f"turn {turn} is not queued (it may have started)")
+        return found
+
+    @property
+    def can_steer(self) -> bool:
+        """The agent takes a prompt during a turn into it (claude's prompt queueing)."""
+        meta = self.capabilities.get("_meta")
+        claude = meta.get("claudeCode") if isinstance(meta, dict) else None
+        return isinstance(claude, dict) and claude.get("promptQueueing") is True
+
+    def change_queue(
+        self,
+        op: Literal["edit", "remove", "move", "steer"],
+        turn: int,
+        text: str | None = None,
+        index: int | None = None,
+        by: str | None = None,
+    ) -> None:
+        """Edit, remove, move or steer (send into the running turn) one queued prompt."""
+        queued = self._queued(turn)
+        if op == "edit" and text is not None:
+            queued.text = text
+        elif op == "remove":
+            self.queue.remove(queued)
+            self._emit_queue([queued], "removed", by=by)
+            return
+        elif op == "move" and index is not None:
+            self.queue.remove(queued)
+            self.queue.insert(min(index, len(self.queue)), queued)
+        elif op == "steer":
+            if not self.can_steer:
+                raise NotQueued(f"{self.spec.name} does not take prompts during a turn")
+            if self.status != "ready" or not self.turn_active:
+                raise NotQueued("no turn is running to steer")
+            self.queue.remove(queued)
+            self._emit_queue(steered=turn, by=by)
+            self._steered.append((turn, asyncio.create_task(self._steer(queued))))
+            return
+        self._emit_queue(by=by)
+
+    async def _steer(self, queued: Queued) -> Any:
+        """Send a queued prompt into the running turn; the agent answers it when its
+        turn is over (the running turn waits for that)."""
+        prompt = [
+            *adapt(
+                [dict(a["block"]) for a in queued.attachments], self.capabilities, self.spec.name
+            ),
+            {"type": "text", "text": queued.text},
+        ]
+        return await self.conn.request(
+            "session/prompt", {"sessionId": self.session_id, "prompt": prompt}
+        )
+
+    def _drop_queue(self, reason: Literal["cancelled", "exited"]) -> None:
+        """A cancel or the agent's exit ends the queue too, and says so."""
+        if self.queue:
+            dropped, self.queue = self.queue, []
+            self._emit_queue(dropped, reason)
+
+    def _next_turn(self) -> None:
+        """A turn ended: the next queued prompt goes out at once."""
+        # Not once the agent is gone (its exit, reported next, empties the queue).
+        gone = self.status == "exited" or self.conn.exited.is_set()
+        if self.queue and not gone and not self.turn_active:
+            queued = self.queue.pop(0)
+            self._emit_queue()
+            self._start_turn(queued)
 
     async def _run_turn(
         self,
@@ -376,6 +506,11 @@ class ChatSession:
             ended["stopReason"] = (
                 reason[:MAX_STOP_REASON] if isinstance(reason, str) else "end_turn"
             )
+            # Prompts steered into this turn: it is over once the agent has answered them.
+            while waiting := [t for _, t in self._steered if not t.done()]:
+                await asyncio.wait(waiting)
+            for _, task in self._steered:
+                task.result()  # an agent's refusal of one is the turn's error
         except RpcError as exc:
             ended["error"] = exc.describe()[:2048]
         except AttachmentError as exc:
@@ -397,7 +532,13 @@ class ChatSession:
             self.turn_active = False
             self._running_tools.clear()
             self.edits.end_turn()
+            steered, self._steered = self._steered, []
+            for _, task in steered:
+                task.cancel()  # the turn ended without them (a cancel, an error)
             self._emit(ended)
+            for number, _ in steered:  # they were part of it, and end with it
+                self._emit({**ended, "turn": number})
+            self._next_turn()
 
     async def _wait_started(self) -> bool:
         """Wait for the handshake; False when the turn was cancelled first."""
@@ -413,7 +554,9 @@ class ChatSession:
         return True
 
     def cancel(self) -> None:
-        """``session/cancel``: every pending request of the turn is cancelled too."""
+        """``session/cancel``: every pending request of the turn is cancelled too, and
+        the queued prompts are removed (the queue event says so)."""
+        self._drop_queue("cancelled")
         if self.status != "ready":
             if self.status == "starting" and self.turn_active:
                 self._cancel_queued.set()  # a prompt still waiting for the handshake
@@ -806,6 +949,7 @@ class ChatSession:
         self._end_file_requests()
         self._carry_out(*self.ledger.settle_all())
         self.status = "exited"
+        self._drop_queue("exited")
         self.exit_detail = self.exit_detail or (
             "the agent stopped" if code == 0 else f"the agent exited with code {code}"
         )

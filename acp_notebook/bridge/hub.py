@@ -40,6 +40,7 @@ from ..wire.contracts import (
     OpenRequest,
     PermissionRespondRequest,
     PromptRequest,
+    QueueRequest,
     ResyncRequest,
     SetConfigRequest,
     SetModeRequest,
@@ -52,7 +53,7 @@ from ..wire.contracts import (
     error_ack,
     why_invalid,
 )
-from .chat_session import AgentExited, Busy, ChatSession, SessionConfig
+from .chat_session import AgentExited, Busy, ChatSession, NotQueued, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
@@ -363,8 +364,9 @@ class Hub:
     def _fan_out(self, chat: _Chat, event: StreamEvent) -> None:
         for sub in chat.subscribers:
             sub.push(event)
-        if event["kind"] == "turn_ended":
-            # Folded now, once per turn, rather than on the path of a page being reloaded.
+        if event["kind"] == "turn_ended" and not chat.session.queue:
+            # Folded now, once per turn, rather than on the path of a page being reloaded;
+            # not when a queued prompt goes out next (the fold would hold it up).
             asyncio.get_running_loop().call_soon(self._snapshot_resync, chat)
 
     def _snapshot_resync(self, chat: _Chat) -> dict[str, Any]:
@@ -423,7 +425,7 @@ class Hub:
                 else "ELICITATION_NOT_FOUND"
             )
             return error_ack(ack, code, "unknown or already settled")
-        except (AnswerError, AttachmentError) as exc:
+        except (AnswerError, AttachmentError, NotQueued) as exc:
             return error_ack(ack, "INVALID", str(exc))
         except Busy as exc:
             return error_ack(ack, "BUSY", str(exc))
@@ -471,7 +473,15 @@ class Hub:
         if session.status == "ready":  # else the turn checks once the agent is
             adapt([a["block"] for a in attached], session.capabilities, session.spec.name)
         turn = session.prompt(req.text, by=call.name or call.user, attachments=attached)
-        return {"ack": req.id, "accepted": True, "turn": turn}
+        ack: Frame = {"ack": req.id, "accepted": True, "turn": turn}
+        if any(q.turn == turn for q in session.queue):
+            ack["queued"] = True
+        return ack
+
+    @_route("owner", "chat:queue")
+    async def _queue(self, req: QueueRequest, call: _Call) -> None:
+        session = call.chat.session
+        session.change_queue(req.op, req.turn, req.text, req.index, by=call.name or call.user)
 
     @_route("owner", "chat:cancel")
     async def _cancel(self, req: CancelRequest, call: _Call) -> None:

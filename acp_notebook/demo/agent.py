@@ -5,7 +5,9 @@ per line on stdin/stdout and logs to stderr. A keyword in the prompt picks the b
 ``BEHAVIOURS``); anything else gets a short Markdown greeting. ``ACP_DEMO_DELAY`` (seconds,
 default 0.02) paces the chunked replies so a person can watch them stream. It accepts
 images and embedded resources (not with ``ACP_DEMO_TEXT_ONLY=1``) and lists what it
-received before its reply.
+received before its reply. With ``ACP_DEMO_COMMANDS=1`` it offers some behaviours as slash
+commands; it takes a prompt sent during a turn into that turn (prompt queueing, as claude's
+wrapper advertises it).
 
 Sessions are kept on disk (``demo_store``), so another agent process can list them
 (``session/list``) and load one (``session/load`` replays its conversation first).
@@ -50,6 +52,9 @@ PERMISSION_OPTIONS = [
 ]
 TEXT_ONLY = os.environ.get("ACP_DEMO_TEXT_ONLY") == "1"
 STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
+# ACP_DEMO_COMMANDS=1: offer slash commands after session/new (off, the events of a new
+# session stay as tests pin them).
+COMMANDS_OFFERED = os.environ.get("ACP_DEMO_COMMANDS") == "1"
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
     "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
@@ -197,6 +202,17 @@ CLAUDE_MULTI_SCHEMA: Json = {
         "question_1_custom": custom_answer_field("question_1"),
     },
 }
+# The slash commands the demo offers (available_commands_update); each is a behaviour.
+COMMANDS: list[Json] = [
+    {"name": "slow", "description": "A five-second answer, to queue prompts behind"},
+    {"name": "plan", "description": "Show a plan"},
+    {
+        "name": "stream",
+        "description": "Stream a long answer",
+        "input": {"hint": "how many chunks (default 1000)"},
+    },
+    {"name": "think", "description": "Think, then answer"},
+]
 WITHDRAW_SCHEMA: Json = {
     "type": "object",
     "properties": {"answer": {"type": "string", "title": "Answer", "enum": ["yes", "no"]}},
@@ -207,6 +223,8 @@ WITHDRAW_SCHEMA: Json = {
 class Session:
     record: Record
     turn: asyncio.Task[str] | None = None
+    # Prompts sent during the running turn (prompt queueing): it reads them as it goes.
+    steers: list[str] = field(default_factory=list)
     # The session's MCP servers; in memory only (a server's secret never goes to disk).
     mcp_servers: list[Json] = field(default_factory=list)
 
@@ -343,6 +361,8 @@ class DemoAgent:
                 "sessionCapabilities": {"list": {}, "resume": {}},
                 # ACP_DEMO_STDIO_MCP=1: an agent without HTTP MCP (gets the stdio proxy).
                 "mcpCapabilities": {"http": not STDIO_MCP, "sse": False},
+                # Like claude's wrapper: a prompt during a turn steers it.
+                "_meta": {"claudeCode": {"promptQueueing": True}},
             },
             "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
             "authMethods": [],
@@ -354,6 +374,10 @@ class DemoAgent:
             raise RpcError(-32602, "session/new needs cwd (an absolute path)")
         session = self._register(Record(f"demo-{uuid.uuid4().hex}", cwd), params)
         demo_store.save(session.record)
+        if COMMANDS_OFFERED:  # after the answer, as agents do
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
+            params = {"sessionId": session.id, "update": update}
+            asyncio.get_running_loop().call_soon(self.notify, "session/update", params)
         return {"sessionId": session.id, **session_state(session.record.mode)}
 
     def _stored(self, params: Json) -> Session:
@@ -429,7 +453,10 @@ class DemoAgent:
         if not isinstance(blocks, list):
             raise RpcError(-32602, "session/prompt needs prompt (a list of content blocks)")
         if session.turn is not None:
-            raise RpcError(-32602, f"session {session.id} already has a turn running")
+            # Steering: the running turn reads it; this prompt is answered when it ends.
+            session.steers.append(prompt_text(blocks))
+            await asyncio.wait([session.turn])
+            return {"stopReason": "end_turn"}
         self.turns += 1
         text = prompt_text(blocks)
         if not session.record.title:
@@ -448,6 +475,7 @@ class DemoAgent:
             stop_reason = "cancelled"
         finally:
             session.turn = None
+            session.steers.clear()  # any the turn did not read are answered with it
             turn.usage()
             demo_store.save(session.record)
         return {"stopReason": stop_reason}
@@ -504,6 +532,10 @@ class Turn:
             content = {"type": "text", "text": piece}
             self.update({"sessionUpdate": kind, "messageId": message_id, "content": content})
             await asyncio.sleep(self.agent.delay if delay is None else delay)
+            while self.session.steers:  # a prompt steered into this turn
+                steer = self.session.steers.pop(0)
+                content = {"type": "text", "text": f"(steered: {steer}) "}
+                self.update({"sessionUpdate": kind, "messageId": message_id, "content": content})
 
     async def say(self, text: str) -> None:
         # Word by word, in pieces that concatenate back to exactly ``text``.

@@ -316,6 +316,29 @@ class Chat(anywidget.AnyWidget):
         with self._lock:
             return folding.pending_requests(self._state)
 
+    @property
+    def commands(self) -> list[dict[str, Any]]:
+        """The agent's slash commands (``name``, ``description``, ``input``'s ``hint``);
+        send one as a prompt: ``chat.send_prompt("/review the last commit")``."""
+        with self._lock:
+            return [dict(c) for c in self._state.commands]
+
+    @property
+    def queue(self) -> list[dict[str, Any]]:
+        """Prompts sent during a turn, waiting for it, in the order they go out
+        (``turn``: the number each runs as, ``prompt``: its text)."""
+        with self._lock:
+            return [dict(q) for q in self._state.queue or ()]
+
+    def steer(self, turn: int) -> None:
+        """Send a queued prompt into the running turn now, where the agent takes prompts
+        during a turn (claude's prompt queueing); its turn then ends with the running one."""
+        self._request({"type": "chat:queue", "op": "steer", "turn": turn})
+
+    def unqueue(self, turn: int) -> None:
+        """Remove a queued prompt; a wait for its turn returns it with an error."""
+        self._request({"type": "chat:queue", "op": "remove", "turn": turn})
+
     # ------------------------------------------------------------ events in
 
     def _on_frame(self, frame: Frame) -> None:
@@ -332,6 +355,10 @@ class Chat(anywidget.AnyWidget):
                     self._turn_number = max(self._turn_number, event["turn"])
                 elif event["kind"] == "turn_ended":
                     ended.append((event["turn"], self._turn_result(event)))
+                elif event["kind"] == "queue":
+                    # Turns that will never run: their waits end saying why.
+                    why = f"removed from the queue ({event.get('reason') or 'removed'})"
+                    ended.extend((n, Turn(n, "", None, why)) for n in event.get("removed") or ())
             pending = folding.pending_requests(self._state)
             # A settled request never comes back: its id would only add up over the chat.
             self._policy_done.intersection_update(p["requestId"] for p in pending)
@@ -450,7 +477,7 @@ class Chat(anywidget.AnyWidget):
     async def ask(
         self, text: str, timeout: float | None = None, *, attach: Attachable = ()
     ) -> Turn:
-        """Send a prompt and wait for the end of its turn.
+        """Send a prompt and wait for the end of its turn (queued during a turn).
 
         ``attach``: DataFrames, figures, images, paths, strings (see ``attachments``),
         or ``{name: object}``; a bad one raises ``AttachmentError`` and sends nothing.
@@ -463,7 +490,9 @@ class Chat(anywidget.AnyWidget):
             return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
 
     def send_prompt(self, text: str, *, attach: Attachable = ()) -> int:
-        """Send a prompt without waiting; returns the turn number."""
+        """Send a prompt without waiting; returns the turn number. During a turn it is
+        queued (``queue``) and runs as that number once the turns before it have ended;
+        a cancel removes the queued prompts."""
         return int(self._request(_prompt_message(text, attach))["turn"])
 
     @cell_waits()
@@ -495,7 +524,8 @@ class Chat(anywidget.AnyWidget):
                 self._changed.wait(left)
 
     def cancel(self) -> None:
-        """Stop the running turn; pending questions and permissions are cancelled."""
+        """Stop the running turn; pending questions and permissions are cancelled, and
+        queued prompts removed (their turns end with an error saying so)."""
         self._request({"type": "chat:cancel"})
 
     def set_mode(self, mode_id: str) -> None:

@@ -293,6 +293,39 @@ class AccessEvent(_Event):
     by: NotRequired[Maybe[str]]
 
 
+# ---- the prompt queue (a prompt sent while a turn runs waits for it to end)
+
+# Prompts a chat holds queued at most; one more is refused (BUSY).
+MAX_QUEUE = 32
+
+
+@with_config(ConfigDict(extra="forbid"))
+class QueuedPrompt(TypedDict):
+    """A prompt waiting for the running turn to end; ``turn`` is the number it will run as."""
+
+    turn: int
+    prompt: str
+    by: NotRequired[Maybe[str]]
+    attachments: NotRequired[Maybe[list[AttachmentSummary]]]
+
+
+class QueueEvent(_Event):
+    """The chat's whole queue, in the order it goes out (each event replaces the last).
+
+    ``removed``: turns taken off it that will never run, and ``reason`` why ("removed"
+    by a person, "cancelled" with the running turn, the agent "exited"). ``steered``: a
+    turn sent into the running turn (the agent advertises prompt queueing); it becomes
+    part of that turn, which ends for it too.
+    """
+
+    kind: Literal["queue"]
+    prompts: Annotated[list[QueuedPrompt], Field(max_length=MAX_QUEUE)]
+    removed: NotRequired[Maybe[list[int]]]
+    reason: NotRequired[Maybe[Literal["removed", "cancelled", "exited"]]]
+    steered: NotRequired[Maybe[int]]
+    by: NotRequired[Maybe[str]]
+
+
 RequestEvent = Union[PermissionRequestEvent, ElicitationRequestEvent]
 ResolvedEvent = Union[PermissionResolvedEvent, ElicitationResolvedEvent]
 StreamEvent = Annotated[
@@ -308,6 +341,7 @@ StreamEvent = Annotated[
         ElicitationResolvedEvent,
         EditPolicyEvent,
         AccessEvent,
+        QueueEvent,
     ],
     Field(discriminator="kind"),
 ]
@@ -487,6 +521,8 @@ class FoldSnapshot(TypedDict):
     acceptEdits: NotRequired[bool]
     # Who may act on the chat; present once an access event said it.
     access: NotRequired[AccessView]
+    # The prompts waiting for the running turn; present once a queue event said it.
+    queue: NotRequired[list[QueuedPrompt]]
     # Present once the bounds took something.
     dropped: NotRequired[Dropped]
 
@@ -725,6 +761,26 @@ class CancelRequest(_ChatRequest):
     type: Literal["chat:cancel"]
 
 
+class QueueRequest(_ChatRequest):
+    """Change a queued prompt: ``edit`` its text, ``remove`` it, ``move`` it to ``index``
+    (0: next), or ``steer``: send it into the running turn now (where the agent
+    advertises prompt queueing)."""
+
+    type: Literal["chat:queue"]
+    op: Literal["edit", "remove", "move", "steer"]
+    turn: int
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT)] | None = None
+    index: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> QueueRequest:
+        if self.op == "edit" and self.text is None:
+            raise ValueError("an edit gives the new text")
+        if self.op == "move" and self.index is None:
+            raise ValueError("a move gives the index")
+        return self
+
+
 class ResyncRequest(_ChatRequest):
     type: Literal["chat:resync"]
     since: Annotated[int, Field(ge=0)] | None = None
@@ -889,6 +945,7 @@ ClientRequest = Annotated[
         CloseRequest,
         PromptRequest,
         CancelRequest,
+        QueueRequest,
         ResyncRequest,
         SetModeRequest,
         SetConfigRequest,
@@ -953,8 +1010,10 @@ class Ack(_Model):
     # Only on chat:resync with snapshot: the fold snapshot of the history up to its last
     # ended turn; ``events`` are then what came after it.
     snapshot: FoldSnapshot | None = None
-    # Only on chat:prompt: the number of the turn it started.
+    # Only on chat:prompt: the number of the turn it started (or queued).
     turn: int | None = None
+    # Only on chat:prompt: true when the prompt was queued behind the running turn.
+    queued: bool | None = None
     # Only on chat:open: the new chat.
     chatId: str | None = None
     # Only on chat:variables: the kernel's variables, and how many were left out.

@@ -36,6 +36,7 @@ from .contracts import (
     Dropped,
     FoldSnapshot,
     Phase,
+    QueueEvent,
     RequestEvent,
     ResolvedEvent,
     StreamEvent,
@@ -139,6 +140,8 @@ class ChatState:
     accept_edits: bool | None = None
     # Who may act on the chat; None until an access event said it.
     access: AccessView | None = None
+    # The prompts waiting for the running turn; None until a queue event said it.
+    queue: list[dict[str, Json]] | None = None
 
 
 def initial_state(max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT) -> ChatState:
@@ -200,6 +203,8 @@ def restore(
     state.accept_edits = snap.get("acceptEdits")
     if "access" in snap:
         state.access = dict(snap["access"])  # type: ignore[assignment]
+    if "queue" in snap:
+        state.queue = [dict(q) for q in snap["queue"]]
     if "dropped" in snap:
         dropped = snap["dropped"]
         state.dropped = {
@@ -233,8 +238,7 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
             _update(state, update, ts)
     elif event["kind"] == "turn_started":
         _close_thought(state, ts)
-        attached = _records(event.get("attachments"))
-        _add(state, Item("user", [_str(event.get("prompt")) or ""], attachments=attached or None))
+        _add(state, _user_item(event))
         state.active, state.activity = True, "thinking"
         state.stop_reason = state.error = None
         state.running.clear()
@@ -265,6 +269,8 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
             "ownerName": _str(event.get("ownerName")),
             "share": "anyone" if share == "anyone" else None,
         }
+    elif event["kind"] == "queue":
+        _queue(state, event)
     if len(state.items) > state.max_items or state.weight > state.max_weight:
         _compact(state)
     return state
@@ -299,6 +305,8 @@ def snapshot(state: ChatState) -> FoldSnapshot:
         snap["acceptEdits"] = state.accept_edits
     if state.access is not None:
         snap["access"] = dict(state.access)
+    if state.queue is not None:
+        snap["queue"] = [dict(q) for q in state.queue]
     if state.dropped is not None:
         snap["dropped"] = dict(state.dropped)
     return cast(FoldSnapshot, snap)
@@ -436,6 +444,22 @@ def _tool(
 
 
 # ---------------------------------------------------------------- turns, agent, requests
+
+
+def _queue(state: ChatState, event: QueueEvent) -> None:
+    """The queue as the event lists it; a steered prompt becomes the running turn's."""
+    steered = _int(event.get("steered"))
+    was = next((q for q in state.queue or () if _int(q.get("turn")) == steered), None)
+    if was is not None and state.active:
+        _close_thought(state, _num(event.get("ts")))
+        _add(state, _user_item(was))
+    state.queue = [q for q in _records(event.get("prompts")) if _int(q.get("turn")) is not None]
+
+
+def _user_item(prompt: Mapping[str, Json]) -> Item:
+    """A prompt's item: a turn_started event's, or a queued prompt's."""
+    attached = _records(prompt.get("attachments"))
+    return Item("user", [_str(prompt.get("prompt")) or ""], attachments=attached or None)
 
 
 def _end_turn(state: ChatState) -> None:
@@ -657,6 +681,10 @@ def _copy_table(table: Mapping[str, dict[str, Json]]) -> dict[str, Json]:
 
 def _count(value: Json) -> int:
     return value if isinstance(value, int) and value > 0 else 0
+
+
+def _int(value: Json) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _str(value: Json) -> str | None:

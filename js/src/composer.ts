@@ -1,7 +1,10 @@
 // The composer: Enter sends the prompt, Shift+Enter inserts a newline. A pasted or
 // dropped image is attached (bounded, see attach.ts) and shown as a chip until sent.
+// `@` offers the kernel's variables (mentions.ts), `/` the agent's commands (commands.ts);
+// during a turn Send queues the prompt (the server holds the queue, queue.ts shows it).
 
 import { AttachError, attachmentChips, imageAttachment, summarize } from "./attach";
+import { commandAt, commandItems } from "./commands";
 import { type Attachment, MAX_ATTACHMENTS, type VariableName } from "./contracts";
 import { el } from "./dom";
 import { describeError, type Translate, tIsolated } from "./i18n";
@@ -32,6 +35,10 @@ export class Composer {
   /** What goes with the next prompt. */
   private attachments: Attachment[] = [];
   private readonly mentions: MentionMenu;
+  /** The agent's slash commands, offered by `/` at the start of the prompt. */
+  private readonly commandMenu: MentionMenu;
+  private commands: readonly unknown[] = [];
+  private queueing = false;
   /** The kernel's variables, read once per `@` typed (null: not read yet). */
   private variables: Promise<VariableName[] | null> | null = null;
 
@@ -50,10 +57,17 @@ export class Composer {
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
     this.mentions = new MentionMenu(this.input, (name) => void this.mention(name));
-    this.input.addEventListener("input", () => void this.offerMentions());
-    this.input.addEventListener("blur", () => this.mentions.hide());
+    this.commandMenu = new MentionMenu(this.input, (name) => this.command(name));
+    this.input.addEventListener("input", () => {
+      this.offerCommands();
+      void this.offerMentions();
+    });
+    this.input.addEventListener("blur", () => {
+      this.mentions.hide();
+      this.commandMenu.hide();
+    });
     this.input.addEventListener("keydown", (event) => {
-      if (this.mentions.key(event)) return;
+      if (this.commandMenu.key(event) || this.mentions.key(event)) return;
       // isComposing: Enter that confirms an IME candidate (Chinese input) must not send.
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -79,7 +93,14 @@ export class Composer {
     const row = el("div", "acpnb-composer-row");
     row.append(this.input, this.button);
     this.lockLine.hidden = true;
-    this.el.append(this.lockLine, this.chips, this.mentions.el, row, this.error);
+    this.el.append(
+      this.lockLine,
+      this.chips,
+      this.mentions.el,
+      this.commandMenu.el,
+      row,
+      this.error,
+    );
     if (draftKey) this.keepDraft(draftKey);
   }
 
@@ -134,6 +155,50 @@ export class Composer {
     }
     this.attachments.push(attachment);
     this.renderChips();
+  }
+
+  /** While a turn runs, Send queues the prompt behind it (the server holds the queue). */
+  setQueueing(queueing: boolean): void {
+    if (this.queueing === queueing) return;
+    this.queueing = queueing;
+    this.button.textContent = this.t(queueing ? "sendQueued" : "send");
+    this.button.title = queueing ? this.t("sendQueuedTitle") : "";
+  }
+
+  /** Puts prompts that were not sent back before what is typed now. */
+  giveBack(texts: readonly string[]): void {
+    const value = [...texts, this.input.value].filter((t) => t.trim() !== "").join("\n\n");
+    if (value === this.input.value) return;
+    this.input.value = value;
+    this.input.dispatchEvent(new Event("input")); // the draft keeps it
+  }
+
+  /** The agent's slash commands (the fold's `commands`). */
+  setCommands(commands: readonly unknown[]): void {
+    if (commands === this.commands) return;
+    this.commands = commands;
+    if (this.commandMenu.open) this.offerCommands();
+  }
+
+  /** Offers the agent's commands while the caret is in a `/word` the prompt starts with. */
+  private offerCommands(): void {
+    const at = commandAt(this.input.value, this.input.selectionStart ?? 0);
+    if (at === null || this.commands.length === 0) {
+      this.commandMenu.hide();
+      return;
+    }
+    this.commandMenu.show(commandItems(this.commands, at.query), this.t("noCommands"));
+  }
+
+  /** `/name` picked: the prompt starts with it, and the caret waits for its input. */
+  private command(name: string): void {
+    this.commandMenu.hide();
+    const caret = this.input.selectionStart ?? 0;
+    const rest = this.input.value.slice(caret).replace(/^\S*/u, "").trimStart();
+    this.input.value = `/${name} ${rest}`;
+    const end = name.length + 2;
+    this.input.setSelectionRange(end, end);
+    this.input.dispatchEvent(new Event("input")); // the draft keeps it
   }
 
   /** Offers the kernel's variables while the caret is after an `@word`. */

@@ -35,6 +35,7 @@ export const SESSION_ID_PATTERN = "^(?!-)(?!.*\\.\\.)[!-.0-\\[\\]-~]{1,256}$";
 export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$";
 export const MAX_EDIT_SOURCE = 200000;
 export const MAX_FILE_TEXT = 1000000;
+export const MAX_QUEUE = 32;
 export const MAX_PAGE_NOTEBOOKS = 64;
 export const MAX_SELECTION = 10000;
 export const MAX_PAGE_ERROR = 2000;
@@ -46,6 +47,7 @@ export type ClientRequest =
   | CloseRequest
   | PromptRequest
   | CancelRequest
+  | QueueRequest
   | ResyncRequest
   | SetModeRequest
   | SetConfigRequest
@@ -97,7 +99,8 @@ export type StreamEvent =
   | ElicitationRequestEvent
   | ElicitationResolvedEvent
   | EditPolicyEvent
-  | AccessEvent;
+  | AccessEvent
+  | QueueEvent;
 
 /** Turn the chat's "accept edits" setting on or off. */
 export interface AcceptEditsRequest {
@@ -142,6 +145,7 @@ export interface Ack {
   viewer?: Viewer | null;
   snapshot?: FoldSnapshot | null;
   turn?: number | null;
+  queued?: boolean | null;
   chatId?: string | null;
   variables?: VariableName[] | null;
   omitted?: number | null;
@@ -363,6 +367,7 @@ export interface FoldSnapshot {
   elicitations: Record<string, ElicitationView>;
   acceptEdits?: boolean;
   access?: AccessView;
+  queue?: QueuedPrompt[];
   dropped?: Dropped;
 }
 
@@ -523,6 +528,46 @@ export interface PromptRequest {
   type: "chat:prompt";
   text: string;
   attachments?: Attachment[] | null;
+}
+
+/**
+ * The chat's whole queue, in the order it goes out (each event replaces the last). ``removed``:
+ * turns taken off it that will never run, and ``reason`` why ("removed" by a person, "cancelled"
+ * with the running turn, the agent "exited"). ``steered``: a turn sent into the running turn (the
+ * agent advertises prompt queueing); it becomes part of that turn, which ends for it too.
+ */
+export interface QueueEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "queue";
+  prompts: QueuedPrompt[];
+  removed?: number[] | null;
+  reason?: "removed" | "cancelled" | "exited" | null;
+  steered?: number | null;
+  by?: string | null;
+}
+
+/**
+ * Change a queued prompt: ``edit`` its text, ``remove`` it, ``move`` it to ``index`` (0: next), or
+ * ``steer``: send it into the running turn now (where the agent advertises prompt queueing).
+ */
+export interface QueueRequest {
+  id?: number | string | null;
+  executeId?: string | null;
+  chatId: string;
+  type: "chat:queue";
+  op: "edit" | "remove" | "move" | "steer";
+  turn: number;
+  text?: string | null;
+  index?: number | null;
+}
+
+/** A prompt waiting for the running turn to end; ``turn`` is the number it will run as. */
+export interface QueuedPrompt {
+  turn: number;
+  prompt: string;
+  by?: string | null;
+  attachments?: AttachmentSummary[] | null;
 }
 
 export interface ResourceBlock {

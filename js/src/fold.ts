@@ -33,6 +33,7 @@ import {
   type Modes,
   type PermissionView,
   type Phase,
+  type QueuedPrompt,
   type StreamEvent,
   type ThoughtItem,
   type ToolCallView,
@@ -66,6 +67,8 @@ export interface ChatState {
   acceptEdits?: boolean;
   /** Who may act on the chat; absent until an access event said it. */
   access?: AccessView;
+  /** The prompts waiting for the running turn; absent until a queue event said it. */
+  queue?: QueuedPrompt[];
   /** The fold's own bookkeeping; renderers need none of it. */
   internal: {
     /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
@@ -210,13 +213,7 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
         break;
       case "turn_started": {
         closeThought(state, ts);
-        const attached = records(ev.attachments) as unknown as AttachmentSummary[];
-        add(
-          state,
-          attached.length > 0
-            ? { type: "user", text: str(ev.prompt) ?? "", attachments: attached }
-            : { type: "user", text: str(ev.prompt) ?? "" },
-        );
+        add(state, userItem(ev));
         state.turn = { active: true, phase: "thinking", stopReason: null, error: null };
         state.internal.activity = "thinking";
         state.internal.running.clear();
@@ -254,6 +251,9 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
           share: ev.share === "anyone" ? "anyone" : null,
         };
         break;
+      case "queue":
+        queue(state, ev, ts);
+        break;
     }
     const internal = state.internal;
     if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
@@ -283,6 +283,7 @@ export function snapshot(state: ChatState): FoldSnapshot {
   };
   if (state.acceptEdits !== undefined) snap.acceptEdits = state.acceptEdits;
   if (state.access !== undefined) snap.access = { ...state.access };
+  if (state.queue !== undefined) snap.queue = state.queue.map((q) => ({ ...q }));
   if (state.dropped !== null) snap.dropped = { ...state.dropped };
   return snap;
 }
@@ -422,6 +423,27 @@ function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | 
 }
 
 // ---------------------------------------------------------------- turns, agent, requests
+
+/** The queue as the event lists it; a steered prompt becomes the running turn's. */
+function queue(state: ChatState, ev: JsonObject, ts: number | null): void {
+  const steered = int(ev.steered);
+  const was = state.queue?.find((q) => q.turn === steered);
+  if (was !== undefined && state.turn.active) {
+    closeThought(state, ts);
+    add(state, userItem(was as unknown as JsonObject));
+  }
+  const prompts = records(ev.prompts).filter((q) => int(q.turn) !== null);
+  state.queue = prompts as unknown as QueuedPrompt[];
+}
+
+/** A prompt's item: a turn_started event's, or a queued prompt's. */
+function userItem(prompt: JsonObject): Item {
+  const attached = records(prompt.attachments) as unknown as AttachmentSummary[];
+  const text = str(prompt.prompt) ?? "";
+  return attached.length > 0
+    ? { type: "user", text, attachments: attached }
+    : { type: "user", text };
+}
 
 function endTurn(state: ChatState): void {
   state.turn.active = false;
@@ -631,6 +653,10 @@ function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function int(value: unknown): number | null {
+  return Number.isInteger(value) ? (value as number) : null;
 }
 
 function num(value: unknown): number | null {

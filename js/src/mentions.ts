@@ -24,7 +24,7 @@ export function matching(variables: readonly VariableName[], query: string): Var
   return [...starts, ...contains].slice(0, MAX_SHOWN);
 }
 
-/** The list of offered variables under the composer's input (a listbox). */
+/** The list of offered variables (or commands, commands.ts) under the composer's input. */
 export class MentionMenu {
   readonly el = el("ul", "acpnb-mentions");
   private items: VariableName[] = [];
@@ -37,7 +37,10 @@ export class MentionMenu {
     this.el.id = uid();
     this.el.setAttribute("role", "listbox");
     this.el.hidden = true;
-    input.setAttribute("aria-controls", this.el.id);
+    // The input is a combobox whose list is whichever menu shows (mentions, commands).
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-expanded", "false");
   }
 
   get open(): boolean {
@@ -64,11 +67,13 @@ export class MentionMenu {
     });
     this.el.replaceChildren(...(rows.length > 0 ? rows : [el("li", "acpnb-mention-empty", empty)]));
     this.el.hidden = false;
+    this.input.setAttribute("aria-controls", this.el.id);
     this.input.setAttribute("aria-expanded", "true");
     this.highlight();
   }
 
   hide(): void {
+    if (!this.open) return; // the other menu may be the one showing
     this.el.hidden = true;
     this.input.setAttribute("aria-expanded", "false");
     this.input.removeAttribute("aria-activedescendant");

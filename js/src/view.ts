@@ -13,6 +13,7 @@ import { agentName, Header } from "./header";
 import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
+import { canSteer, QueuePanel } from "./queue";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
 
@@ -92,6 +93,7 @@ export class ChatView {
   private readonly transcript: HTMLElement;
   private readonly plan: PlanPanel;
   private readonly composer: Composer;
+  private readonly queue: QueuePanel;
   private readonly ctx: CardContext;
   private readonly schedule: (callback: () => void) => () => void;
   private readonly now: () => number;
@@ -154,12 +156,14 @@ export class ChatView {
     this.transcript.addEventListener("scroll", () => this.scrolled(), { passive: true });
     this.plan = new PlanPanel(this.t);
     this.composer = new Composer(this.t, options.request, options.draftKey);
+    this.queue = new QueuePanel(this.t, options.request);
     this.droppedNote.hidden = true;
     this.el.append(
       this.header.el,
       this.droppedNote,
       this.transcript,
       this.plan.el,
+      this.queue.el,
       this.composer.el,
     );
     this.ticker = setInterval(() => this.tick(), 1000);
@@ -192,10 +196,21 @@ export class ChatView {
     }
     for (const event of events) {
       this.markDirty(event, !reset);
+      if (event.kind === "queue" && !reset) this.queueRemoved(event);
       this.state = fold(this.state, event);
     }
     if (reset) this.dropStaleCards();
     this.requestFrame();
+  }
+
+  /** A cancel or the agent's exit removed queued prompts: say so; a cancel's go back
+   * into the composer (this page's, if it may prompt), so nothing typed is lost. */
+  private queueRemoved(event: Extract<StreamEvent, { kind: "queue" }>): void {
+    const removed = new Set(event.removed ?? []);
+    if (removed.size === 0 || event.reason === "removed") return;
+    this.queue.removed(removed.size, event.reason ?? "cancelled");
+    const texts = (this.state.queue ?? []).filter((q) => removed.has(q.turn)).map((q) => q.prompt);
+    if (event.reason === "cancelled" && this.role().mayAct) this.composer.giveBack(texts);
   }
 
   /**
@@ -317,6 +332,10 @@ export class ChatView {
     this.showDropped();
     this.composer.setEnabled(this.state.agent.status !== "exited" && this.note === null);
     this.composer.setLocked(role.mayAct ? null : role.owner);
+    this.composer.setCommands(this.state.commands);
+    this.composer.setQueueing(this.state.turn.active);
+    const steer = this.state.turn.active && canSteer(this.state.agent.capabilities);
+    this.queue.update(this.state.queue, steer, role.mayAct && this.note === null);
     for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);
     this.tick();
     if (this.stuck) {

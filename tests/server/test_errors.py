@@ -58,6 +58,10 @@ expect("ELICITATION_NOT_FOUND", lambda: chat.decline("nope"))
 expect("PERMISSION_NOT_FOUND", lambda: chat.allow("nope", "allow-once"))
 await chat.ready()
 number = chat.send_prompt("slow")
+# A prompt during a turn is queued, as its turn number says; past the queue's bound: BUSY.
+from acp_notebook.wire.contracts import MAX_QUEUE
+queued = [chat.send_prompt("again") for _ in range(MAX_QUEUE)]
+assert queued == list(range(number + 1, number + 1 + MAX_QUEUE)), queued
 expect("BUSY", lambda: chat.send_prompt("again"))
 chat.cancel()
 chat.wait(number, 20)
