@@ -114,6 +114,27 @@ class AgentConnection:
         its command, cwd or environment, or an "=" in a variable's name, too)."""
         loop = asyncio.get_running_loop()
         protocol = _Protocol(loop, self._exit)
+        spawn = asyncio.ensure_future(self._spawn(loop, protocol))
+        try:
+            transport, self.agent_pid = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # Cancelled mid-spawn (a chat closed while it starts): let the spawn finish,
+            # then end it, so neither the reaper nor its agent is left running.
+            with contextlib.suppress(Exception):
+                transport, _ = await spawn
+                _kill_group(transport.get_pid(), signal.SIGKILL)
+                transport.close()
+            raise
+        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
+        self._tasks = [
+            asyncio.create_task(self._read_stderr()),
+            asyncio.create_task(self._supervise()),
+        ]
+
+    async def _spawn(
+        self, loop: asyncio.AbstractEventLoop, protocol: _Protocol
+    ) -> tuple[asyncio.SubprocessTransport, int]:
+        """The agent's transport and pid, once its reaper has started it."""
         reaped = REAPED
         status_read, status_write = os.pipe() if reaped else (-1, -1)
         argv = self.argv
@@ -141,21 +162,13 @@ class AgentConnection:
         finally:
             if reaped:
                 os.close(status_write)
-        if reaped:
-            try:
-                self.agent_pid = await asyncio.to_thread(_agent_started, status_read)
-            except OSError:
-                transport.close()
-                raise
-            finally:
-                os.close(status_read)
-        else:
-            self.agent_pid = transport.get_pid()
-        self._proc = asyncio.subprocess.Process(transport, protocol, loop)
-        self._tasks = [
-            asyncio.create_task(self._read_stderr()),
-            asyncio.create_task(self._supervise()),
-        ]
+        if not reaped:
+            return transport, transport.get_pid()
+        try:
+            return transport, await asyncio.to_thread(_agent_started, status_read)
+        except OSError:
+            transport.close()
+            raise
 
     @property
     def pid(self) -> int | None:
@@ -417,10 +430,18 @@ def _parse_big(line: bytes, max_line: int) -> jsonrpc.Message | None:
 
 
 def _agent_started(status_fd: int) -> int:
-    """The agent's pid, as the reaper reports it; ``OSError`` when it could not start."""
+    """The agent's pid, as the reaper reports it; ``OSError`` when it could not start.
+
+    Closes ``status_fd`` itself: a start cancelled while this thread reads must not
+    free the fd's number, which the next ``os.pipe()`` reuses, so this thread would
+    read (and steal) another agent's status.
+    """
     data = b""
-    while chunk := os.read(status_fd, 4096):
-        data += chunk
+    try:
+        while chunk := os.read(status_fd, 4096):
+            data += chunk
+    finally:
+        os.close(status_fd)
     code, _, detail = data.decode(errors="replace").strip().partition(" ")
     if code == "0" and detail.isdigit():
         return int(detail)
