@@ -386,6 +386,43 @@ async def test_garbage_and_unknown_requests(hub: Hub) -> None:
     await rec.kind("turn_ended", turn=3)
     assert "-32602" in rec.text()
     assert not rec.of("elicitation_request")
+    # A link with credentials is refused, never shown: the chat says why.
+    (note,) = [e for e in rec.of("agent_error") if "link" in e["message"]]
+    assert "credentials" in note["message"]
+
+
+async def test_url_login_accept_then_complete(hub: Hub) -> None:
+    """A URL question: the card's url and host; accepted, the agent gets no content, then
+    its elicitation/complete settles the card as completed."""
+    chat_id, rec = await open_demo(hub)
+    answers = spy_answers(hub, chat_id)
+    await prompt(hub, chat_id, "url-login http://LocalHost:8123/login?next=%2F")
+    req = await rec.kind("elicitation_request")
+    assert req["url"] == "http://LocalHost:8123/login?next=%2F"
+    assert req["host"] == "localhost:8123" and req["fields"] == []
+    assert (await respond(hub, chat_id, req["requestId"], "accept"))["accepted"]
+    assert (await rec.kind("elicitation_resolved"))["outcome"] == "accepted"
+    done = await rec.kind("elicitation_resolved", outcome="completed")
+    assert done["requestId"] == req["requestId"] and done["by"] == "agent"
+    await rec.kind("turn_ended")
+    assert demo_answer(rec.text()) == {"action": "accept"}
+    assert [a["result"] for a in answers if "action" in a.get("result", {})] == [
+        {"action": "accept"}
+    ]
+
+
+async def test_url_login_declined_is_not_completed(hub: Hub) -> None:
+    chat_id, rec = await open_demo(hub)
+    await prompt(hub, chat_id, "url-login")
+    req = await rec.kind("elicitation_request")
+    assert req["host"] == "127.0.0.1:9"
+    # A values object is refused: a URL question has no fields.
+    ack = await respond(hub, chat_id, req["requestId"], "accept", {"x": "y"})
+    assert ack["error"] == "INVALID"
+    assert (await respond(hub, chat_id, req["requestId"], "decline"))["accepted"]
+    await rec.kind("turn_ended")
+    assert [e["outcome"] for e in rec.of("elicitation_resolved")] == ["declined"]
+    assert demo_answer(rec.text()) == {"action": "decline"}
 
 
 async def test_turn_error(hub: Hub) -> None:

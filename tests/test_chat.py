@@ -84,6 +84,22 @@ async def test_dismiss(chat: Chat) -> None:
     assert "permission: cancelled" in (await task).text
 
 
+async def test_url_question_from_python(chat: Chat) -> None:
+    """A URL question shows its url and host in ``pending``; ``answer`` accepts it, and the
+    agent's elicitation/complete shows in the folded state."""
+    task = asyncio.create_task(chat.ask("url-login https://Bücher.example/login"))
+    request = await wait_pending(chat)
+    assert request["type"] == "elicitation" and request["fields"] == []
+    assert request["url"] == "https://Bücher.example/login"
+    assert request["host"] == "xn--bcher-kva.example"
+    chat.answer(request["requestId"])
+    assert demo_answer((await task).text) == {"action": "accept"}
+    assert chat.state["elicitations"][request["requestId"]]["outcome"] == "completed"
+    task = asyncio.create_task(chat.ask("url-login"))
+    chat.decline((await wait_pending(chat))["requestId"])
+    assert demo_answer((await task).text) == {"action": "decline"}
+
+
 async def test_blocking_wait_raises_instead_of_hanging(chat: Chat) -> None:
     await chat.ready()
     number = chat.send_prompt("ask-user")

@@ -14,13 +14,14 @@ from .catalogue import AgentSpec
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request: ACP v1, form elicitation, no terminal.
+# Our ``initialize`` request: ACP v1, form and URL elicitation (each mode is advertised
+# by a non-null key: ``{}`` alone would advertise nothing), no terminal.
 INITIALIZE_PARAMS: dict[str, Any] = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
         "terminal": False,
-        "elicitation": {"form": {}},
+        "elicitation": {"form": {}, "url": {}},
     },
     "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": VERSION},
 }
