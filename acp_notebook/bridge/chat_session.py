@@ -1014,6 +1014,12 @@ class ChatSession:
         self._end_previews()
         self._end_file_requests()
         self._carry_out(*self.ledger.settle_all())
+        # Accepted URL questions wait for a completion the agent can no longer send.
+        for request_id in self._url_questions.values():
+            self._emit(
+                {"kind": "elicitation_resolved", "requestId": request_id, "outcome": "cancelled"}
+            )
+        self._url_questions.clear()
         self.status = "exited"
         self._drop_queue("exited")
         self.exit_detail = self.exit_detail or (

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // Permission and elicitation cards: every field kind, gating, the requests they send.
-import { beforeEach, describe, expect, it } from "vitest";
-import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type CardContext, ElicitationCard, linkTarget, PermissionCard } from "../src/cards";
 import type {
   CellEdit,
   Edit,
@@ -607,5 +607,100 @@ describe("where a question comes from", () => {
     expect(loose.el.querySelector(".acpnb-card-source")).toBeNull();
     const zh = new ElicitationCard(question([field], { toolCallId: "mcp-1" }), context("zh").ctx);
     expect(zh.el.querySelector(".acpnb-card-source")?.textContent).toBe("来自 mcp__picker__pick");
+  });
+});
+
+describe("URL question card", () => {
+  const URL_Q = { message: "Sign in to GitHub", url: "https://Bücher.example:8443/login?next=/" };
+  const opened: unknown[][] = [];
+  beforeEach(() => {
+    opened.length = 0;
+    vi.spyOn(window, "open").mockImplementation((...args: unknown[]) => {
+      opened.push(args);
+      return null;
+    });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("shows the host and the whole URL as text, and loads nothing before a click", () => {
+    const { ctx, bodies } = context();
+    const root = mount(new ElicitationCard(question([], URL_Q), ctx));
+    // The host as the browser resolves it (punycode, lower case), emphasised.
+    expect(root.querySelector(".acpnb-link-host strong")?.textContent).toBe(
+      "xn--bcher-kva.example:8443",
+    );
+    expect(root.querySelector(".acpnb-link-url")?.textContent).toBe(
+      "https://xn--bcher-kva.example:8443/login?next=/",
+    );
+    expect(root.textContent).toContain("Sign in to GitHub");
+    // Nothing that navigates, loads or prefetches: no link, image, frame or <link>.
+    expect(root.querySelectorAll("a, img, iframe, link, [href], [src]")).toHaveLength(0);
+    expect([...buttons(root).keys()]).toEqual([
+      "Open xn--bcher-kva.example:8443",
+      "Decline",
+      "Cancel",
+    ]);
+    expect(opened).toEqual([]);
+    expect(bodies).toEqual([]);
+  });
+
+  it("opens the page on click in a new tab with no opener, and accepts without values", async () => {
+    const { ctx, bodies } = context();
+    const card = new ElicitationCard(question([], URL_Q), ctx);
+    const root = mount(card);
+    buttons(root).get("Open xn--bcher-kva.example:8443")?.click();
+    await settle();
+    expect(opened).toEqual([
+      ["https://xn--bcher-kva.example:8443/login?next=/", "_blank", "noopener,noreferrer"],
+    ]);
+    expect(bodies).toEqual([
+      { type: "chat:elicitation.respond", requestId: "q1", action: "accept" },
+    ]);
+    // Accepted: it waits for the agent, can be opened again, and cannot be declined.
+    card.update(question([], { ...URL_Q, outcome: "accepted" }));
+    expect(card.pending).toBe(true);
+    expect(root.isConnected).toBe(true);
+    expect(root.textContent).toContain("Waiting for Claude");
+    const again = buttons(root).get("Open xn--bcher-kva.example:8443 again");
+    expect(again?.disabled).toBe(false);
+    expect(buttons(root).get("Decline")?.hidden).toBe(true);
+    again?.click();
+    await settle();
+    expect(opened).toHaveLength(2);
+    expect(bodies).toHaveLength(1);
+    // The agent's elicitation/complete closes it.
+    card.update(question([], { ...URL_Q, outcome: "completed" }));
+    expect(card.pending).toBe(false);
+    expect(root.isConnected).toBe(false);
+  });
+
+  it("declines and cancels as a form does, and a declined card closes", async () => {
+    const { ctx, bodies } = context();
+    const card = new ElicitationCard(question([], URL_Q), ctx);
+    const root = mount(card);
+    buttons(root).get("Decline")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:elicitation.respond", requestId: "q1", action: "decline" },
+    ]);
+    card.update(question([], { ...URL_Q, outcome: "declined" }));
+    expect(root.isConnected).toBe(false);
+    expect(opened).toEqual([]);
+  });
+
+  it.each([
+    ["javascript:alert(1)", "only http and https"],
+    ["https://bank.example@evil.example/", "credentials"],
+    ["not a url", "not a URL"],
+  ])("never offers %s as a link", (url, why) => {
+    const { ctx } = context();
+    const root = mount(new ElicitationCard(question([], { ...URL_Q, url }), ctx));
+    expect(root.textContent).toContain(why);
+    expect(root.textContent).not.toContain("evil.example");
+    expect([...buttons(root).keys()]).toEqual(["Decline", "Cancel"]);
+    expect(root.querySelectorAll("a, [href]")).toHaveLength(0);
+    expect(linkTarget(url)).toEqual({ refused: expect.stringContaining(why) });
   });
 });
