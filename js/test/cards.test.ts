@@ -624,9 +624,15 @@ describe("URL question card", () => {
     vi.restoreAllMocks();
   });
 
-  it("shows the host and the whole URL as text, and loads nothing before a click", () => {
+  /** A mounted URL card, its element and the requests it sends. */
+  function urlCard() {
     const { ctx, bodies } = context();
-    const root = mount(new ElicitationCard(question([], URL_Q), ctx));
+    const card = new ElicitationCard(question([], URL_Q), ctx);
+    return { card, root: mount(card), bodies };
+  }
+
+  it("shows the host and the whole URL as text, and loads nothing before a click", () => {
+    const { root, bodies } = urlCard();
     // The host as the browser resolves it (punycode, lower case), emphasised.
     expect(root.querySelector(".acpnb-link-host strong")?.textContent).toBe(
       "xn--bcher-kva.example:8443",
@@ -647,9 +653,7 @@ describe("URL question card", () => {
   });
 
   it("opens the page on click in a new tab with no opener, and accepts without values", async () => {
-    const { ctx, bodies } = context();
-    const card = new ElicitationCard(question([], URL_Q), ctx);
-    const root = mount(card);
+    const { card, root, bodies } = urlCard();
     buttons(root).get("Open xn--bcher-kva.example:8443")?.click();
     await settle();
     expect(opened).toEqual([
@@ -677,9 +681,7 @@ describe("URL question card", () => {
   });
 
   it("declines and cancels as a form does, and a declined card closes", async () => {
-    const { ctx, bodies } = context();
-    const card = new ElicitationCard(question([], URL_Q), ctx);
-    const root = mount(card);
+    const { card, root, bodies } = urlCard();
     buttons(root).get("Decline")?.click();
     await settle();
     expect(bodies).toEqual([

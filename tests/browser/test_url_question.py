@@ -15,17 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support import lab
 from tests.support.chromium import PageLog
-from tests.support.lab import (
-    JupyterServer,
-    agent_text,
-    open_notebook,
-    question_card,
-    run_cell,
-    send,
-    unique,
-    write_notebook,
-)
 
 OPEN = 'from acp_notebook import Chat\nchat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})\nchat'
 
@@ -64,7 +55,7 @@ def stub() -> Iterator[tuple[int, list[tuple[str, str | None]]]]:
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_url_question_shows_the_host_and_opens_only_on_click(
     page: Page,
-    server: JupyterServer,
+    server: lab.JupyterServer,
     page_log: PageLog,
     stub: tuple[int, list[tuple[str, str | None]]],
     app: str,
@@ -72,12 +63,12 @@ def test_url_question_shows_the_host_and_opens_only_on_click(
     port, seen = stub
     host = f"127.0.0.1:{port}"
     url = f"http://{host}/login?from=demo"
-    filename = write_notebook(server, unique(f"url-question-{app}"), [OPEN])
-    open_notebook(page, server, filename, app=app)
-    run_cell(page, 0)
-    send(page, f"url-login {url}")
+    filename = lab.write_notebook(server, lab.unique(f"url-question-{app}"), [OPEN])
+    lab.open_notebook(page, server, filename, app=app)
+    lab.run_cell(page, 0)
+    lab.send(page, f"url-login {url}")
 
-    card = question_card(page)
+    card = lab.question_card(page)
     expect(card.locator(".acpnb-link-host strong")).to_have_text(host)
     expect(card.locator(".acpnb-link-url")).to_have_text(url)
     expect(card).to_contain_text("Sign in to the demo service.")
@@ -98,6 +89,6 @@ def test_url_question_shows_the_host_and_opens_only_on_click(
 
     # Accepted, then the agent's elicitation/complete settles the card.
     expect(card).to_have_count(0)
-    expect(agent_text(page)).to_contain_text('elicitation answered: {"action":"accept"}')
+    expect(lab.agent_text(page)).to_contain_text('elicitation answered: {"action":"accept"}')
     # Notebook 7 itself logs a page error on load (as in test_queue_commands.py).
     assert page_log.dialogs == [] and (app == "notebook" or page_log.errors == [])
