@@ -602,3 +602,54 @@ async def test_claude_code_does_not_inherit_is_sandbox(
         assert json.loads(seen.read_text())["IS_SANDBOX"] == "1"
     finally:
         await hub.close()
+
+
+async def test_url_question_completion_by_the_bridge() -> None:
+    """elicitation/complete: before an answer it settles the card (the agent is told
+    cancel: no one consented); after a decline, or for an unknown id, it is ignored; an
+    accepted card still waiting ends when the agent exits. A bad link is refused."""
+    events: list[dict[str, Any]] = []
+    # Never started: the agent's side is played by feeding the session directly.
+    session = ChatSession("c1", AgentSpec("fake", ("fake-agent",)), cwd=".", sink=events.append)
+    sent: list[dict[str, Any]] = []
+    session.conn._write = lambda data: sent.append(json.loads(data))  # type: ignore[method-assign]
+
+    def ask(rpc_id: int, elicitation_id: str, url: str = "https://example.com/a") -> str:
+        params = {"sessionId": "s1", "mode": "url", "message": "Sign in", "url": url}
+        session._on_request(
+            Request(rpc_id, "elicitation/create", {**params, "elicitationId": elicitation_id})
+        )
+        return str(events[-1].get("requestId"))
+
+    def complete(elicitation_id: object) -> None:
+        session._on_notification(
+            Notification("elicitation/complete", {"elicitationId": elicitation_id})
+        )
+
+    def outcomes() -> list[tuple[str, str]]:
+        return [
+            (e["requestId"], e["outcome"]) for e in events if e["kind"] == "elicitation_resolved"
+        ]
+
+    try:
+        early = ask(1, "a")
+        complete("unknown")
+        complete(None)
+        assert outcomes() == [] and sent == []
+        complete("a")
+        assert outcomes() == [(early, "completed")]
+        assert sent == [{"jsonrpc": "2.0", "id": 1, "result": {"action": "cancel"}}]
+        complete("a")  # once only
+        declined, accepted = ask(2, "b"), ask(3, "c")
+        session.respond_elicitation(declined, "decline", None)
+        complete("b")
+        session.respond_elicitation(accepted, "accept", None)
+        assert outcomes()[1:] == [(declined, "declined"), (accepted, "accepted")]
+        assert sent[-1]["result"] == {"action": "accept"}
+        ask(4, "d", url="https://user:pw@example.com/")
+        assert sent[-1]["error"]["code"] == -32602 and "credentials" in sent[-1]["error"]["message"]
+        assert "credentials" in events[-1]["message"] and events[-1]["kind"] == "agent_error"
+        session._on_exit(1)
+        assert outcomes()[3:] == [(accepted, "cancelled")]
+    finally:
+        await session.close()
