@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -991,19 +993,11 @@ def url_params(url: Any, **params: Any) -> dict[str, Any]:
             "elicitationId": "e1", **params}  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("url", "host"),
-    [
-        ("https://example.com/auth?x=1#y", "example.com"),
-        # As a browser's URL().host: lower case, punycode, no default port.
-        ("HTTPS://Bücher.Example:443/a", "xn--bcher-kva.example"),
-        ("http://127.0.0.1:8123/login", "127.0.0.1:8123"),
-        ("http://[::1]:80/", "[::1]"),
-        ("https://example.com:8443", "example.com:8443"),
-        # What follows # or ? is no part of the host, whatever it holds.
-        ("https://example.com#@evil.example", "example.com"),
-    ],
-)
+# URL questions shown and their hosts, as a browser reads them (js/test/cards.test.ts too).
+URL_HOSTS = json.loads((Path(__file__).parent / "vectors" / "url_hosts.json").read_text())
+
+
+@pytest.mark.parametrize(("url", "host"), [(v["url"], v["host"]) for v in URL_HOSTS["shown"]])
 def test_url_request_host(url: str, host: str) -> None:
     asked = take_url_request(url_params(url, toolCallId="t1"))
     assert (asked.url, asked.host, asked.elicitation_id) == (url, host, "e1")
@@ -1035,6 +1029,9 @@ def test_url_request_host(url: str, host: str) -> None:
         ("http://example.com:99999/", "port"),
         ("http://[zz::1]/", "IPv6"),
         ("http://a..b/", "domain name"),
+        # Read as "ss" by Python's IDNA 2003, kept (punycode) by browsers.
+        ("https://straße.example/", "encode differently"),
+        ("https://ς.example/", "encode differently"),
         ("https://example.com/" + "a" * wire.MAX_URI, "longer than"),
     ],
 )

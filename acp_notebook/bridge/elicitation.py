@@ -202,7 +202,14 @@ def url_host(url: str) -> str:
             raise UrlRefused("the URL's host has characters a host name cannot have")
         if _NUMERIC_LABEL.fullmatch(name.rstrip(".").rsplit(".", 1)[-1]) and not _is_ipv4(name):
             raise UrlRefused("the URL's host is not an IPv4 address in dotted-quad form")
+        if "ß" in name or "ς" in name:
+            raise UrlRefused(
+                "the URL's host has ß or ς, which browsers and Python encode differently"
+            )
         try:
+            # IDNA 2003 (the standard library's); browsers use UTS 46, which differs for
+            # the deviation characters ß and ς (refused above) and ZWJ/ZWNJ (format
+            # characters, refused with the others).
             host = name.encode("idna").decode("ascii")
         except UnicodeError:
             raise UrlRefused("the URL's host is not a valid domain name") from None

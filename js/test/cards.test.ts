@@ -1,5 +1,8 @@
 // @vitest-environment jsdom
 // Permission and elicitation cards: every field kind, gating, the requests they send.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type CardContext, ElicitationCard, linkTarget, PermissionCard } from "../src/cards";
 import type {
@@ -690,6 +693,18 @@ describe("URL question card", () => {
     card.update(question([], { ...URL_Q, outcome: "declined" }));
     expect(root.isConnected).toBe(false);
     expect(opened).toEqual([]);
+  });
+
+  // The bridge states these hosts (tests/test_elicitation.py); the browser opens them.
+  const hosts = JSON.parse(
+    // A path, not a URL: under jsdom, URL is jsdom's, which node:url does not take.
+    readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), "../../tests/vectors/url_hosts.json"),
+      "utf8",
+    ),
+  ) as { shown: { url: string; host: string }[] };
+  it.each(hosts.shown.map((v) => [v.url, v.host]))("opens %s on host %s", (url, host) => {
+    expect(linkTarget(url)).toEqual({ href: new URL(url).href, host });
   });
 
   it.each([
