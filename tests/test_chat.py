@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from acp_notebook.kernel.chat import CANCEL, DECLINE, Chat, NeedsAnswer
+from acp_notebook.kernel.transcript import render_html
 from tests.support.agents import DEMO_FAULTS
 from tests.support.chat_waits import refuses_prompts
 from tests.support.demo_answers import demo_answer
@@ -95,6 +96,8 @@ async def test_url_question_from_python(chat: Chat) -> None:
     chat.answer(request["requestId"])
     assert demo_answer((await task).text) == {"action": "accept"}
     assert chat.state["elicitations"][request["requestId"]]["outcome"] == "completed"
+    # The saved transcript names the host, as text.
+    assert "Sign in to the demo service. (xn--bcher-kva.example)" in render_html(chat.snapshot)
     task = asyncio.create_task(chat.ask("url-login"))
     chat.decline((await wait_pending(chat))["requestId"])
     assert demo_answer((await task).text) == {"action": "decline"}
