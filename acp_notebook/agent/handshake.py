@@ -13,13 +13,15 @@ from .catalogue import AgentSpec
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request: ACP v1, form elicitation, no fs or terminal.
+# Our ``initialize`` request: ACP v1, form elicitation, claude's live terminal output.
 INITIALIZE_PARAMS = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
         "terminal": False,
         "elicitation": {"form": {}},
+        # Claude's wrapper then streams a command's output on its tool call (fold.py).
+        "_meta": {"terminal_output": True, "terminal_output_delta": True},
     },
     "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": VERSION},
 }
