@@ -1,0 +1,108 @@
+// A tool call's terminal in its card: the output as it comes, in its ANSI colours
+// (ansi_up: it keeps colour state across chunks and escapes the text), scrolled to its
+// end unless the reader scrolled up, and bounded: past PANE_MAX characters the oldest go,
+// and a line says how many went (here or in the fold, which keeps FOLD_TERMINAL_MAX).
+
+import { AnsiUp } from "ansi_up";
+import type { TerminalView } from "./contracts";
+import { el } from "./dom";
+import type { Translate } from "./i18n";
+
+/** Characters of output the page keeps per terminal: a few thousand lines lay out fast. */
+export const PANE_MAX = 50_000;
+/** Within this many pixels of the end counts as at the end. */
+const AT_END = 8;
+const LAST = 16;
+
+function converter(): AnsiUp {
+  const ansi = new AnsiUp();
+  ansi.use_classes = true; // classes, not inline styles, for the 16 colours
+  ansi.url_allowlist = {}; // no links from an agent's output
+  return ansi;
+}
+
+export class TerminalPane {
+  readonly el = el("div", "acpnb-terminal");
+  private readonly note = el("div", "acpnb-terminal-note");
+  private readonly screen = el("pre", "acpnb-terminal-screen");
+  private readonly exit = el("div", "acpnb-terminal-exit");
+  private ansi = converter();
+  /** Where what is shown ends, counted from the output's start (the fold's cut included). */
+  private end = 0;
+  /** The last characters shown: output that no longer has them there was replaced. */
+  private last = "";
+  /** The chunks shown, oldest first, with their characters. */
+  private readonly chunks: [HTMLElement, number][] = [];
+  private held = 0;
+  /** Characters before the first one shown. */
+  private hidden = 0;
+  private follow = true;
+
+  constructor(private readonly t: Translate) {
+    this.note.hidden = this.exit.hidden = true;
+    this.screen.addEventListener("scroll", () => {
+      const s = this.screen;
+      this.follow = s.scrollHeight - s.scrollTop - s.clientHeight <= AT_END;
+    });
+    this.el.append(this.note, this.screen, this.exit);
+  }
+
+  update(term: TerminalView): void {
+    const total = term.cut + term.output.length;
+    const at = this.end - term.cut;
+    let text: string;
+    if (
+      total < this.end ||
+      at < this.last.length ||
+      term.output.slice(at - this.last.length, at) !== this.last
+    ) {
+      // Replaced (terminal_output), or more came since the last frame than the fold kept.
+      this.clear(term.cut);
+      text = term.output;
+    } else {
+      text = term.output.slice(at);
+    }
+    this.end = total;
+    this.last = term.output.slice(-LAST);
+    if (text.length > PANE_MAX) {
+      // Starting mid-stream: the colours of what is skipped no longer apply.
+      this.clear(this.hidden + this.held + text.length - PANE_MAX);
+      text = text.slice(-PANE_MAX);
+    }
+    if (text.length > 0) this.append(text);
+    this.note.hidden = this.hidden === 0;
+    if (this.hidden > 0) this.note.textContent = this.t("terminalCut", { count: this.hidden });
+    this.exit.hidden = !term.exited;
+    if (term.exited) this.exit.textContent = this.exitText(term);
+  }
+
+  private append(text: string): void {
+    const chunk = el("span");
+    // ansi_up's output: the text escaped, in spans that carry only classes and colours.
+    chunk.innerHTML = this.ansi.ansi_to_html(text);
+    this.screen.append(chunk);
+    this.chunks.push([chunk, text.length]);
+    this.held += text.length;
+    while (this.held > PANE_MAX && this.chunks.length > 1) {
+      const [oldest, size] = this.chunks.shift() as [HTMLElement, number];
+      oldest.remove();
+      this.held -= size;
+      this.hidden += size;
+    }
+    if (this.follow) this.screen.scrollTop = this.screen.scrollHeight;
+  }
+
+  private clear(hidden: number): void {
+    this.screen.replaceChildren();
+    this.chunks.length = 0;
+    this.held = 0;
+    this.hidden = hidden;
+    this.ansi = converter();
+  }
+
+  private exitText(term: TerminalView): string {
+    if (term.exitCode !== null) return this.t("terminalExitCode", { code: term.exitCode });
+    if (term.signal !== null) return this.t("terminalSignal", { signal: term.signal });
+    return this.t("terminalEnded");
+  }
+}

@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+// A tool call's terminal in its card: colours through ansi_up, output appended as it
+// comes, bounded to its end with a line saying what went, the exit said.
+import { describe, expect, it } from "vitest";
+import type { TerminalView } from "../src/contracts";
+import { translator } from "../src/i18n";
+import { PANE_MAX, TerminalPane } from "../src/terminal";
+
+const t = translator("en");
+
+function term(output: string, more: Partial<TerminalView> = {}): TerminalView {
+  return { terminalId: "b", output, cut: 0, exited: false, exitCode: null, signal: null, ...more };
+}
+
+describe("a terminal pane", () => {
+  it("shows colours as classes and escapes the text", () => {
+    const pane = new TerminalPane(t);
+    pane.update(term("\x1b[31m<b>red</b>\x1b[0m plain\n"));
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    expect(screen.textContent).toBe("<b>red</b> plain\n");
+    expect(screen.querySelector(".ansi-red-fg")?.textContent).toBe("<b>red</b>");
+    expect(screen.querySelector("b")).toBeNull();
+  });
+
+  it("appends only what is new, and a colour goes on across chunks", () => {
+    const pane = new TerminalPane(t);
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    pane.update(term("\x1b[32mone\n"));
+    const first = screen.firstElementChild;
+    pane.update(term("\x1b[32mone\ntwo\n"));
+    expect(screen.firstElementChild).toBe(first);
+    expect(screen.textContent).toBe("one\ntwo\n");
+    expect(screen.querySelectorAll(".ansi-green-fg")).toHaveLength(2);
+  });
+
+  it("keeps its end and says what went, here or in the fold", () => {
+    const pane = new TerminalPane(t);
+    const line = "0123456789\n";
+    let output = "";
+    for (let n = 0; n < (2 * PANE_MAX) / line.length; n += 100) {
+      output += line.repeat(100);
+      pane.update(term(output));
+    }
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    const shown = screen.textContent?.length ?? 0;
+    expect(shown).toBeLessThanOrEqual(PANE_MAX);
+    const note = pane.el.querySelector(".acpnb-terminal-note") as HTMLElement;
+    expect(note.hidden).toBe(false);
+    expect(note.textContent).toBe(`${output.length - shown} earlier characters not shown`);
+    // The fold cut more than came since: what it kept is shown, the rest counted.
+    pane.update(term("x".repeat(10), { cut: 10 * PANE_MAX }));
+    expect(screen.textContent).toBe("x".repeat(10));
+    expect(note.textContent).toBe(`${10 * PANE_MAX} earlier characters not shown`);
+  });
+
+  it("shows replaced output and the exit", () => {
+    const pane = new TerminalPane(t);
+    pane.update(term("old output\n"));
+    pane.update(term("new\n", { exited: true, exitCode: 2 }));
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    expect(screen.textContent).toBe("new\n");
+    const exit = pane.el.querySelector(".acpnb-terminal-exit") as HTMLElement;
+    expect(exit.hidden).toBe(false);
+    expect(exit.textContent).toBe("exit code 2");
+    pane.update(term("a longer output, replaced\n"));
+    expect(screen.textContent).toBe("a longer output, replaced\n");
+  });
+});
