@@ -13,12 +13,13 @@ from .catalogue import AgentSpec
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request: ACP v1, form elicitation, claude's live terminal output.
+# Our ``initialize`` request: ACP v1, form elicitation, client terminals, claude's live
+# terminal output.
 INITIALIZE_PARAMS = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
-        "terminal": False,
+        "terminal": True,  # client terminals: agent/terminals.py
         "elicitation": {"form": {}},
         # Claude's wrapper then streams a command's output on its tool call (fold.py).
         "_meta": {"terminal_output": True, "terminal_output_delta": True},

@@ -35,6 +35,8 @@ from ..agent.handshake import INITIALIZE_PARAMS, agent_env
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
+from ..agent.terminals import METHODS as TERMINAL_METHODS
+from ..agent.terminals import ClientTerminals
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.attachment_blocks import summary as attachment_summary
 from ..wire.bounded_json import bound
@@ -186,6 +188,11 @@ class ChatSession:
             max_line=config.max_line,
             line_budget=config.line_budget,
         )
+        # The client terminals the agent runs (terminal/*), shown on their tool calls.
+        self.terminals = ClientTerminals(
+            cwd, agent_env(spec), lambda update: self._emit({"kind": "update", "update": update})
+        )
+        self._terminal_requests: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ events
 
@@ -295,6 +302,7 @@ class ChatSession:
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
+        await self.terminals.close()
         await self.conn.close()
         if self._turn_task is not None:
             self._turn_task.cancel()
@@ -412,6 +420,7 @@ class ChatSession:
             return
         if self.notebook is not None:
             self.notebook.cancel_runs()  # a run_code of this turn is interrupted
+        self.terminals.kill_all()
         # session/cancel first, so the agent reads the cancelled answers as part of it.
         # Once per turn: a burst of Stop clicks is one cancel to the agent.
         if self.turn_active and self._give_up is None:
@@ -578,11 +587,23 @@ class ChatSession:
             self._permission_request(req)
         elif req.method == "elicitation/create":
             self._elicitation_request(req)
+        elif req.method in TERMINAL_METHODS:
+            task = asyncio.get_running_loop().create_task(self._terminal_request(req))
+            self._terminal_requests.add(task)
+            task.add_done_callback(self._terminal_requests.discard)
         else:
             # fs/* and terminal/* are not advertised; opencode writes files itself anyway.
             self.conn.respond_error(
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
+
+    async def _terminal_request(self, req: Request) -> None:
+        try:
+            result = await self.terminals.handle(req.method, req.params)
+        except RpcError as exc:
+            self.conn.respond_error(req.id, exc.code, exc.message)
+        else:
+            self.conn.respond(req.id, result)
 
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent, local: bool = False) -> str | None:
         """Open a request (``local``: the chat's own); None, or why it was refused (an
@@ -699,6 +720,7 @@ class ChatSession:
                 return
             self._track_tool(update)
             self._emit({"kind": "update", "update": bound(update)})
+            self.terminals.watch(update)
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
             rpc_id = params.get("requestId")
@@ -754,6 +776,7 @@ class ChatSession:
         """Once per chat: the connection calls it once, and only for a process it started."""
         self._end_previews()
         self._carry_out(*self.ledger.settle_all())
+        self.terminals.kill_all()  # nobody is left to read them
         self.status = "exited"
         self.exit_detail = self.exit_detail or (
             "the agent stopped" if code == 0 else f"the agent exited with code {code}"
