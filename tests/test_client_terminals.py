@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from acp_notebook.agent.reaper import descendants
 from acp_notebook.agent.terminals import ClientTerminals
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.demo.agent import COUNTER
@@ -161,7 +162,7 @@ def test_no_terminal_outlives_the_server(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", server], stdout=subprocess.PIPE, cwd=tmp_path)
     try:
         assert proc.stdout is not None and proc.stdout.readline() == b"started\n"
-        ours = _descendants(proc.pid)
+        ours = descendants(proc.pid)
         assert len(ours) >= 3  # the reaper, the command, its sleep
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -171,20 +172,6 @@ def test_no_terminal_outlives_the_server(tmp_path: Path) -> None:
         assert not [pid for pid in ours if _alive(pid)]
     finally:
         proc.kill()
-
-
-def _descendants(root: int) -> list[int]:
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True)
-    children: dict[int, list[int]] = {}
-    for line in out.stdout.splitlines():
-        pid, ppid = map(int, line.split())
-        children.setdefault(ppid, []).append(pid)
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def _alive(pid: int) -> bool:

@@ -16,7 +16,6 @@ const LAST = 16;
 
 function converter(): AnsiUp {
   const ansi = new AnsiUp();
-  ansi.use_classes = true; // classes, not inline styles, for the 16 colours
   ansi.url_allowlist = {}; // no links from an agent's output
   return ansi;
 }
@@ -78,7 +77,7 @@ export class TerminalPane {
 
   private append(text: string): void {
     const chunk = el("span");
-    // ansi_up's output: the text escaped, in spans that carry only classes and colours.
+    // ansi_up's output: the text escaped, in spans that carry only colour styles.
     chunk.innerHTML = this.ansi.ansi_to_html(text);
     this.screen.append(chunk);
     this.chunks.push([chunk, text.length]);
