@@ -677,23 +677,24 @@ async def tool(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("edited notes.txt")
 
 
-# The command `terminal N` runs: N green lines, one every 0.2 s (N = 0: until it is killed).
+# The command `terminal N` runs: N green lines, one every 0.2 s (N = 0: until it is
+# killed); `terminal N fast` prints them at once (the benchmark's 100,000 lines).
 COUNTER = """import sys, time
-n = int(sys.argv[1])
+n, pause = int(sys.argv[1]), float(sys.argv[2])
 i = 0
 while n == 0 or i < n:
-    print(f"\\x1b[32mline {i}\\x1b[0m", flush=True)
+    print(f"\\x1b[32mline {i}\\x1b[0m", flush=pause > 0)
     i += 1
-    time.sleep(0.2)
+    time.sleep(pause)
 """
 
 
-@behaviour(rf"terminal{COUNT}")
+@behaviour(rf"terminal{COUNT}(\s+fast)?")
 async def terminal(turn: Turn, match: re.Match[str]) -> None:
     """A command in a client terminal (terminal/create), which the client shows in the
     tool call that embeds it while it runs; then its output, exit and release."""
     ids = {"sessionId": turn.session.id}
-    args = ["-c", COUNTER, match.group(1) or "5"]
+    args = ["-c", COUNTER, match.group(1) or "5", "0" if match.group(2) else "0.2"]
     created = await turn.ask(
         "terminal/create", {**ids, "command": sys.executable, "args": args, "outputByteLimit": 4096}
     )
