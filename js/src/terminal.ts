@@ -10,6 +10,11 @@ import type { Translate } from "./i18n";
 
 /** Characters of output the page keeps per terminal: a few thousand lines lay out fast. */
 export const PANE_MAX = 50_000;
+/**
+ * Characters drawn in one update at most: output that comes faster than a frame can draw
+ * shows its end, and what it skipped is counted with what went before.
+ */
+export const STEP_MAX = 16_000;
 /** Within this many pixels of the end counts as at the end. */
 const AT_END = 8;
 const LAST = 16;
@@ -63,10 +68,10 @@ export class TerminalPane {
     }
     this.end = total;
     this.last = term.output.slice(-LAST);
-    if (text.length > PANE_MAX) {
+    if (text.length > STEP_MAX) {
       // Starting mid-stream: the colours of what is skipped no longer apply.
-      this.clear(this.hidden + this.held + text.length - PANE_MAX);
-      text = text.slice(-PANE_MAX);
+      this.clear(this.hidden + this.held + text.length - STEP_MAX);
+      text = text.slice(-STEP_MAX);
     }
     if (text.length > 0) this.append(text);
     this.note.hidden = this.hidden === 0;
