@@ -8,13 +8,23 @@ import type { TerminalView } from "./contracts";
 import { el } from "./dom";
 import type { Translate } from "./i18n";
 
-/** Characters of output the page keeps per terminal: a few thousand lines lay out fast. */
-export const PANE_MAX = 50_000;
+/**
+ * Characters of output the page keeps per terminal: the tail that fits the pane with some
+ * lines to scroll back to (a frame lays out and paints what is kept, not only what came).
+ */
+export const PANE_MAX = 8_000;
 /**
  * Characters drawn in one update at most: output that comes faster than a frame can draw
  * shows its end, and what it skipped is counted with what went before.
  */
-export const STEP_MAX = 16_000;
+export const STEP_MAX = 4_000;
+/**
+ * Output longer than this many characters is drawn at most every DRAW_EVERY ms: reading
+ * it copies it whole once it has grown (a string appended to is flattened when read), and
+ * a copy that large a frame makes the page collect garbage in long pauses.
+ */
+export const LONG_OUTPUT = 32_768;
+const DRAW_EVERY = 100;
 /** Within this many pixels of the end counts as at the end. */
 const AT_END = 8;
 const LAST = 16;
@@ -41,6 +51,11 @@ export class TerminalPane {
   /** Characters before the first one shown. */
   private hidden = 0;
   private follow = true;
+  /** Whether the last block's line has not ended. */
+  private open = false;
+  /** The newest terminal given, when it waits for its draw; and when the last draw was. */
+  private pending: TerminalView | null = null;
+  private drawn = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly t: Translate) {
     this.note.hidden = this.exit.hidden = true;
@@ -52,6 +67,23 @@ export class TerminalPane {
   }
 
   update(term: TerminalView): void {
+    const wait = this.drawn + DRAW_EVERY - performance.now();
+    if (term.exited || term.output.length <= LONG_OUTPUT || wait <= 0) {
+      this.pending = null;
+      this.draw(term);
+      return;
+    }
+    if (this.pending === null) {
+      setTimeout(() => {
+        if (this.pending !== null) this.draw(this.pending);
+        this.pending = null;
+      }, wait);
+    }
+    this.pending = term;
+  }
+
+  private draw(term: TerminalView): void {
+    this.drawn = performance.now();
     const total = term.cut + term.output.length;
     const at = this.end - term.cut;
     let text: string;
@@ -81,12 +113,25 @@ export class TerminalPane {
   }
 
   private append(text: string): void {
-    const chunk = el("span");
-    // ansi_up's output: the text escaped, in spans that carry only colour styles.
-    chunk.innerHTML = this.ansi.ansi_to_html(text);
-    this.screen.append(chunk);
-    this.chunks.push([chunk, text.length]);
-    this.held += text.length;
+    // Whole lines go in blocks of their own, so that a frame lays out only the lines it
+    // adds: one run of inline text for the whole pane is laid out again at every change.
+    // A line not ended yet stays open, in the last block, for the rest of it (up to
+    // STEP_MAX: a longer line goes on in a new block, so that the old ones can go).
+    let rest = text;
+    const last = this.chunks[this.chunks.length - 1];
+    if (this.open && last !== undefined && last[1] < STEP_MAX) {
+      const head = rest.slice(0, rest.indexOf("\n") + 1 || rest.length);
+      const piece = el("span");
+      piece.innerHTML = this.ansi.ansi_to_html(head);
+      last[0].append(piece);
+      last[1] += head.length;
+      this.held += head.length;
+      rest = rest.slice(head.length);
+    }
+    const lines = rest.lastIndexOf("\n") + 1;
+    if (lines > 0) this.block(rest.slice(0, lines));
+    if (lines < rest.length) this.block(rest.slice(lines));
+    this.open = !text.endsWith("\n");
     while (this.held > PANE_MAX && this.chunks.length > 1) {
       const [oldest, size] = this.chunks.shift() as [HTMLElement, number];
       oldest.remove();
@@ -96,11 +141,21 @@ export class TerminalPane {
     if (this.follow) this.screen.scrollTop = this.screen.scrollHeight;
   }
 
+  private block(text: string): void {
+    const chunk = el("div", "acpnb-terminal-lines");
+    // ansi_up's output: the text escaped, in spans that carry only colour styles.
+    chunk.innerHTML = this.ansi.ansi_to_html(text);
+    this.screen.append(chunk);
+    this.chunks.push([chunk, text.length]);
+    this.held += text.length;
+  }
+
   private clear(hidden: number): void {
     this.screen.replaceChildren();
     this.chunks.length = 0;
     this.held = 0;
     this.hidden = hidden;
+    this.open = false;
     this.ansi = converter();
   }
 

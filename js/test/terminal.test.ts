@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { TerminalView } from "../src/contracts";
 import { translator } from "../src/i18n";
-import { PANE_MAX, TerminalPane } from "../src/terminal";
+import { LONG_OUTPUT, PANE_MAX, TerminalPane } from "../src/terminal";
 
 const t = translator("en");
 
@@ -64,5 +64,29 @@ describe("a terminal pane", () => {
     expect(exit.textContent).toBe("exit code 2");
     pane.update(term("a longer output, replaced\n"));
     expect(screen.textContent).toBe("a longer output, replaced\n");
+  });
+
+  it("keeps a line that comes in pieces in one block, whole lines in blocks of their own", () => {
+    const pane = new TerminalPane(t);
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    pane.update(term("one\ntw"));
+    pane.update(term("one\ntwo\nthr"));
+    pane.update(term("one\ntwo\nthree\n"));
+    const blocks = [...screen.children].map((block) => block.textContent);
+    expect(blocks).toEqual(["one\n", "two\n", "three\n"]);
+  });
+
+  it("draws long output at most every so often, and its end once it has exited", async () => {
+    const pane = new TerminalPane(t);
+    const screen = pane.el.querySelector(".acpnb-terminal-screen") as HTMLElement;
+    const long = `${"x".repeat(LONG_OUTPUT)}\n`;
+    pane.update(term(`${long}first\n`));
+    pane.update(term(`${long}first\nsecond\n`));
+    expect(screen.textContent?.endsWith("first\n")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(screen.textContent?.endsWith("second\n")).toBe(true);
+    pane.update(term(`${long}first\nsecond\nthird\n`));
+    pane.update(term(`${long}first\nsecond\nthird\nlast\n`, { exited: true, exitCode: 0 }));
+    expect(screen.textContent?.endsWith("third\nlast\n")).toBe(true);
   });
 });
