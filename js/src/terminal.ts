@@ -17,7 +17,7 @@ export const PANE_MAX = 8_000;
  * Characters drawn in one update at most: output that comes faster than a frame can draw
  * shows its end, and what it skipped is counted with what went before.
  */
-export const STEP_MAX = 4_000;
+export const STEP_MAX = 2_000;
 /**
  * Output longer than this many characters is drawn at most every DRAW_EVERY ms: reading
  * it copies it whole once it has grown (a string appended to is flattened when read), and
