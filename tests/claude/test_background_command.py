@@ -37,10 +37,14 @@ def background(command: str) -> dict[str, Any]:
     return {"command": command, "description": "Count", "run_in_background": True}
 
 
-def allow(chat: Chat) -> None:
+def counting_chat(claude_chat: Callable[..., Chat], mock_api: MockAnthropic, command: str) -> Chat:
+    """A chat whose model backgrounds ``command`` when asked to count; allowed to run it."""
+    chat = claude_chat()
     chat.on_permission(
         lambda request: next(o["optionId"] for o in request["options"] if o["kind"] == "allow_once")
     )
+    mock_api.on_user("Count", tool_use("Bash", background(command)))
+    return chat
 
 
 def running(command: str) -> list[int]:
@@ -56,9 +60,7 @@ def running(command: str) -> list[int]:
 async def test_a_background_commands_lines_do_not_reach_a_v1_client(
     claude_chat: Callable[..., Chat], mock_api: MockAnthropic
 ) -> None:
-    chat = claude_chat()
-    allow(chat)
-    mock_api.on_user("Count", tool_use("Bash", background(COMMAND)))
+    chat = counting_chat(claude_chat, mock_api, COMMAND)
     mock_api.on(lambda r: True, text("Started"))
     stamped: list[tuple[float, dict[str, Any]]] = []
 
@@ -95,9 +97,7 @@ async def test_a_background_commands_lines_do_not_reach_a_v1_client(
 async def test_a_cancel_spares_a_background_command_and_closing_ends_it(
     claude_chat: Callable[..., Chat], mock_api: MockAnthropic
 ) -> None:
-    chat = claude_chat()
-    allow(chat)
-    mock_api.on_user("Count", tool_use("Bash", background(LONG)))
+    chat = counting_chat(claude_chat, mock_api, LONG)
     mock_api.on_user("Wait", tool_use("Bash", {"command": "sleep 20", "description": "Wait"}))
     mock_api.on(lambda r: True, text("Started"))
     assert (await ask(chat, "Count")).ok
