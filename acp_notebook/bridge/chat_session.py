@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..agent import jsonrpc
+from ..agent.background_output import BackgroundOutput
 from ..agent.catalogue import AgentSpec
 from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
@@ -189,12 +190,16 @@ class ChatSession:
             line_budget=config.line_budget,
         )
         # The client terminals the agent runs (terminal/*), shown on their tool calls.
-        self.terminals = ClientTerminals(
-            cwd, agent_env(spec), lambda update: self._emit({"kind": "update", "update": update})
-        )
+        self.terminals = ClientTerminals(cwd, agent_env(spec), self._show_update)
+        # Claude's backgrounded commands, whose output its wrapper does not stream over v1.
+        self.background_output = BackgroundOutput(self._show_update)
         self._terminal_requests: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ events
+
+    def _show_update(self, update: dict[str, Any]) -> None:
+        """A session update of the client's own (a terminal's output on its tool call)."""
+        self._emit({"kind": "update", "update": update})
 
     def _emit(self, event: StreamEvent) -> None:
         if self._chunks:
@@ -303,6 +308,7 @@ class ChatSession:
         if self.notebook is not None:
             self.notebook.close()
         await self.terminals.close()
+        await self.background_output.close()
         await self.conn.close()
         if self._turn_task is not None:
             self._turn_task.cancel()
@@ -721,6 +727,7 @@ class ChatSession:
             self._track_tool(update)
             self._emit({"kind": "update", "update": bound(update)})
             self.terminals.watch(update)
+            self.background_output.watch(update)
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
             rpc_id = params.get("requestId")

@@ -4,8 +4,9 @@ Measured with claude-agent-acp 0.101.0: the wrapper follows a background command
 output file only for sessions that report background work, which only its ACP v2 surface
 makes (``SessionBackgroundWork.reported``); a v1 client gets the result's placeholder,
 which names the output file, and ``terminal_exit`` when the command ends, with no line
-of its output. Claude Code spares background commands on an interrupt: a cancel leaves
-the command running, closing the chat ends it.
+of its output. The chat follows that file itself (agent/background_output.py), so the
+lines show as the command prints them. Claude Code spares background commands on an
+interrupt: a cancel leaves the command running, closing the chat ends it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def running(command: str) -> list[int]:
     return found
 
 
-async def test_a_background_commands_lines_do_not_reach_a_v1_client(
+async def test_a_background_commands_lines_show_as_it_prints(
     claude_chat: Callable[..., Chat], mock_api: MockAnthropic
 ) -> None:
     chat = counting_chat(claude_chat, mock_api, COMMAND)
@@ -75,23 +76,30 @@ async def test_a_background_commands_lines_do_not_reach_a_v1_client(
         deadline = time.monotonic() + 15
         while not any("terminal_exit" in m for _, m in stamped) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
+        await asyncio.sleep(1)  # the file's end, read after the exit
     finally:
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
     assert turn.ok and turn.text == "Started"
     outputs = [
-        (at, (m.get("terminal_output_delta") or m.get("terminal_output"))["data"])
+        (at, key, m[key]["data"])
         for at, m in stamped
-        if "terminal_output_delta" in m or "terminal_output" in m
+        for key in ("terminal_output", "terminal_output_delta")
+        if key in m
     ]
     ended = next(at for at, m in stamped if "terminal_exit" in m)
-    # One placeholder at the result, naming the output file; the exit when the command
-    # ends; no line of the command's output in between.
-    ((placed, placeholder),) = outputs
+    # The wrapper's placeholder names the output file; the chat's reading of it replaces
+    # the placeholder, then appends; the first line comes seconds before the exit.
+    (_, _, placeholder), *followed = outputs
     assert "running in background" in placeholder and ".output" in placeholder
-    assert ended - placed >= 4.0
-    assert not any("line 1" in data for _, data in outputs)
+    assert followed[0][1] == "terminal_output"
+    assert all(key == "terminal_output_delta" for _, key, _ in followed[1:])
+    first_line = next(at for at, _, data in followed if "line 1" in data)
+    assert ended - first_line >= 2.0
+    # Claude Code ends the file with a line of its own: "[exited with code 0]".
+    lines = "".join(data for _, _, data in followed).splitlines()
+    assert lines[:5] == [f"line {i}" for i in range(1, 6)]
 
 
 async def test_a_cancel_spares_a_background_command_and_closing_ends_it(
