@@ -33,16 +33,22 @@ def task_file(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def following(path: Path) -> tuple[BackgroundOutput, list[dict[str, Any]]]:
+    """A follower told of task b1 and of the placeholder naming ``path``; its updates."""
+    updates: list[dict[str, Any]] = []
+    follower = BackgroundOutput(updates.append)
+    follower.watch(result("b1"))
+    follower.watch(placeholder(path))
+    return follower, updates
+
+
 def shown(updates: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(key, value["data"]) for u in updates for key, value in u["_meta"].items()]
 
 
 async def test_the_file_replaces_the_placeholder_then_grows_to_its_end(tmp_path: Path) -> None:
     path = task_file(tmp_path, "one\n")
-    updates: list[dict[str, Any]] = []
-    follower = BackgroundOutput(updates.append)
-    follower.watch(result("b1"))
-    follower.watch(placeholder(path))
+    follower, updates = following(path)
     await asyncio.sleep(0.1)
     assert shown(updates) == [("terminal_output", "one\n")]
     with path.open("ab") as f:
@@ -71,10 +77,7 @@ async def test_only_the_file_of_the_calls_own_task_is_read(tmp_path: Path) -> No
 
 async def test_closing_stops_following(tmp_path: Path) -> None:
     path = task_file(tmp_path, "one\n")
-    updates: list[dict[str, Any]] = []
-    follower = BackgroundOutput(updates.append)
-    follower.watch(result("b1"))
-    follower.watch(placeholder(path))
+    follower, updates = following(path)
     await asyncio.sleep(0.1)
     await follower.close()
     path.write_text("one\ntwo\n")
