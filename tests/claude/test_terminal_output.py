@@ -6,7 +6,8 @@ fold keeps it as the call's terminal and ``turn.tool_calls`` carries it.
 Measured here: over ACP v1 the wrapper sends a command's output only when the command
 has ended (a foreground command's output comes with its result; a backgrounded one's
 file is followed only for its v2 clients), so the lines of a five-second command arrive
-together, with the exit. What streams live is a client terminal (test_client_terminals).
+together, with the exit. What streams live is a client terminal (test_client_terminals)
+and a backgrounded command, whose file the chat follows itself (test_background_command).
 """
 
 from __future__ import annotations
