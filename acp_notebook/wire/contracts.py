@@ -64,6 +64,8 @@ SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 # The fold's bounds: past these the oldest items go (fold.py, fold.ts).
 FOLD_MAX_ITEMS = 5000
 FOLD_MAX_WEIGHT = 8 * 1024 * 1024
+# A tool call's terminal output keeps at most this many characters: its end (fold.py, fold.ts).
+FOLD_TERMINAL_MAX = 256 * 1024
 # Server -> kernel questions on the kernel's socket, and their answers.
 KERNEL_QUERY: Final = "kernel:query"
 KERNEL_ANSWER: Final = "kernel:answer"
@@ -446,6 +448,20 @@ class ToolCallView(TypedDict):
     locations: list[Json]
     rawInput: Any
     rawOutput: Any
+    # Present once the agent showed a terminal on the call (claude's ``_meta.terminal_info``).
+    terminal: NotRequired[TerminalView]
+
+
+class TerminalView(TypedDict):
+    """A tool call's terminal: its output's end, what was cut before it, and its exit."""
+
+    terminalId: str
+    output: str
+    # Characters cut from the output's start (kept to FOLD_TERMINAL_MAX).
+    cut: int
+    exited: bool
+    exitCode: int | None
+    signal: str | None
 
 
 class Usage(TypedDict):

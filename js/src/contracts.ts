@@ -28,6 +28,7 @@ export const CHAT_GONE = 4404;
 export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
 export const FOLD_MAX_ITEMS = 5000;
 export const FOLD_MAX_WEIGHT = 8388608;
+export const FOLD_TERMINAL_MAX = 262144;
 export const KERNEL_QUERY = "kernel:query";
 export const KERNEL_ANSWER = "kernel:answer";
 export const MAX_ANSWER = 65536;
@@ -642,6 +643,16 @@ export interface SubscribeRequest {
   type: "chat:subscribe";
 }
 
+/** A tool call's terminal: its output's end, what was cut before it, and its exit. */
+export interface TerminalView {
+  terminalId: string;
+  output: string;
+  cut: number;
+  exited: boolean;
+  exitCode: number | null;
+  signal: string | null;
+}
+
 export interface TextBlock {
   type: "text";
   text: string;
@@ -670,6 +681,7 @@ export interface ToolCallView {
   locations: Record<string, unknown>[];
   rawInput: unknown;
   rawOutput: unknown;
+  terminal?: TerminalView;
 }
 
 export interface ToolItem {

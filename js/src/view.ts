@@ -14,6 +14,7 @@ import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
+import { TerminalPane } from "./terminal";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
 
@@ -62,6 +63,17 @@ const PAGE_ITEMS = 24;
  * the transcript's 70vh of a 1600 px high window; 48 took 36-54 ms of a loaded box.
  */
 const TAIL_ITEMS = 32;
+
+/** A tool call's fields that its card shows above its terminal. */
+const TOOL_FIELDS = [
+  "title",
+  "kind",
+  "status",
+  "content",
+  "locations",
+  "rawInput",
+  "rawOutput",
+] as const;
 
 function nextFrame(callback: () => void): () => void {
   const handle = requestAnimationFrame(callback);
@@ -522,9 +534,22 @@ export class ChatView {
       }
       case "tool": {
         const box = el("div", "acpnb-item acpnb-tool");
+        const card = el("div", "acpnb-tool-card");
+        box.append(card);
+        let pane: TerminalPane | null = null;
+        let drawn: unknown[] = [];
         const update = (): void => {
           const call = this.state.toolCalls.get(item.toolCallId);
-          if (call !== undefined) renderToolCall(box, call, t);
+          if (call === undefined) return;
+          // Live output changes only the terminal: the rest is drawn again when it changed.
+          const fields = TOOL_FIELDS.map((key) => call[key]);
+          if (fields.some((value, n) => value !== drawn[n])) renderToolCall(card, call, t);
+          drawn = fields;
+          if (call.terminal !== undefined) {
+            pane ??= new TerminalPane(t);
+            if (pane.el.parentNode !== box) box.append(pane.el);
+            pane.update(call.terminal);
+          }
         };
         return this.keyedView(`tool:${item.toolCallId}`, { el: box, grows: false, update });
       }
