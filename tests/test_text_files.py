@@ -21,7 +21,7 @@ from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.edit_review import edit_title, edited_paths
 from acp_notebook.bridge.hub import Hub, HubConfig
 from acp_notebook.notebook_tools import text_files
-from acp_notebook.notebook_tools.page_document import IN_EDITOR, Pages
+from acp_notebook.notebook_tools.page_document import IN_EDITOR, IN_NOTEBOOK, Pages
 from acp_notebook.notebook_tools.text_files import DiskFiles, ServerFiles, confine
 from acp_notebook.wire.contracts import MAX_FILE_TEXT, FileEdit, PermissionRequestEvent
 from acp_notebook.wire.review import Review
@@ -315,15 +315,29 @@ async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) 
         await files.read(str(tmp_path))
 
 
-async def test_a_notebook_open_in_a_page_is_not_written_behind_it(tmp_path: Path) -> None:
+async def test_a_notebook_open_in_a_page_is_read_as_it_is_there_and_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pages = Pages()
     files = ServerFiles(AsyncLargeFileManager(root_dir=str(tmp_path)), str(tmp_path), pages)
-    (tmp_path / "a.ipynb").write_text("{}")
-    page = pages.connect(lambda frame: None)
-    pages.receive(page, json.dumps({"type": "page:notebooks", "notebooks": [{"path": "a.ipynb"}]}))
+    (tmp_path / "a.ipynb").write_text('{\n "cells": []\n}\n')
+    # What the page would save: an unsaved cell.
+    live = '{\n "cells": [\n  {\n   "source": [\n    "unsaved = 1"\n   ]\n  }\n ]\n}\n'
+    EditorPage(pages, {}, {"a.ipynb": live})
+    path = str(tmp_path / "a.ipynb")
+
+    assert await files.read(path) == ("a.ipynb", live, IN_NOTEBOOK)
+    assert await file_requests.read_text_file(files, {"path": path, "line": 5, "limit": 1}) == {
+        "content": '    "unsaved = 1"\n'
+    }
+    # Written behind the page, the notebook would raise "file changed on disk".
     with pytest.raises(FileRefused, match="open as a notebook in a page"):
-        await files.write(str(tmp_path / "a.ipynb"), "{}", "[]")
-    assert (tmp_path / "a.ipynb").read_text() == "{}"
+        await files.write(path, live, "[]")
+    assert (tmp_path / "a.ipynb").read_text() == '{\n "cells": []\n}\n'
+    # The size bound of a file on disk holds for the page's text too.
+    monkeypatch.setattr(text_files, "MAX_FILE_BYTES", len(live) - 1)
+    with pytest.raises(FileRefused, match=f"a.ipynb is {len(live):,} bytes"):
+        await files.read(path)
 
 
 class BrokenFiles:
