@@ -26,6 +26,10 @@ from .documents import EditRefused
 from .page_document import IN_EDITOR, IN_NOTEBOOK
 
 CHANGED = "{path} changed since the write was reviewed; read it again"
+NOTEBOOK_OPEN = (
+    "{path} is open as a notebook in a page: change it with the notebook tools"
+    " (insert_cell, edit_cell, ...), not by writing the file"
+)
 
 
 def confine(root: str, path: str) -> tuple[str, str]:
@@ -118,9 +122,6 @@ class OpenEditors(Protocol):
 
     async def write_editor(self, path: str, before: str, after: str) -> str | None: ...
 
-    def holding(self, path: str, file: bool = False) -> object:
-        """A page that has ``path`` open as a notebook (``file`` False), or None."""
-
 
 class ServerFiles:
     """Server mode: files under the server's root, in the editor of a page that has one
@@ -161,9 +162,8 @@ class ServerFiles:
         if self._editors is None:
             return None
         try:
-            text, where = await self._editors.notebook_text(shown), IN_NOTEBOOK
-            if text is None:
-                text, where = await self._editors.editor_text(shown), IN_EDITOR
+            notebook = await self._editors.notebook_text(shown)
+            text = notebook if notebook is not None else await self._editors.editor_text(shown)
         except EditRefused as exc:
             raise FileRefused(
                 f"{shown} cannot be read from the page that has it open: {exc}"
@@ -173,7 +173,10 @@ class ServerFiles:
         size = len(text.encode("utf-8"))
         if size > MAX_FILE_BYTES:  # as the file saved would be
             raise _too_large(shown, size)
-        return OpenText(shown, text, where)
+        if notebook is not None:
+            # Written behind the page, the notebook would raise "file changed on disk".
+            return OpenText(shown, text, IN_NOTEBOOK, NOTEBOOK_OPEN.format(path=shown))
+        return OpenText(shown, text, IN_EDITOR)
 
     async def read(self, path: str) -> OpenText:
         _, shown = confine(self.root, path)
@@ -193,13 +196,9 @@ class ServerFiles:
         opened = await self.read(path)
         if opened.text != before:
             raise FileRefused(CHANGED.format(path=path))
-        if self._editors is not None and self._editors.holding(opened.path) is not None:
-            # Written behind the page, the notebook would raise "file changed on disk".
-            raise FileRefused(
-                f"{opened.path} is open as a notebook in a page: change it with the notebook"
-                " tools (insert_cell, edit_cell, ...), not by writing the file"
-            )
-        if opened.where == IN_EDITOR and self._editors is not None:
+        if opened.unwritable is not None:
+            raise FileRefused(opened.unwritable)
+        if opened.where is not None and self._editors is not None:
             try:
                 where = await self._editors.write_editor(opened.path, before or "", after)
             except EditRefused as exc:
