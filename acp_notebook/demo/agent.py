@@ -868,6 +868,20 @@ async def fs(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("fs: ok")
 
 
+@behaviour(r"read-file\s+(\S+)")
+async def read_file(turn: Turn, match: re.Match[str]) -> None:
+    """Reads a file through the client (``fs/read_text_file``: what the person has open, a
+    notebook open in a page as that page holds it) and shows its text."""
+    path = turn.path(match.group(1))
+    try:
+        read = await turn.ask("fs/read_text_file", {"sessionId": turn.session.id, "path": path})
+    except RpcError as failure:
+        await turn.say(f"read-file: error {failure.code}: {failure.message}")
+        return
+    text = str(read.get("content", "")) if isinstance(read, dict) else ""
+    await turn.say(f"read-file: {os.path.basename(path)}:\n\n```\n{text}```\n")
+
+
 # What the `edit-file` behaviour appends to the file it edits through the client.
 FILE_LINE = "Edited by the demo agent.\n"
 

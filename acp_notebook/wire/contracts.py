@@ -920,14 +920,15 @@ class PageFocus(_Wire):
 class PageRequest(_Wire):
     """Server -> page: a request on one notebook the page holds. ``cells``: its cells as
     nbformat dicts; ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would,
-    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text.
+    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text;
+    ``notebook``: the whole notebook as the text its save would write (``{"text": ...}``).
     On a text file open in an editor: ``text``: its text (``{"text": ...}``); ``write``:
     replace ``before`` with ``text`` in its editor, one undo step."""
 
     type: Literal["page:request"]
     id: int
     path: PathText
-    op: Literal["cells", "apply", "run", "active", "text", "write"]
+    op: Literal["cells", "apply", "run", "active", "notebook", "text", "write"]
     edit: CellEdit | None = None
     cellId: Annotated[str, Field(max_length=64)] | None = None
     timeout: float | None = None

@@ -459,15 +459,16 @@ export interface PageReply {
 /**
  * Server -> page: a request on one notebook the page holds. ``cells``: its cells as nbformat dicts;
  * ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would, waiting up to ``timeout``
- * seconds; ``active``: the active cell and selected text. On a text file open in an editor:
- * ``text``: its text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its
- * editor, one undo step.
+ * seconds; ``active``: the active cell and selected text; ``notebook``: the whole notebook as the
+ * text its save would write (``{"text": ...}``). On a text file open in an editor: ``text``: its
+ * text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its editor, one undo
+ * step.
  */
 export interface PageRequest {
   type: "page:request";
   id: number;
   path: string;
-  op: "cells" | "apply" | "run" | "active" | "text" | "write";
+  op: "cells" | "apply" | "run" | "active" | "notebook" | "text" | "write";
   edit?: CellEdit | null;
   cellId?: string | null;
   timeout?: number | null;
