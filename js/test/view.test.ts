@@ -111,6 +111,61 @@ describe("streaming", () => {
     }
   });
 
+  it("cuts a long answer at each frame's budget, goes on in the next, loses and reorders nothing", () => {
+    // About 1 MB of one paragraph: some 130 steps of the Markdown stream.
+    const text = Array.from({ length: 150_000 }, (_, i) => `${i} `).join("");
+    const frames: (() => void)[] = [];
+    const painted: (() => void)[] = [];
+    const view = new ChatView({
+      t: translator("en"),
+      request: recorder().request,
+      schedule: (callback) => {
+        frames.push(callback);
+        return () => frames.splice(frames.indexOf(callback), 1);
+      },
+      afterPaint: (callback) => painted.push(callback),
+    });
+    current = view;
+    document.body.append(view.el);
+    view.setConnected(true);
+    view.flush();
+    // Every reading of the clock takes a millisecond: a step (one reading) costs one.
+    let now = 0;
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => (now += 1));
+    const shown = (): string => view.el.querySelector(".acpnb-agent")?.textContent?.trim() ?? "";
+    /** Runs the next frame, then its paint taking `paint` ms; returns the characters it added. */
+    const frame = (paint: number): number => {
+      const before = shown().length;
+      frames.shift()?.();
+      now += paint;
+      for (const callback of painted.splice(0)) callback();
+      const after = shown();
+      // Always the answer's start, whole and in order.
+      expect(text.startsWith(after)).toBe(true);
+      return after.length - before;
+    };
+    try {
+      view.apply([ready(), ev({ kind: "turn_started", prompt: "count" }), chunk(text)], false);
+      const first = frame(0);
+      expect(first).toBeGreaterThan(0);
+      // A costly paint: the next frame takes fewer steps.
+      frame(40);
+      const afterCostly = frame(0);
+      expect(afterCostly).toBeLessThan(first / 2);
+      // Cheap frames: more steps again, more than the first frame's.
+      const cheap: number[] = [];
+      while (frames.length > 0 && shown().length < text.trim().length) cheap.push(frame(0));
+      expect(Math.max(...cheap)).toBeGreaterThan(first);
+      expect(shown()).toBe(text.trim());
+      // Done: no frame waits, no paint is measured.
+      frames.shift()?.();
+      expect(frames).toHaveLength(0);
+      expect(painted).toHaveLength(0);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it("reads only the new part of a growing answer or thought, never the text before it", () => {
     // Checking that a 1 MB answer starts with the text shown before took V8 milliseconds a
     // frame (the fold's text is a rope): a growing item's text is trusted to only grow.
