@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "../src/contracts";
 import { fold, initialState, MAX_ITEMS, snapshot } from "../src/fold";
 import { isolate, type Locale, translator } from "../src/i18n";
-import { ChatView } from "../src/view";
+import { ChatView, type ViewOptions } from "../src/view";
 import { chunk, elicitation, ev, recorder, settle } from "./helpers";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
@@ -24,6 +24,26 @@ function setup(locale: Locale = "en") {
   view.setConnected(true);
   view.flush();
   return { view, ...rec, frames: () => frames };
+}
+
+/** A view whose frames wait in `frames` until the test runs them. */
+function framed(options: Partial<ViewOptions> = {}): { view: ChatView; frames: (() => void)[] } {
+  const frames: (() => void)[] = [];
+  const view = new ChatView({
+    t: translator("en"),
+    request: recorder().request,
+    schedule: (callback) => {
+      frames.push(callback);
+      return () => {
+        const at = frames.indexOf(callback);
+        if (at >= 0) frames.splice(at, 1);
+      };
+    },
+    ...options,
+  });
+  current = view;
+  document.body.append(view.el);
+  return { view, frames };
 }
 
 function ready(): StreamEvent {
@@ -114,19 +134,8 @@ describe("streaming", () => {
   it("cuts a long answer at each frame's budget, goes on in the next, loses and reorders nothing", () => {
     // About 1 MB of one paragraph: some 130 steps of the Markdown stream.
     const text = Array.from({ length: 150_000 }, (_, i) => `${i} `).join("");
-    const frames: (() => void)[] = [];
     const painted: (() => void)[] = [];
-    const view = new ChatView({
-      t: translator("en"),
-      request: recorder().request,
-      schedule: (callback) => {
-        frames.push(callback);
-        return () => frames.splice(frames.indexOf(callback), 1);
-      },
-      afterPaint: (callback) => painted.push(callback),
-    });
-    current = view;
-    document.body.append(view.el);
+    const { view, frames } = framed({ afterPaint: (callback) => painted.push(callback) });
     view.setConnected(true);
     view.flush();
     // Every reading of the clock takes a millisecond: a step (one reading) costs one.
@@ -339,20 +348,7 @@ describe("streaming", () => {
   }, 30_000); // 9 MiB of text through jsdom: 4 s alone, over 5 s on a loaded box
 
   it("builds a resync's last pages in its frame and the earlier ones in the frames after", () => {
-    const frames: (() => void)[] = [];
-    const view = new ChatView({
-      t: translator("en"),
-      request: recorder().request,
-      schedule: (callback) => {
-        frames.push(callback);
-        return () => {
-          const at = frames.indexOf(callback);
-          if (at >= 0) frames.splice(at, 1);
-        };
-      },
-    });
-    current = view;
-    document.body.append(view.el);
+    const { view, frames } = framed();
     const turn = (i: number): StreamEvent[] => [
       ev({ kind: "turn_started", prompt: `q${i}` }),
       chunk(`a${i}`, "agent_message_chunk", `m${i}`),
