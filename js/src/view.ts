@@ -9,6 +9,7 @@ import { Composer } from "./composer";
 import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./contracts";
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
+import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
 import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
@@ -23,6 +24,8 @@ export interface ViewOptions {
   request(body: RequestBody): Promise<RequestResult>;
   /** Runs `callback` before the next paint; returns a canceller. Default: requestAnimationFrame. */
   schedule?: (callback: () => void) => () => void;
+  /** Runs `callback` in a task after the frame's paint. Default: setTimeout 0. */
+  afterPaint?: (callback: () => void) => void;
   now?: () => number;
   /** Keeps the composer's draft across views of one chat (a re-display re-creates the view). */
   draftKey?: string;
@@ -39,13 +42,6 @@ interface ItemView {
 }
 
 type Card = PermissionCard | ElicitationCard;
-
-/**
- * A frame goes on taking steps of long texts while it has spent less than this (ms): one
- * step of a 600 KB answer took about 2.5 ms of a 16.7 ms frame in JupyterLab, so one
- * step a frame left the page idle half the time and set the answer's pace.
- */
-const STEP_BUDGET_MS = 8;
 
 /**
  * Transcript items go into pages of this many; only a page skips style, layout and paint
@@ -108,6 +104,13 @@ export class ChatView {
   private readonly queue: QueuePanel;
   private readonly ctx: CardContext;
   private readonly schedule: (callback: () => void) => () => void;
+  private readonly afterPaint: (callback: () => void) => void;
+  /**
+   * How long a frame goes on taking steps of long texts (frame_budget.ts): one step of a
+   * 600 KB answer took about 2.5 ms of a 16.7 ms frame in JupyterLab, so one step a
+   * frame left the page idle half the time and set the answer's pace.
+   */
+  private readonly budget = new FrameBudget();
   private readonly now: () => number;
   /** The views of the items from `base` on (the items before it are not built yet). */
   private views: ItemView[] = [];
@@ -120,7 +123,7 @@ export class ChatView {
   private readonly droppedNote = el("div", "acpnb-dropped");
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
-  /** Items whose text is still being shown in steps (as many a frame as STEP_BUDGET_MS allows). */
+  /** Items whose text is still being shown in steps (as many a frame as the budget allows). */
   private unfinished = new Set<ItemView>();
   private keyed = new Map<string, ItemView>();
   /** Pending cards by request key; they survive a resync, and with them what the user typed. */
@@ -152,6 +155,7 @@ export class ChatView {
   constructor(options: ViewOptions) {
     this.t = options.t;
     this.schedule = options.schedule ?? nextFrame;
+    this.afterPaint = options.afterPaint ?? ((callback) => setTimeout(callback, 0));
     this.now = options.now ?? Date.now;
     this.ctx = {
       t: this.t,
@@ -293,8 +297,12 @@ export class ChatView {
     this.inert = true;
   }
 
-  /** A frame's paint; `whole`: with every item (else a reset builds the last ones first). */
-  private frame(whole: boolean): void {
+  /**
+   * A frame's paint; `whole`: with every item (else a reset builds the last ones first).
+   * Returns the frame's budget when its steps stopped at it (more remain for the next
+   * frames), else null.
+   */
+  private frame(whole: boolean): Frame | null {
     this.cancelFrame?.();
     this.cancelFrame = null;
     const box = this.transcript;
@@ -315,7 +323,8 @@ export class ChatView {
     this.cut = this.state.dropped?.characters ?? 0;
     // Only the last item can have grown since the last frame; the rest are new.
     const last = this.views[this.views.length - 1];
-    const deadline = performance.now() + STEP_BUDGET_MS;
+    const budget = this.budget.begin();
+    const deadline = budget.until;
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
     for (const view of updated) view.update(deadline);
@@ -331,6 +340,7 @@ export class ChatView {
       this.buildPageBefore(updated, deadline);
       if (!whole && performance.now() >= deadline) break;
     }
+    budget.stepped();
     this.unfinished = new Set([...updated].filter((view) => view.unfinished?.() === true));
     for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
     this.dirtyKeys.clear();
@@ -357,7 +367,9 @@ export class ChatView {
         box.scrollTop = bottom;
       }
     }
-    if (this.unfinished.size > 0 || this.base > 0) this.requestFrame();
+    if (this.unfinished.size === 0 && this.base === 0) return null;
+    this.requestFrame();
+    return budget;
   }
 
   /**
@@ -475,7 +487,12 @@ export class ChatView {
   }
 
   private requestFrame(): void {
-    if (this.cancelFrame === null) this.cancelFrame = this.schedule(() => this.frame(false));
+    if (this.cancelFrame !== null) return;
+    this.cancelFrame = this.schedule(() => {
+      // Only the frames the budget cut say what it costs: the others may have had little to do.
+      const cut = this.frame(false);
+      if (cut !== null) this.afterPaint(cut.painted);
+    });
   }
 
   private markDirty(event: StreamEvent, live: boolean): void {
