@@ -60,7 +60,9 @@ window.WebSocket = class extends window.WebSocket {
     super(...args);
     if (String(args[0]).includes("/acp-notebook/ws/browser")) {
       this.addEventListener("message", (event) => {
-        const text = typeof event.data === "string" && event.data.includes("agent_message_chunk");
+        const data = typeof event.data === "string" ? event.data : "";
+        // Answer text, or a terminal's output (the terminal row).
+        const text = data.includes("agent_message_chunk") || data.includes("terminal_output");
         if (text) window.__frameTimes.push(performance.now());
       });
     }
@@ -412,6 +414,54 @@ def _conversation_row(ctx: Context, browser: Browser, app: str) -> Row:
     )
 
 
+# A command's lines through a client terminal shown live in its tool call's card.
+TERMINAL_LINES = 100_000
+# The command's last line is in the card's terminal, and its exit under it.
+TERMINAL_DONE = """
+    const screens = root.querySelectorAll(".acpnb-terminal-screen");
+    const screen = screens[screens.length - 1];
+    if (screen === undefined) return false;
+    const exit = screen.parentElement.querySelector(".acpnb-terminal-exit");
+    return exit !== null && !exit.hidden && (screen.lastChild?.textContent ?? "").endsWith(arg);
+"""
+
+
+def _terminal_name(app: str) -> str:
+    return _row_name(app, f"{TERMINAL_LINES:,} lines of a command in a live terminal card")
+
+
+def _terminal_row(ctx: Context, browser: Browser, app: str) -> Row:
+    """The demo agent's ``terminal N fast``: N lines at once from a client terminal, timed
+    until the last is in the card; the reference is the rate at which the server delivered
+    them to this page's socket (its last frame of output, timed when it arrived)."""
+    server = ctx.server()
+    prompt = f"terminal {TERMINAL_LINES} fast"
+    filename = write_cells(server.lab, [("code", OPEN_CHAT)])
+    with open_page(browser, server.lab, filename, app) as page:
+        run_cell(page, 0)
+        wait_ready(page)
+        progress(f"{APPS[app]}: {TERMINAL_LINES:,} terminal lines")
+        page.evaluate("window.__frameTimes.length = 0")
+        with main_thread(browser, page) as tasks:
+            last = f"line {TERMINAL_LINES - 1}\n"
+            elapsed = prompt_and_time(page, prompt, TERMINAL_DONE, last)
+            page.wait_for_timeout(500)  # the paints that follow the last line
+        to_page = page.evaluate(LAST_FRAME, elapsed * 1000) / 1000
+    rate, delivered = TERMINAL_LINES / elapsed, TERMINAL_LINES / to_page
+    live = tasks[0]
+    ok = live.longest_ms < TASK_LIMIT_MS and rate / delivered >= RATE_TARGET
+    return Row(
+        _terminal_name(app),
+        f"rendered in {fmt(elapsed, 's')}, longest task "
+        f"{fmt(live.longest_ms, 'ms')} ({live.long_tasks} over 50 ms)",
+        fmt(rate, "lines/s"),
+        f"{fmt(delivered, 'lines/s')} (server to this page's socket)",
+        rate / delivered,
+        f"ratio >= {RATE_TARGET}, no task > {TASK_LIMIT_MS:g} ms",
+        ok,
+    )
+
+
 def run(ctx: Context) -> list[Row]:
     rows: list[Row] = []
     with chromium() as browser:
@@ -419,4 +469,6 @@ def run(ctx: Context) -> list[Row]:
             rows += _stream_rows(ctx, browser, app)
             if ctx.wanted(_conversation_name(ctx, app)):
                 rows.append(_conversation_row(ctx, browser, app))
+            if ctx.wanted(_terminal_name(app)):
+                rows.append(_terminal_row(ctx, browser, app))
     return rows

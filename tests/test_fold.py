@@ -21,6 +21,7 @@ from acp_notebook.wire.contracts import fold_snapshot
 from acp_notebook.wire.fold import (
     MAX_ITEMS,
     MAX_WEIGHT,
+    TERMINAL_MAX,
     ChatState,
     fold,
     initial_state,
@@ -425,3 +426,34 @@ def test_the_state_is_bounded_in_characters() -> None:
     assert 0 <= snap["dropped"]["characters"] - (300_000 - len(text) + 1) < 100
     assert state.weight <= state.max_weight
     assert last_agent_text(state) == text
+
+
+def test_a_terminals_output_keeps_its_end_and_counts_the_cut() -> None:
+    state = initial_state()
+    meta = {"terminal_info": {"terminal_id": "t"}}
+    call = {"sessionUpdate": "tool_call", "toolCallId": "b", "_meta": meta}
+    fold(state, {"kind": "update", "seq": 1, "update": call})
+    started = time.perf_counter()
+    for n in range(100_000):  # 100,000 lines, as a live command prints them
+        delta = {"terminal_output_delta": {"terminal_id": "t", "data": f"line {n:06d}\n"}}
+        update = {"sessionUpdate": "tool_call_update", "toolCallId": "b", "_meta": delta}
+        fold(state, {"kind": "update", "seq": n + 2, "update": update})
+    assert time.perf_counter() - started < 5  # linear: a line never copies the rest
+    term = snapshot(state)["toolCalls"]["b"]["terminal"]
+    assert len(term["output"]) == TERMINAL_MAX
+    assert term["output"].endswith("line 099999\n")
+    assert term["cut"] == 100_000 * 12 - TERMINAL_MAX
+    assert state.weight <= MAX_WEIGHT
+    # A snapshot restores with its terminal; more output goes on from there.
+    again = restore(snapshot(state))
+    update = {"terminal_output_delta": {"terminal_id": "t", "data": "end\n"}}
+    fold(
+        again,
+        {
+            "kind": "update",
+            "seq": 10**6,
+            "update": {"sessionUpdate": "tool_call_update", "toolCallId": "b", "_meta": update},
+        },
+    )
+    shown = snapshot(again)["toolCalls"]["b"]["terminal"]
+    assert shown["output"].endswith("line 099999\nend\n") and shown["cut"] == term["cut"] + 4

@@ -21,7 +21,7 @@ from acp_notebook.bridge.chat_session import SessionConfig
 from acp_notebook.bridge.edit_review import edit_title, edited_paths
 from acp_notebook.bridge.hub import Hub, HubConfig
 from acp_notebook.notebook_tools import text_files
-from acp_notebook.notebook_tools.page_document import IN_EDITOR, Pages
+from acp_notebook.notebook_tools.page_document import IN_EDITOR, IN_NOTEBOOK, Pages
 from acp_notebook.notebook_tools.text_files import DiskFiles, ServerFiles, confine
 from acp_notebook.wire.contracts import MAX_FILE_TEXT, FileEdit, PermissionRequestEvent
 from acp_notebook.wire.review import Review
@@ -291,7 +291,7 @@ async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) 
     page = EditorPage(pages, {"open.py": "saved\nunsaved\n"})
 
     opened = await files.read(str(tmp_path / "open.py"))
-    assert opened == ("open.py", "saved\nunsaved\n", IN_EDITOR)
+    assert opened == ("open.py", "saved\nunsaved\n", IN_EDITOR, None)
     assert await file_requests.read_text_file(
         files, {"path": str(tmp_path / "open.py"), "line": 2, "limit": 1}
     ) == {"content": "unsaved\n"}
@@ -305,7 +305,8 @@ async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) 
         await files.write(str(tmp_path / "open.py"), "saved\nunsaved\n", "again\n")
 
     # Not open anywhere: the contents manager.
-    assert (await files.read(str(tmp_path / "closed.py"))) == ("closed.py", "on disk\n", None)
+    closed = await files.read(str(tmp_path / "closed.py"))
+    assert closed == ("closed.py", "on disk\n", None, None)
     assert await files.write(str(tmp_path / "closed.py"), "on disk\n", "new\n") == "the saved file"
     assert (tmp_path / "closed.py").read_text() == "new\n"
     assert await files.write(str(tmp_path / "sub" / "n.txt"), None, "n\n") == "the saved file"
@@ -315,15 +316,49 @@ async def test_server_files_read_and_write_what_an_editor_holds(tmp_path: Path) 
         await files.read(str(tmp_path))
 
 
-async def test_a_notebook_open_in_a_page_is_not_written_behind_it(tmp_path: Path) -> None:
+async def test_a_notebook_open_in_a_page_is_read_as_it_is_there_and_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pages = Pages()
     files = ServerFiles(AsyncLargeFileManager(root_dir=str(tmp_path)), str(tmp_path), pages)
-    (tmp_path / "a.ipynb").write_text("{}")
-    page = pages.connect(lambda frame: None)
-    pages.receive(page, json.dumps({"type": "page:notebooks", "notebooks": [{"path": "a.ipynb"}]}))
+    (tmp_path / "a.ipynb").write_text('{\n "cells": []\n}\n')
+    # What the page would save: an unsaved cell.
+    live = '{\n "cells": [\n  {\n   "source": [\n    "unsaved = 1"\n   ]\n  }\n ]\n}\n'
+    EditorPage(pages, {}, {"a.ipynb": live})
+    path = str(tmp_path / "a.ipynb")
+
+    opened = await files.read(path)
+    assert opened[:3] == ("a.ipynb", live, IN_NOTEBOOK)
+    assert opened.unwritable == "a.ipynb is open as a notebook in a page: " + (
+        "change it with the notebook tools (insert_cell, edit_cell, ...), not by writing the file"
+    )
+    assert await file_requests.read_text_file(files, {"path": path, "line": 5, "limit": 1}) == {
+        "content": '    "unsaved = 1"\n'
+    }
+    # Written behind the page, the notebook would raise "file changed on disk": refused,
+    # before anyone is asked to review it.
     with pytest.raises(FileRefused, match="open as a notebook in a page"):
-        await files.write(str(tmp_path / "a.ipynb"), "{}", "[]")
-    assert (tmp_path / "a.ipynb").read_text() == "{}"
+        await files.write(path, live, "[]")
+
+    async def review(edit: FileEdit) -> Review:
+        raise AssertionError("nobody is asked")
+
+    with pytest.raises(FileRefused, match="open as a notebook in a page"):
+        await file_requests.write_text_file(
+            files, {"path": path, "content": "[]"}, review, lambda path: False
+        )
+    # Writing back what the page holds is answered at once, as for any file.
+    assert (
+        await file_requests.write_text_file(
+            files, {"path": path, "content": live}, review, lambda path: False
+        )
+        == {}
+    )
+    assert (tmp_path / "a.ipynb").read_text() == '{\n "cells": []\n}\n'
+    # The size bound of a file on disk holds for the page's text too.
+    monkeypatch.setattr(text_files, "MAX_FILE_BYTES", len(live) - 1)
+    with pytest.raises(FileRefused, match=f"a.ipynb is {len(live):,} bytes"):
+        await files.read(path)
 
 
 class BrokenFiles:

@@ -12,14 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import jsonrpc
@@ -35,6 +32,7 @@ from .jsonrpc import (
     Response,
     RpcError,
 )
+from .spawn import kill_group, spawn
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +48,9 @@ THREAD_PARSE = 1 << 20
 _BIG_PARSE = threading.Lock()
 # What the unfinished lines of all agents in this process may hold together.
 LINE_BUDGET = LineBudget(64 * 1024 * 1024)
-REAPER = Path(__file__).with_name("reaper.py")
 # What the agent may leave unread of what we send it, as much as it may send in a line;
 # ours are a prompt (its attachments a few MB at most) and short answers.
 MAX_UNREAD = jsonrpc.MAX_LINE
-REAPED = sys.platform == "linux"  # prctl is Linux only
-# Between the reaper's SIGTERM and SIGKILL to the agent's descendants: less than
-# close()'s grace, so the reaper is done before close() would SIGKILL it.
-REAPER_GRACE = 1.0
 
 
 class AgentConnection:
@@ -114,61 +107,20 @@ class AgentConnection:
         its command, cwd or environment, or an "=" in a variable's name, too)."""
         loop = asyncio.get_running_loop()
         protocol = _Protocol(loop, self._exit)
-        spawn = asyncio.ensure_future(self._spawn(loop, protocol))
-        try:
-            transport, self.agent_pid = await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            # Cancelled mid-spawn (a chat closed while it starts): let the spawn finish,
-            # then end it, so neither the reaper nor its agent is left running.
-            with contextlib.suppress(Exception):
-                transport, _ = await spawn
-                _kill_group(transport.get_pid(), signal.SIGKILL)
-                transport.close()
-            raise
+        transport, self.agent_pid = await spawn(
+            lambda: protocol,
+            self.argv,
+            env=self.env,
+            cwd=self.cwd,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         self._proc = asyncio.subprocess.Process(transport, protocol, loop)
         self._tasks = [
             asyncio.create_task(self._read_stderr()),
             asyncio.create_task(self._supervise()),
         ]
-
-    async def _spawn(
-        self, loop: asyncio.AbstractEventLoop, protocol: _Protocol
-    ) -> tuple[asyncio.SubprocessTransport, int]:
-        """The agent's transport and pid, once its reaper has started it."""
-        reaped = REAPED
-        status_read, status_write = os.pipe() if reaped else (-1, -1)
-        argv = self.argv
-        if reaped:
-            # -I -S: no site, no user paths, no PYTHON* variables of the agent's environment.
-            reaper = [str(REAPER), str(os.getpid()), str(REAPER_GRACE), str(status_write)]
-            argv = [sys.executable, "-I", "-S", *reaper, *argv]
-        try:
-            transport, _ = await loop.subprocess_exec(
-                lambda: protocol,
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self.env,
-                cwd=self.cwd,
-                start_new_session=True,
-                pass_fds=(status_write,) if reaped else (),
-            )
-        except (OSError, ValueError) as exc:
-            if reaped:
-                os.close(status_read)
-            # ValueError: what the OS could never take (a NUL byte, an "=" in a name).
-            raise exc if isinstance(exc, OSError) else OSError(str(exc)) from None
-        finally:
-            if reaped:
-                os.close(status_write)
-        if not reaped:
-            return transport, transport.get_pid()
-        try:
-            return transport, await asyncio.to_thread(_agent_started, status_read)
-        except OSError:
-            transport.close()
-            raise
 
     @property
     def pid(self) -> int | None:
@@ -192,9 +144,9 @@ class AgentConnection:
 
     async def _end(self, pid: int, grace: float) -> None:
         if not await self._exited_within(grace):
-            _kill_group(pid, signal.SIGTERM)
+            kill_group(pid, signal.SIGTERM)
             if not await self._exited_within(grace):
-                _kill_group(pid, signal.SIGKILL)
+                kill_group(pid, signal.SIGKILL)
 
     async def _exited_within(self, seconds: float) -> bool:
         with contextlib.suppress(asyncio.TimeoutError):
@@ -392,14 +344,14 @@ class AgentConnection:
         else:
             # The agent exited, but stdout is still open: children it left behind hold
             # the pipe. End them, and read what the agent wrote before it exited.
-            _kill_group(proc.pid, signal.SIGKILL)
+            kill_group(proc.pid, signal.SIGKILL)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(reader), EXIT_DRAIN)
             reader.cancel()  # a process that left the group still holds it: stop waiting
         await asyncio.gather(reader, exit_, return_exceptions=True)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._tasks[0]), 1.0)
-        _kill_group(proc.pid, signal.SIGKILL)  # orphans it left behind
+        kill_group(proc.pid, signal.SIGKILL)  # orphans it left behind
         gone = RpcError(AGENT_GONE, f"the agent exited (code {proc.returncode})")
         for fut in list(self._pending.values()):
             if not fut.done():
@@ -429,34 +381,8 @@ def _parse_big(line: bytes, max_line: int) -> jsonrpc.Message | None:
         return jsonrpc.parse(line, max_line)
 
 
-def _agent_started(status_fd: int) -> int:
-    """The agent's pid, as the reaper reports it; ``OSError`` when it could not start.
-
-    Closes ``status_fd`` itself: a start cancelled while this thread reads must not
-    free the fd's number, which the next ``os.pipe()`` reuses, so this thread would
-    read (and steal) another agent's status.
-    """
-    data = b""
-    try:
-        while chunk := os.read(status_fd, 4096):
-            data += chunk
-    finally:
-        os.close(status_fd)
-    code, _, detail = data.decode(errors="replace").strip().partition(" ")
-    if code == "0" and detail.isdigit():
-        return int(detail)
-    if code.isdigit():
-        raise OSError(int(code), detail)
-    raise OSError("the agent's reaper ended before it started the agent")
-
-
 def _size(size: int) -> str:
     mib = size / (1024 * 1024)
     if mib >= 10:
         return f"{mib:.0f} MiB"
     return f"{mib:.1f} MiB" if mib >= 1 else f"{size:,} bytes"
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)

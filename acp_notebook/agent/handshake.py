@@ -14,24 +14,29 @@ from .catalogue import AgentSpec
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request: ACP v1, form and URL elicitation (each mode is advertised
-# by a non-null key: ``{}`` alone would advertise nothing), no terminal.
+# Our ``initialize`` request as a listing of sessions sends it: ACP v1, form and URL
+# elicitation (each mode is advertised by a non-null key: ``{}`` alone would advertise
+# nothing), claude's live terminal output; a chat adds what it answers
+# (``initialize_params``).
 INITIALIZE_PARAMS: dict[str, Any] = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
         "terminal": False,
         "elicitation": {"form": {}, "url": {}},
+        # Claude's wrapper then streams a command's output on its tool call (fold.py).
+        "_meta": {"terminal_output": True, "terminal_output_delta": True},
     },
     "clientInfo": {"name": "acp_notebook", "title": "Jupyter ACP", "version": VERSION},
 }
 
 
 def initialize_params(fs: bool) -> dict[str, Any]:
-    """Our ``initialize`` request; ``fs``: a chat that answers ``fs/read_text_file`` and
-    ``fs/write_text_file`` (a listing of sessions answers nothing)."""
+    """A chat's ``initialize`` request: it runs client terminals (agent/terminals.py);
+    ``fs``: it answers ``fs/read_text_file`` and ``fs/write_text_file``."""
     capabilities = dict(INITIALIZE_PARAMS["clientCapabilities"])
     capabilities["fs"] = {"readTextFile": fs, "writeTextFile": fs}
+    capabilities["terminal"] = True
     return {**INITIALIZE_PARAMS, "clientCapabilities": capabilities}
 
 

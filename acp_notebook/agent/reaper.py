@@ -92,7 +92,8 @@ def exit_as(status: int) -> None:
     """Exit the way the agent did, so the server reports the agent's code or signal."""
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        with contextlib.suppress(OSError):  # SIGKILL has no handler to reset
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])  # the signal is delivered here
         os._exit(128 + sig)

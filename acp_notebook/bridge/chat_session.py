@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..agent import jsonrpc
+from ..agent.background_output import BackgroundOutput
 from ..agent.catalogue import AgentSpec
 from ..agent.chunk_lines import session_update
 from ..agent.connection import AgentConnection
@@ -35,6 +36,8 @@ from ..agent.handshake import agent_env, initialize_params
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
 from ..agent.resume import cannot_continue, continue_method
+from ..agent.terminals import METHODS as TERMINAL_METHODS
+from ..agent.terminals import ClientTerminals
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.attachment_blocks import summary as attachment_summary
 from ..wire.bounded_json import bound
@@ -225,8 +228,17 @@ class ChatSession:
             max_line=config.max_line,
             line_budget=config.line_budget,
         )
+        # The client terminals the agent runs (terminal/*), shown on their tool calls.
+        self.terminals = ClientTerminals(cwd, agent_env(spec), self._show_update)
+        # Claude's backgrounded commands, whose output its wrapper does not stream over v1.
+        self.background_output = BackgroundOutput(self._show_update)
+        self._terminal_requests: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ events
+
+    def _show_update(self, update: dict[str, Any]) -> None:
+        """A session update of the client's own (a terminal's output on its tool call)."""
+        self._emit({"kind": "update", "update": update})
 
     def _emit(self, event: StreamEvent) -> None:
         if self._chunks:
@@ -335,6 +347,8 @@ class ChatSession:
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
+        await self.terminals.close()
+        await self.background_output.close()
         await self.conn.close()
         if self._turn_task is not None:
             self._turn_task.cancel()
@@ -566,6 +580,7 @@ class ChatSession:
             return
         if self.notebook is not None:
             self.notebook.cancel_runs()  # a run_code of this turn is interrupted
+        self.terminals.kill_all()
         # session/cancel first, so the agent reads the cancelled answers as part of it.
         # Once per turn: a burst of Stop clicks is one cancel to the agent.
         if self.turn_active and self._give_up is None:
@@ -752,8 +767,12 @@ class ChatSession:
             task = asyncio.create_task(self._file_request(req, self.files))
             self._file_tasks.add(task)
             task.add_done_callback(self._file_tasks.discard)
+        elif req.method in TERMINAL_METHODS:
+            task = asyncio.get_running_loop().create_task(self._terminal_request(req))
+            self._terminal_requests.add(task)
+            task.add_done_callback(self._terminal_requests.discard)
         else:
-            # terminal/* is not advertised.
+            # fs/* of a chat without file access: not advertised to its agent.
             self.conn.respond_error(
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
@@ -784,6 +803,14 @@ class ChatSession:
     def _end_file_requests(self) -> None:
         for task in list(self._file_tasks):
             task.cancel()
+
+    async def _terminal_request(self, req: Request) -> None:
+        try:
+            result = await self.terminals.handle(req.method, req.params)
+        except RpcError as exc:
+            self.conn.respond_error(req.id, exc.code, exc.message)
+        else:
+            self.conn.respond(req.id, result)
 
     def _register(self, rpc_id: jsonrpc.Id, event: RequestEvent, local: bool = False) -> str | None:
         """Open a request (``local``: the chat's own); None, or why it was refused (an
@@ -956,6 +983,8 @@ class ChatSession:
                 return
             self._track_tool(update)
             self._emit({"kind": "update", "update": bound(update)})
+            self.terminals.watch(update)
+            self.background_output.watch(update)
         elif note.method == "elicitation/complete":
             self._url_completed(note.params)
         elif note.method == "$/cancel_request":
@@ -1020,6 +1049,7 @@ class ChatSession:
                 {"kind": "elicitation_resolved", "requestId": request_id, "outcome": "cancelled"}
             )
         self._url_questions.clear()
+        self.terminals.kill_all()  # nobody is left to read them
         self.status = "exited"
         self._drop_queue("exited")
         self.exit_detail = self.exit_detail or (

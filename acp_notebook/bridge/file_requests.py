@@ -5,7 +5,8 @@ A read gives the file as the person has it (``line`` / ``limit`` honoured, its s
 bounded). A write is reviewed like a notebook edit (the same card, with the file's diff)
 and then made, only while the file still holds what the card showed. A write of what
 the file already holds is answered at once, without a card: opencode sends one for an
-edit it has just written itself, after its own permission was allowed.
+edit it has just written itself, after its own permission was allowed. A write the file
+access refuses whatever the review (a notebook open in a page) is refused before any card.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ async def write_text_file(
     opened = await files.read(path)
     if opened.text == content:
         return {}
+    if opened.unwritable is not None:
+        raise FileRefused(opened.unwritable)
     if allowed(path):
         # The agent may write it itself right after (opencode does): not twice.
         deadline = time.monotonic() + SETTLE

@@ -709,6 +709,39 @@ async def tool(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say("edited notes.txt")
 
 
+# The command `terminal N` runs: N green lines, one every 0.2 s (N = 0: until it is
+# killed); `terminal N fast` prints them at once (the benchmark's 100,000 lines).
+COUNTER = """import sys, time
+n, pause = int(sys.argv[1]), float(sys.argv[2])
+i = 0
+while n == 0 or i < n:
+    print(f"\\x1b[32mline {i}\\x1b[0m", flush=pause > 0)
+    i += 1
+    time.sleep(pause)
+"""
+
+
+@behaviour(rf"terminal{COUNT}(\s+fast)?")
+async def terminal(turn: Turn, match: re.Match[str]) -> None:
+    """A command in a client terminal (terminal/create), which the client shows in the
+    tool call that embeds it while it runs; then its output, exit and release."""
+    ids = {"sessionId": turn.session.id}
+    args = ["-c", COUNTER, match.group(1) or "5", "0" if match.group(2) else "0.2"]
+    created = await turn.ask(
+        "terminal/create", {**ids, "command": sys.executable, "args": args, "outputByteLimit": 4096}
+    )
+    ids["terminalId"] = created["terminalId"]
+    shown = [{"type": "terminal", "terminalId": created["terminalId"]}]
+    turn.tool_call("Count lines", "execute", content=shown, rawInput={"command": "count"})
+    turn.tool_status("in_progress")
+    exit_status = await turn.ask("terminal/wait_for_exit", ids)
+    output = await turn.ask("terminal/output", ids)
+    await turn.ask("terminal/release", ids)
+    turn.tool_status("completed" if exit_status.get("exitCode") == 0 else "failed")
+    lines = len(output["output"].splitlines())
+    await turn.say(f"the command printed {lines} lines and exited: {compact(exit_status)}")
+
+
 @behaviour()
 async def plan(turn: Turn, _match: re.Match[str]) -> None:
     steps = [
@@ -851,6 +884,20 @@ async def fs(turn: Turn, _match: re.Match[str]) -> None:
         await turn.say(f"fs: error {failure.code}")
         return
     await turn.say("fs: ok")
+
+
+@behaviour(r"read-file\s+(\S+)")
+async def read_file(turn: Turn, match: re.Match[str]) -> None:
+    """Reads a file through the client (``fs/read_text_file``: what the person has open, a
+    notebook open in a page as that page holds it) and shows its text."""
+    path = turn.path(match.group(1))
+    try:
+        read = await turn.ask("fs/read_text_file", {"sessionId": turn.session.id, "path": path})
+    except RpcError as failure:
+        await turn.say(f"read-file: error {failure.code}: {failure.message}")
+        return
+    text = str(read.get("content", "")) if isinstance(read, dict) else ""
+    await turn.say(f"read-file: {os.path.basename(path)}:\n\n```\n{text}```\n")
 
 
 # What the `edit-file` behaviour appends to the file it edits through the client.

@@ -25,6 +25,10 @@ MAX_TEXT = 20_000
 # usual length, still bounded, since each turn's end sends it to the frontend again.
 STATIC_TEXT = 200_000
 MAX_TOOL_TEXT = 4_000
+# A command's output in the saved chat: its end, like a terminal's scrollback.
+MAX_TERMINAL_TEXT = 20_000
+# What in a terminal's output is not text: CSI sequences (colours, cursor) and OSC strings.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 
 
 def _run_code(tool: dict[str, Any]) -> str | None:
@@ -59,7 +63,7 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
             if isinstance(text, str):
                 shown = {"type": "text", "text": clip_start(text, MAX_TOOL_TEXT)}
                 content.append({"type": "content", "content": shown})
-    return {
+    kept = {
         "toolCallId": tool.get("toolCallId"),
         "title": clip_start(str(tool.get("title") or ""), 256),
         "kind": tool.get("kind"),
@@ -69,6 +73,12 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
         "rawInput": {"code": code} if (code := _run_code(tool)) is not None else None,
         "rawOutput": None,
     }
+    terminal = tool.get("terminal")
+    if isinstance(terminal, dict):
+        output = terminal["output"]
+        over = max(0, len(output) - MAX_TERMINAL_TEXT)
+        kept["terminal"] = {**terminal, "output": output[over:], "cut": terminal["cut"] + over}
+    return kept
 
 
 def compact(snap: FoldSnapshot, max_text: int = MAX_TEXT) -> FoldSnapshot:
@@ -178,7 +188,12 @@ def _row(snap: dict[str, Any], item: dict[str, Any]) -> str:
         title = tool.get("title") or item["toolCallId"]
         card = _card("🔧", title, " — ", tool.get("status") or "")
         code = _run_code(tool)
-        return card if code is None else f"{card}<pre>{_text(code)}</pre>"
+        if code is not None:
+            card += f"<pre>{_text(code)}</pre>"
+        terminal = tool.get("terminal")
+        if terminal:
+            card += f"<pre>{_text(_terminal_text(terminal))}</pre>"
+        return card
     if kind == "permission":
         p = snap["permissions"].get(item["requestId"], {})
         title = (p.get("toolCall") or {}).get("title") or "permission"
@@ -191,6 +206,13 @@ def _row(snap: dict[str, Any], item: dict[str, Any]) -> str:
             title = f"{title} ({e['host']})"
         return _card("❓", title, " — ", e.get("outcome") or "pending")
     return ""
+
+
+def _terminal_text(terminal: Mapping[str, Any]) -> str:
+    """A terminal's output as plain text (no escapes), saying what was cut before it."""
+    text = _ESCAPES.sub("", terminal["output"])
+    cut = terminal["cut"]
+    return f"[{cut:,} earlier characters not kept]\n{text}" if cut else text
 
 
 def _card(icon: str, title: object, separator: str, state: object) -> str:

@@ -6,8 +6,10 @@ page holds open (``page:notebooks``) and which one the user is in (``page:focus`
 server asks it (``page:request``) for a notebook's cells, to apply an edit to the
 notebook's model (so the page's undo takes it back and the file on disk is not
 touched), to run a cell as the user would, or for the active cell and selected text;
-the page answers each with a ``page:reply``. This module is that protocol without the
-socket: the socket hands ``Pages`` a send function and the frames it reads.
+the page answers each with a ``page:reply``. An agent's read of the notebook as a file
+(``fs/read_text_file``) asks for it as the text its save would write. This module is that
+protocol without the socket: the socket hands ``Pages`` a send function and the frames it
+reads.
 
 Two pages with the same notebook open (two browser tabs; two views in one tab share
 one model and report it once): every request goes to the page the user was in most
@@ -48,11 +50,13 @@ from .cells import CELL_ID, Part, Parts, add_output
 from .documents import ActiveCell, Applied, EditRefused, Progress
 
 Send = Callable[[dict[str, Any]], None]
-Op = Literal["cells", "apply", "run", "active", "text", "write"]
+Op = Literal["cells", "apply", "run", "active", "notebook", "text", "write"]
 # The requests on a text file open in an editor (the others are on a notebook).
 FILE_OPS = ("text", "write")
 # Where an agent's write to a file open in a page lands.
 IN_EDITOR = "the open editor (its undo takes the change back)"
+# Where an agent's edits of a notebook open in a page land (and a read of it comes from).
+IN_NOTEBOOK = "the open notebook page (its undo takes the change back)"
 
 MAX_PAGES = 64  # page sockets one server holds at once
 MAX_WAITING = 64  # requests waiting on one page at once
@@ -158,11 +162,14 @@ class Pages:
         None when no page has it open."""
         if self.holding(path, file=True) is None:
             return None
-        result = await self.ask(path, "text", TIMEOUT)
-        text = result.get("text") if isinstance(result, Mapping) else None
-        if not isinstance(text, str):
-            raise EditRefused("the page answered with no text")
-        return text
+        return _text(await self.ask(path, "text", TIMEOUT))
+
+    async def notebook_text(self, path: str) -> str | None:
+        """The notebook ``path`` as a page holds it now, unsaved cells included, as the
+        nbformat text its save would write; None when no page has it open."""
+        if self.holding(path) is None:
+            return None
+        return _text(await self.ask(path, "notebook", TIMEOUT))
 
     async def write_editor(self, path: str, before: str, after: str) -> str | None:
         """Replace ``before`` with ``after`` in the editor of a page that has ``path`` open
@@ -239,6 +246,13 @@ async def _wait(
                 await progress("running in the page")
 
 
+def _text(result: Any) -> str:
+    text = result.get("text") if isinstance(result, Mapping) else None
+    if not isinstance(text, str):
+        raise EditRefused("the page answered with no text")
+    return text
+
+
 def _applied(result: Any) -> Applied:
     if not isinstance(result, Mapping):
         raise EditRefused("the page answered the edit with no cell")
@@ -251,7 +265,7 @@ def _applied(result: Any) -> Applied:
 class PageDocument:
     """A notebook as the page holding it shows it (see the module's text)."""
 
-    where = "the open notebook page (its undo takes the change back)"
+    where = IN_NOTEBOOK
 
     def __init__(self, pages: Pages, path: str) -> None:
         self._pages = pages

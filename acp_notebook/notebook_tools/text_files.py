@@ -3,8 +3,9 @@
 
 Server mode: the server's root directory; a file open in a page's text editor is read
 there, unsaved changes included, and written there (one undo step, nothing saved behind
-the page); any other file through the contents manager (so a write is the same save a
-person's is). Local mode: the kernel's directory, on disk. Paths come
+the page); a notebook open in a page is read as that page holds it (unsaved cells
+included, as the nbformat text its save would write) and not written; any other file
+through the contents manager (so a write is the same save a person's is). Local mode: the kernel's directory, on disk. Paths come
 from the agent as absolute paths; one that resolves (symlinks followed) outside the root
 is refused, naming the root. A write is made only while the file still holds what its
 review showed (``before``): what the person changed meanwhile is never overwritten.
@@ -22,9 +23,13 @@ from jupyter_core.utils import ensure_async
 from ..wire.clip import clip
 from ..wire.text_files import MAX_FILE_BYTES, FileRefused, OpenText
 from .documents import EditRefused
-from .page_document import IN_EDITOR
+from .page_document import IN_EDITOR, IN_NOTEBOOK
 
 CHANGED = "{path} changed since the write was reviewed; read it again"
+NOTEBOOK_OPEN = (
+    "{path} is open as a notebook in a page: change it with the notebook tools"
+    " (insert_cell, edit_cell, ...), not by writing the file"
+)
 
 
 def confine(root: str, path: str) -> tuple[str, str]:
@@ -108,15 +113,14 @@ class DiskFiles:
 
 
 class OpenEditors(Protocol):
-    """The text files open in the server's pages (``page_document.Pages``), by contents
-    path; each method answers None when no page has the file open."""
+    """The text files and notebooks open in the server's pages (``page_document.Pages``),
+    by contents path; each method answers None when no page has the file open."""
 
     async def editor_text(self, path: str) -> str | None: ...
 
-    async def write_editor(self, path: str, before: str, after: str) -> str | None: ...
+    async def notebook_text(self, path: str) -> str | None: ...
 
-    def holding(self, path: str, file: bool = False) -> object:
-        """A page that has ``path`` open as a notebook (``file`` False), or None."""
+    async def write_editor(self, path: str, before: str, after: str) -> str | None: ...
 
 
 class ServerFiles:
@@ -152,15 +156,33 @@ class ServerFiles:
             if not await ensure_async(self._contents.dir_exists(directory)):
                 await ensure_async(self._contents.save({"type": "directory"}, directory))
 
+    async def _in_page(self, shown: str) -> OpenText | None:
+        """``shown`` as the page that has it open holds it now (a notebook, else a text
+        editor), or None when no page has it open."""
+        if self._editors is None:
+            return None
+        try:
+            notebook = await self._editors.notebook_text(shown)
+            text = notebook if notebook is not None else await self._editors.editor_text(shown)
+        except EditRefused as exc:
+            raise FileRefused(
+                f"{shown} cannot be read from the page that has it open: {exc}"
+            ) from exc
+        if text is None:
+            return None
+        size = len(text.encode("utf-8"))
+        if size > MAX_FILE_BYTES:  # as the file saved would be
+            raise _too_large(shown, size)
+        if notebook is not None:
+            # Written behind the page, the notebook would raise "file changed on disk".
+            return OpenText(shown, text, IN_NOTEBOOK, NOTEBOOK_OPEN.format(path=shown))
+        return OpenText(shown, text, IN_EDITOR)
+
     async def read(self, path: str) -> OpenText:
         _, shown = confine(self.root, path)
-        if self._editors is not None:
-            try:
-                text = await self._editors.editor_text(shown)
-            except EditRefused as exc:
-                raise FileRefused(f"{shown} cannot be read from its editor: {exc}") from exc
-            if text is not None:
-                return OpenText(shown, text, IN_EDITOR)
+        opened = await self._in_page(shown)
+        if opened is not None:
+            return opened
         model = await self._model(shown, content=False)
         if model is None:
             return OpenText(shown, None, None)
@@ -174,12 +196,8 @@ class ServerFiles:
         opened = await self.read(path)
         if opened.text != before:
             raise FileRefused(CHANGED.format(path=path))
-        if self._editors is not None and self._editors.holding(opened.path) is not None:
-            # Written behind the page, the notebook would raise "file changed on disk".
-            raise FileRefused(
-                f"{opened.path} is open as a notebook in a page: change it with the notebook"
-                " tools (insert_cell, edit_cell, ...), not by writing the file"
-            )
+        if opened.unwritable is not None:
+            raise FileRefused(opened.unwritable)
         if opened.where is not None and self._editors is not None:
             try:
                 where = await self._editors.write_editor(opened.path, before or "", after)

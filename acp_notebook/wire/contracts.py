@@ -64,6 +64,8 @@ SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 # The fold's bounds: past these the oldest items go (fold.py, fold.ts).
 FOLD_MAX_ITEMS = 5000
 FOLD_MAX_WEIGHT = 8 * 1024 * 1024
+# A tool call's terminal output keeps at most this many characters: its end (fold.py, fold.ts).
+FOLD_TERMINAL_MAX = 256 * 1024
 # Server -> kernel questions on the kernel's socket, and their answers.
 KERNEL_QUERY: Final = "kernel:query"
 KERNEL_ANSWER: Final = "kernel:answer"
@@ -453,6 +455,20 @@ class ToolCallView(TypedDict):
     locations: list[Json]
     rawInput: Any
     rawOutput: Any
+    # Present once the agent showed a terminal on the call (claude's ``_meta.terminal_info``).
+    terminal: NotRequired[TerminalView]
+
+
+class TerminalView(TypedDict):
+    """A tool call's terminal: its output's end, what was cut before it, and its exit."""
+
+    terminalId: str
+    output: str
+    # Characters cut from the output's start (kept to FOLD_TERMINAL_MAX).
+    cut: int
+    exited: bool
+    exitCode: int | None
+    signal: str | None
 
 
 class Usage(TypedDict):
@@ -914,14 +930,15 @@ class PageFocus(_Wire):
 class PageRequest(_Wire):
     """Server -> page: a request on one notebook the page holds. ``cells``: its cells as
     nbformat dicts; ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would,
-    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text.
+    waiting up to ``timeout`` seconds; ``active``: the active cell and selected text;
+    ``notebook``: the whole notebook as the text its save would write (``{"text": ...}``).
     On a text file open in an editor: ``text``: its text (``{"text": ...}``); ``write``:
     replace ``before`` with ``text`` in its editor, one undo step."""
 
     type: Literal["page:request"]
     id: int
     path: PathText
-    op: Literal["cells", "apply", "run", "active", "text", "write"]
+    op: Literal["cells", "apply", "run", "active", "notebook", "text", "write"]
     edit: CellEdit | None = None
     cellId: Annotated[str, Field(max_length=64)] | None = None
     timeout: float | None = None

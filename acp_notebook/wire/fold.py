@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from .clip import clip_start
 from .contracts import FOLD_MAX_ITEMS as MAX_ITEMS
 from .contracts import FOLD_MAX_WEIGHT as MAX_WEIGHT
+from .contracts import FOLD_TERMINAL_MAX as TERMINAL_MAX
 from .contracts import (
     AccessView,
     AgentStatusEvent,
@@ -40,6 +41,7 @@ from .contracts import (
     RequestEvent,
     ResolvedEvent,
     StreamEvent,
+    TerminalView,
     fold_snapshot,
     is_request,
 )
@@ -87,6 +89,38 @@ class Item:
 
 
 @dataclass(slots=True)
+class Terminal:
+    """A tool call's terminal (claude's ``_meta.terminal_*``); its output is kept as parts
+    and cut to its last ``TERMINAL_MAX`` characters once it holds twice that, so that
+    appending a line never copies the rest."""
+
+    terminal_id: str
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+    cut: int = 0
+    exited: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+
+    def append(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size > 2 * TERMINAL_MAX:
+            _keep_end(self)
+
+    def view(self) -> TerminalView:
+        _keep_end(self)
+        return {
+            "terminalId": self.terminal_id,
+            "output": self.parts[0] if self.parts else "",
+            "cut": self.cut,
+            "exited": self.exited,
+            "exitCode": self.exit_code,
+            "signal": self.signal,
+        }
+
+
+@dataclass(slots=True)
 class ChatState:
     """The folded chat; read it through ``snapshot`` and the helpers below."""
 
@@ -110,6 +144,8 @@ class ChatState:
     error: str | None = None
     items: list[Item] = field(default_factory=list)
     tool_calls: dict[str, dict[str, Json]] = field(default_factory=dict)
+    # The tool calls' terminals, by toolCallId; a snapshot shows each as its call's "terminal".
+    terminals: dict[str, Terminal] = field(default_factory=dict)
     plan: list[dict[str, Json]] = field(default_factory=list)
     usage: dict[str, Json] | None = None
     modes: dict[str, Json] | None = None
@@ -180,8 +216,15 @@ def restore(
     state.modes = None if snap["modes"] is None else dict(snap["modes"])
     state.config_options = snap["configOptions"]
     for tool_id, call in snap["toolCalls"].items():
-        state.tool_calls[tool_id] = dict(call)
+        state.tool_calls[tool_id] = {k: v for k, v in call.items() if k != "terminal"}
         sizes = {key: _size(state.tool_calls[tool_id][key]) for key in _TOOL_KEYS}
+        if "terminal" in call:
+            saved = call["terminal"]
+            term = Terminal(saved["terminalId"], cut=saved["cut"], exited=saved["exited"])
+            term.exit_code, term.signal = saved["exitCode"], saved["signal"]
+            term.append(saved["output"])
+            state.terminals[tool_id] = term
+            sizes["terminal"] = term.size
         state.card_sizes[("tool", tool_id)] = sizes
         state.weight += sum(sizes.values())
     cards: list[tuple[RequestKind, Mapping[str, Mapping[str, Json]], tuple[str, ...]]] = [
@@ -291,7 +334,7 @@ def snapshot(state: ChatState) -> FoldSnapshot:
             "error": state.error,
         },
         "items": [_item_json(item) for item in state.items],
-        "toolCalls": _copy_table(state.tool_calls),
+        "toolCalls": _tool_table(state),
         "plan": list(state.plan),
         "usage": None if state.usage is None else dict(state.usage),
         "modes": None if state.modes is None else dict(state.modes),
@@ -422,8 +465,12 @@ def _tool(
             "rawOutput": None,
         }
         state.tool_calls[tool_id] = tool
+        state.terminals.pop(tool_id, None)
         _forget_sizes(state, ("tool", tool_id))
     sizes = state.card_sizes.setdefault(("tool", tool_id), {})
+    meta = update.get("_meta")
+    if isinstance(meta, dict):
+        _terminal(state, tool_id, meta, sizes)
     for key in _TOOL_KEYS:
         if key in update:
             value = update[key]
@@ -441,6 +488,40 @@ def _tool(
         state.running.discard(tool_id)
     if state.active:
         state.activity = "tool" if state.running else "thinking"
+
+
+def _terminal(
+    state: ChatState, tool_id: str, meta: Mapping[str, Json], sizes: dict[str, int]
+) -> None:
+    """Claude's terminal on a tool call: ``terminal_info`` shows it, ``terminal_output``
+    replaces its output, ``terminal_output_delta`` appends to it, ``terminal_exit`` ends it
+    (in that order when one update carries several)."""
+    parts = [
+        _object(meta.get(key))
+        for key in ("terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit")
+    ]
+    _, whole, delta, exit_ = parts  # terminal_info only shows the terminal
+    term = state.terminals.get(tool_id)
+    if term is None:
+        given = next((p for p in parts if p is not None), None)
+        if given is None:
+            return
+        term = Terminal(_str(given.get("terminal_id")) or tool_id)
+        state.terminals[tool_id] = term
+    if whole is not None:
+        term.parts.clear()
+        term.size = term.cut = 0
+        term.append(_str(whole.get("data")) or "")
+    if delta is not None:
+        term.append(_str(delta.get("data")) or "")
+    if exit_ is not None:
+        term.exited = True
+        code = exit_.get("exit_code")
+        term.exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        term.signal = _str(exit_.get("signal"))
+    shown = min(term.size, TERMINAL_MAX)
+    state.weight += shown - sizes.get("terminal", 0)
+    sizes["terminal"] = shown
 
 
 # ---------------------------------------------------------------- turns, agent, requests
@@ -611,6 +692,7 @@ def _forget(state: ChatState, item: Item) -> None:
     _forget_sizes(state, (item.type, item.ref))
     if item.type == "tool":
         state.tool_calls.pop(item.ref, None)
+        state.terminals.pop(item.ref, None)
         state.running.discard(item.ref)
     else:
         (state.permissions if item.type == "permission" else state.elicitations).pop(item.ref, None)
@@ -678,6 +760,30 @@ def _item_json(item: Item) -> dict[str, Json]:
     return {"type": item.type, key: item.ref}
 
 
+def _tool_table(state: ChatState) -> dict[str, Json]:
+    return {tool_id: _tool_view(state, tool_id) for tool_id in state.tool_calls}
+
+
+def _tool_view(state: ChatState, tool_id: str) -> dict[str, Json]:
+    """A copy of a tool call as the snapshot shows it: with its terminal, if it has one."""
+    view = dict(state.tool_calls[tool_id])
+    term = state.terminals.get(tool_id)
+    if term is not None:
+        view["terminal"] = term.view()
+    return view
+
+
+def _keep_end(term: Terminal) -> None:
+    """Cuts a terminal's output to its last ``TERMINAL_MAX`` characters, counting the cut."""
+    text = "".join(term.parts)
+    over = len(text) - TERMINAL_MAX
+    if over > 0:
+        term.cut += over
+        text = text[over:]
+    term.parts[:] = [text] if text else []
+    term.size = len(text)
+
+
 def _copy_table(table: Mapping[str, dict[str, Json]]) -> dict[str, Json]:
     return {key: dict(value) for key, value in table.items()}
 
@@ -728,7 +834,7 @@ def last_tool_calls(state: ChatState) -> list[dict[str, Json]]:
     """The tool calls since the last user item, in order (copies)."""
     items = state.items[state.last_user + 1 :]
     tools = state.tool_calls
-    return [dict(tools[i.ref]) for i in items if i.type == "tool" and i.ref in tools]
+    return [_tool_view(state, i.ref) for i in items if i.type == "tool" and i.ref in tools]
 
 
 def sets_state(kind: str) -> bool:

@@ -20,11 +20,14 @@ class FileRefused(Exception):
 class OpenText(NamedTuple):
     """A file as the user has it now: ``text`` is None when there is no such file;
     ``where`` names the editor that has it open (its unsaved changes included), None for
-    the file on disk; ``path`` is how the person knows it (relative to the root)."""
+    the file on disk; ``path`` is how the person knows it (relative to the root);
+    ``unwritable`` says why a write to it is refused before anyone is asked (None: it may
+    be written)."""
 
     path: str
     text: str | None
     where: str | None
+    unwritable: str | None = None
 
 
 def select_lines(text: str, line: int | None, limit: int | None) -> str:

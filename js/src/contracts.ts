@@ -28,6 +28,7 @@ export const CHAT_GONE = 4404;
 export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
 export const FOLD_MAX_ITEMS = 5000;
 export const FOLD_MAX_WEIGHT = 8388608;
+export const FOLD_TERMINAL_MAX = 262144;
 export const KERNEL_QUERY = "kernel:query";
 export const KERNEL_ANSWER = "kernel:answer";
 export const MAX_ANSWER = 65536;
@@ -466,15 +467,16 @@ export interface PageReply {
 /**
  * Server -> page: a request on one notebook the page holds. ``cells``: its cells as nbformat dicts;
  * ``apply``: make ``edit``; ``run``: run ``cellId`` as the user would, waiting up to ``timeout``
- * seconds; ``active``: the active cell and selected text. On a text file open in an editor:
- * ``text``: its text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its
- * editor, one undo step.
+ * seconds; ``active``: the active cell and selected text; ``notebook``: the whole notebook as the
+ * text its save would write (``{"text": ...}``). On a text file open in an editor: ``text``: its
+ * text (``{"text": ...}``); ``write``: replace ``before`` with ``text`` in its editor, one undo
+ * step.
  */
 export interface PageRequest {
   type: "page:request";
   id: number;
   path: string;
-  op: "cells" | "apply" | "run" | "active" | "text" | "write";
+  op: "cells" | "apply" | "run" | "active" | "notebook" | "text" | "write";
   edit?: CellEdit | null;
   cellId?: string | null;
   timeout?: number | null;
@@ -650,6 +652,16 @@ export interface SubscribeRequest {
   type: "chat:subscribe";
 }
 
+/** A tool call's terminal: its output's end, what was cut before it, and its exit. */
+export interface TerminalView {
+  terminalId: string;
+  output: string;
+  cut: number;
+  exited: boolean;
+  exitCode: number | null;
+  signal: string | null;
+}
+
 export interface TextBlock {
   type: "text";
   text: string;
@@ -678,6 +690,7 @@ export interface ToolCallView {
   locations: Record<string, unknown>[];
   rawInput: unknown;
   rawOutput: unknown;
+  terminal?: TerminalView;
 }
 
 export interface ToolItem {

@@ -28,6 +28,7 @@ import {
   type ElicitationView,
   FOLD_MAX_ITEMS,
   FOLD_MAX_WEIGHT,
+  FOLD_TERMINAL_MAX,
   type FoldSnapshot,
   type SnapshotItem as Item,
   type Modes,
@@ -35,6 +36,7 @@ import {
   type Phase,
   type QueuedPrompt,
   type StreamEvent,
+  type TerminalView,
   type ThoughtItem,
   type ToolCallView,
   type TurnView,
@@ -182,7 +184,13 @@ export function restore(
   }
   for (const item of state.items) internal.weight += itemSize(item);
   for (const [id, call] of state.toolCalls) {
-    const sizes = new Map(TOOL_KEYS.map((key) => [key, isRecord(call) ? size(call[key]) : 0]));
+    const sizes = new Map<string, number>(
+      TOOL_KEYS.map((key) => [key, isRecord(call) ? size(call[key]) : 0]),
+    );
+    if (isRecord(call) && isRecord(call.terminal)) {
+      call.terminal = { ...call.terminal }; // appended to in place
+      sizes.set("terminal", Math.min(call.terminal.output.length, FOLD_TERMINAL_MAX));
+    }
     internal.cardSizes.set(`tool:${id}`, sizes);
     for (const value of sizes.values()) internal.weight += value;
   }
@@ -279,7 +287,7 @@ export function snapshot(state: ChatState): FoldSnapshot {
     agent: { ...state.agent },
     turn: { ...state.turn },
     items: state.items.map(itemJson),
-    toolCalls: copyTable(state.toolCalls),
+    toolCalls: toolTable(state),
     plan: [...state.plan],
     usage: state.usage && { ...state.usage },
     modes: state.modes && { ...state.modes },
@@ -414,6 +422,8 @@ function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | 
     sizes = new Map();
     internal.cardSizes.set(`tool:${toolCallId}`, sizes);
   }
+  const meta = object(u._meta);
+  if (meta !== null) terminal(state, entry, meta, sizes);
   for (const key of TOOL_KEYS) {
     if (key in u) {
       const weight = size(u[key]);
@@ -428,6 +438,56 @@ function tool(state: ChatState, isNewCall: boolean, u: JsonObject, ts: number | 
   if (entry.status === "pending" || entry.status === "in_progress") running.add(toolCallId);
   else running.delete(toolCallId);
   if (state.turn.active) state.internal.activity = running.size > 0 ? "tool" : "thinking";
+}
+
+/**
+ * Claude's terminal on a tool call: `terminal_info` shows it, `terminal_output` replaces
+ * its output, `terminal_output_delta` appends to it, `terminal_exit` ends it (in that order
+ * when one update carries several). The output is cut to its last FOLD_TERMINAL_MAX
+ * characters once it holds twice that (a snapshot shows the last FOLD_TERMINAL_MAX), so
+ * that appending a line never copies the rest.
+ */
+function terminal(
+  state: ChatState,
+  entry: ToolCallView,
+  meta: JsonObject,
+  sizes: Map<string, number>,
+): void {
+  const keys = ["terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit"];
+  const parts = keys.map((key) => object(meta[key]));
+  const [info, whole, delta, exit] = parts;
+  let term = entry.terminal;
+  if (term === undefined) {
+    const given = info ?? whole ?? delta ?? exit;
+    if (given === null || given === undefined) return;
+    term = {
+      terminalId: str(given.terminal_id) ?? entry.toolCallId,
+      output: "",
+      cut: 0,
+      exited: false,
+      exitCode: null,
+      signal: null,
+    };
+    entry.terminal = term;
+  }
+  if (whole) {
+    term.output = "";
+    term.cut = 0;
+  }
+  for (const given of [whole, delta]) {
+    if (!given) continue;
+    term.output += str(given.data) ?? "";
+    if (term.output.length > 2 * FOLD_TERMINAL_MAX) keepEnd(term);
+  }
+  if (exit) {
+    term.exited = true;
+    const code = exit.exit_code;
+    term.exitCode = typeof code === "number" && Number.isInteger(code) ? code : null;
+    term.signal = str(exit.signal);
+  }
+  const shown = Math.min(term.output.length, FOLD_TERMINAL_MAX);
+  state.internal.weight += shown - (sizes.get("terminal") ?? 0);
+  sizes.set("terminal", shown);
 }
 
 // ---------------------------------------------------------------- turns, agent, requests
@@ -654,6 +714,31 @@ function closeThought(state: ChatState, ts: number | null): void {
 
 function itemJson(item: Item): Item {
   return { ...item };
+}
+
+function toolTable(state: ChatState): Record<string, ToolCallView> {
+  const ids = [...state.toolCalls.keys()];
+  return Object.fromEntries(ids.map((id) => [id, toolView(state, id)]));
+}
+
+/** A copy of a tool call as the snapshot shows it: its terminal with at most its last
+ * FOLD_TERMINAL_MAX characters. */
+function toolView(state: ChatState, id: string): ToolCallView {
+  const view = { ...(state.toolCalls.get(id) as ToolCallView) };
+  if (view.terminal !== undefined) {
+    view.terminal = { ...view.terminal };
+    keepEnd(view.terminal);
+  }
+  return view;
+}
+
+/** Cuts a terminal's output to its last FOLD_TERMINAL_MAX characters, counting the cut. */
+function keepEnd(term: TerminalView): void {
+  const over = term.output.length - FOLD_TERMINAL_MAX;
+  if (over > 0) {
+    term.output = term.output.slice(over);
+    term.cut += over;
+  }
 }
 
 function copyTable<T extends object>(table: Map<string, T>): Record<string, T> {

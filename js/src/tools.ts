@@ -140,6 +140,10 @@ function renderNotebookAction(
   box.replaceChildren(...parts);
 }
 
+function notTerminal(block: Record<string, unknown>): boolean {
+  return block.type !== "terminal";
+}
+
 /** Fills `box` with the tool call (replacing what was there). */
 export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translate): void {
   const tool = notebookTool(call.title);
@@ -165,7 +169,9 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
     parts.push(list);
   }
   const body = el("div", "acpnb-tool-body");
-  body.append(renderToolContent(call.content, t));
+  // A terminal with its output is shown by the card's TerminalPane (terminal.ts).
+  const shown = call.terminal === undefined ? call.content : call.content.filter(notTerminal);
+  body.append(renderToolContent(shown, t));
   if (body.childElementCount > 0) parts.push(body);
   if (call.rawOutput !== undefined && call.rawOutput !== null) {
     const raw = el("details", "acpnb-raw");

@@ -9,11 +9,13 @@ import { Composer } from "./composer";
 import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./contracts";
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
+import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
 import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
+import { TerminalPane } from "./terminal";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
 
@@ -22,6 +24,8 @@ export interface ViewOptions {
   request(body: RequestBody): Promise<RequestResult>;
   /** Runs `callback` before the next paint; returns a canceller. Default: requestAnimationFrame. */
   schedule?: (callback: () => void) => () => void;
+  /** Runs `callback` in a task after the frame's paint. Default: setTimeout 0. */
+  afterPaint?: (callback: () => void) => void;
   now?: () => number;
   /** Keeps the composer's draft across views of one chat (a re-display re-creates the view). */
   draftKey?: string;
@@ -40,13 +44,6 @@ interface ItemView {
 type Card = PermissionCard | ElicitationCard;
 
 /**
- * A frame goes on taking steps of long texts while it has spent less than this (ms): one
- * step of a 600 KB answer took about 2.5 ms of a 16.7 ms frame in JupyterLab, so one
- * step a frame left the page idle half the time and set the answer's pace.
- */
-const STEP_BUDGET_MS = 8;
-
-/**
  * Transcript items go into pages of this many; only a page skips style, layout and paint
  * off-screen (content-visibility). With a box per item, a 200-turn chat in JupyterLab
  * spent more of each frame in visibility checks and in the transcript's layout the longer
@@ -62,6 +59,17 @@ const PAGE_ITEMS = 24;
  * the transcript's 70vh of a 1600 px high window; 48 took 36-54 ms of a loaded box.
  */
 const TAIL_ITEMS = 32;
+
+/** A tool call's fields that its card shows above its terminal. */
+const TOOL_FIELDS = [
+  "title",
+  "kind",
+  "status",
+  "content",
+  "locations",
+  "rawInput",
+  "rawOutput",
+] as const;
 
 function nextFrame(callback: () => void): () => void {
   const handle = requestAnimationFrame(callback);
@@ -96,6 +104,13 @@ export class ChatView {
   private readonly queue: QueuePanel;
   private readonly ctx: CardContext;
   private readonly schedule: (callback: () => void) => () => void;
+  private readonly afterPaint: (callback: () => void) => void;
+  /**
+   * How long a frame goes on taking steps of long texts (frame_budget.ts): one step of a
+   * 600 KB answer took about 2.5 ms of a 16.7 ms frame in JupyterLab, so one step a
+   * frame left the page idle half the time and set the answer's pace.
+   */
+  private readonly budget = new FrameBudget();
   private readonly now: () => number;
   /** The views of the items from `base` on (the items before it are not built yet). */
   private views: ItemView[] = [];
@@ -108,7 +123,7 @@ export class ChatView {
   private readonly droppedNote = el("div", "acpnb-dropped");
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
-  /** Items whose text is still being shown in steps (as many a frame as STEP_BUDGET_MS allows). */
+  /** Items whose text is still being shown in steps (as many a frame as the budget allows). */
   private unfinished = new Set<ItemView>();
   private keyed = new Map<string, ItemView>();
   /** Pending cards by request key; they survive a resync, and with them what the user typed. */
@@ -140,6 +155,7 @@ export class ChatView {
   constructor(options: ViewOptions) {
     this.t = options.t;
     this.schedule = options.schedule ?? nextFrame;
+    this.afterPaint = options.afterPaint ?? ((callback) => setTimeout(callback, 0));
     this.now = options.now ?? Date.now;
     this.ctx = {
       t: this.t,
@@ -282,8 +298,12 @@ export class ChatView {
     this.inert = true;
   }
 
-  /** A frame's paint; `whole`: with every item (else a reset builds the last ones first). */
-  private frame(whole: boolean): void {
+  /**
+   * A frame's paint; `whole`: with every item (else a reset builds the last ones first).
+   * Returns the frame's budget when its steps stopped at it (more remain for the next
+   * frames), else null.
+   */
+  private frame(whole: boolean): Frame | null {
     this.cancelFrame?.();
     this.cancelFrame = null;
     const box = this.transcript;
@@ -304,7 +324,8 @@ export class ChatView {
     this.cut = this.state.dropped?.characters ?? 0;
     // Only the last item can have grown since the last frame; the rest are new.
     const last = this.views[this.views.length - 1];
-    const deadline = performance.now() + STEP_BUDGET_MS;
+    const budget = this.budget.begin();
+    const deadline = budget.until;
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
     for (const view of updated) view.update(deadline);
@@ -320,6 +341,7 @@ export class ChatView {
       this.buildPageBefore(updated, deadline);
       if (!whole && performance.now() >= deadline) break;
     }
+    budget.stepped();
     this.unfinished = new Set([...updated].filter((view) => view.unfinished?.() === true));
     for (const key of this.dirtyKeys) this.keyed.get(key)?.update();
     this.dirtyKeys.clear();
@@ -346,7 +368,9 @@ export class ChatView {
         box.scrollTop = bottom;
       }
     }
-    if (this.unfinished.size > 0 || this.base > 0) this.requestFrame();
+    if (this.unfinished.size === 0 && this.base === 0) return null;
+    this.requestFrame();
+    return budget;
   }
 
   /**
@@ -466,7 +490,12 @@ export class ChatView {
   }
 
   private requestFrame(): void {
-    if (this.cancelFrame === null) this.cancelFrame = this.schedule(() => this.frame(false));
+    if (this.cancelFrame !== null) return;
+    this.cancelFrame = this.schedule(() => {
+      // Only the frames the budget cut say what it costs: the others may have had little to do.
+      const cut = this.frame(false);
+      if (cut !== null) this.afterPaint(cut.painted);
+    });
   }
 
   private markDirty(event: StreamEvent, live: boolean): void {
@@ -525,9 +554,22 @@ export class ChatView {
       }
       case "tool": {
         const box = el("div", "acpnb-item acpnb-tool");
+        const card = el("div", "acpnb-tool-card");
+        box.append(card);
+        let pane: TerminalPane | null = null;
+        let drawn: unknown[] = [];
         const update = (): void => {
           const call = this.state.toolCalls.get(item.toolCallId);
-          if (call !== undefined) renderToolCall(box, call, t);
+          if (call === undefined) return;
+          // Live output changes only the terminal: the rest is drawn again when it changed.
+          const fields = TOOL_FIELDS.map((key) => call[key]);
+          if (fields.some((value, n) => value !== drawn[n])) renderToolCall(card, call, t);
+          drawn = fields;
+          if (call.terminal !== undefined) {
+            pane ??= new TerminalPane(t);
+            if (pane.el.parentNode !== box) box.append(pane.el);
+            pane.update(call.terminal);
+          }
         };
         return this.keyedView(`tool:${item.toolCallId}`, { el: box, grows: false, update });
       }

@@ -2,7 +2,8 @@
 // What keeps a hostile file's rendering short: big diffs folded and built when opened,
 // long plain text in pieces, agent names cut.
 import { describe, expect, it } from "vitest";
-import { initialState } from "../src/fold";
+import { FOLD_TERMINAL_MAX } from "../src/contracts";
+import { fold, initialState, snapshot } from "../src/fold";
 import { agentName } from "../src/header";
 import { translator } from "../src/i18n";
 import { BreakingText, PIECE } from "../src/longtext";
@@ -76,4 +77,33 @@ it("cuts an agent's name", () => {
   const state = initialState();
   state.agent.name = "n".repeat(2_000_000);
   expect(agentName(state, t).length).toBe(200);
+});
+
+describe("a terminal's output", () => {
+  it("keeps its end and counts the cut, linear in the lines", () => {
+    const state = initialState();
+    const update = (seq: number, u: Record<string, unknown>): void => {
+      fold(state, { kind: "update", seq, update: { toolCallId: "b", ...u } } as never);
+    };
+    update(1, { sessionUpdate: "tool_call", _meta: { terminal_info: { terminal_id: "t" } } });
+    const started = performance.now();
+    for (let n = 0; n < 100_000; n++) {
+      const data = `line ${String(n).padStart(6, "0")}\n`;
+      update(n + 2, {
+        sessionUpdate: "tool_call_update",
+        _meta: { terminal_output_delta: { data } },
+      });
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+    const term = snapshot(state).toolCalls.b?.terminal;
+    expect(term?.output.length).toBe(FOLD_TERMINAL_MAX);
+    expect(term?.output.endsWith("line 099999\n")).toBe(true);
+    expect(term?.cut).toBe(100_000 * 12 - FOLD_TERMINAL_MAX);
+    // The snapshot is a copy: later output does not change it.
+    update(200_000, {
+      sessionUpdate: "tool_call_update",
+      _meta: { terminal_output_delta: { data: "x" } },
+    });
+    expect(term?.output.endsWith("line 099999\n")).toBe(true);
+  });
 });

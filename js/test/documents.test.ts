@@ -74,6 +74,14 @@ class FakeNotebook implements SharedNotebookLike {
   sources(): string[] {
     return this.cells.map((c) => c.getSource());
   }
+  toJSON(): unknown {
+    return {
+      nbformat: 4,
+      nbformat_minor: 5,
+      metadata: {},
+      cells: this.cells.map((c) => c.toJSON()),
+    };
+  }
 }
 
 function edit(fields: Partial<CellEdit>): CellEdit {
@@ -251,7 +259,7 @@ describe("PageDocuments", () => {
     expect(unknown).toMatchObject({ id: 3, error: "this page no longer holds gone.ipynb" });
   });
 
-  it("answers cells, run and the active cell (its selection bounded)", async () => {
+  it("answers cells, run, the active cell (its selection bounded) and the whole notebook", async () => {
     const runs: [string, number][] = [];
     const { notebook } = openNotebook("a.ipynb", new FakeNotebook("print(1)"), {
       run: async (cellId, timeoutMs) => {
@@ -264,9 +272,15 @@ describe("PageDocuments", () => {
     socket.receive(request({ id: 1 }));
     socket.receive(request({ id: 2, op: "run", cellId: "c0", timeout: 2.5 }));
     socket.receive(request({ id: 3, op: "active" }));
+    socket.receive(request({ id: 4, op: "notebook" }));
     await settle();
     const byId = new Map(socket.sent.slice(1).map((r) => [r.id, r.result]));
     expect(byId.get(1)).toEqual([{ id: "c0", cell_type: "code", source: "print(1)", outputs: [] }]);
+    // The whole notebook as the text its save would write (notebook_text.test.ts).
+    expect(JSON.parse((byId.get(4) as { text: string }).text)).toMatchObject({
+      nbformat: 4,
+      cells: [{ id: "c0", source: ["print(1)"] }],
+    });
     expect(byId.get(2)).toMatchObject({ executionCount: 4 });
     expect(runs).toEqual([["c0", 2500]]);
     expect((byId.get(3) as ActiveResult).selection).toHaveLength(10_000);

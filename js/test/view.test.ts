@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "../src/contracts";
 import { fold, initialState, MAX_ITEMS, snapshot } from "../src/fold";
 import { isolate, type Locale, translator } from "../src/i18n";
-import { ChatView } from "../src/view";
+import { ChatView, type ViewOptions } from "../src/view";
 import { chunk, elicitation, ev, recorder, settle } from "./helpers";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
@@ -24,6 +24,26 @@ function setup(locale: Locale = "en") {
   view.setConnected(true);
   view.flush();
   return { view, ...rec, frames: () => frames };
+}
+
+/** A view whose frames wait in `frames` until the test runs them. */
+function framed(options: Partial<ViewOptions> = {}): { view: ChatView; frames: (() => void)[] } {
+  const frames: (() => void)[] = [];
+  const view = new ChatView({
+    t: translator("en"),
+    request: recorder().request,
+    schedule: (callback) => {
+      frames.push(callback);
+      return () => {
+        const at = frames.indexOf(callback);
+        if (at >= 0) frames.splice(at, 1);
+      };
+    },
+    ...options,
+  });
+  current = view;
+  document.body.append(view.el);
+  return { view, frames };
 }
 
 function ready(): StreamEvent {
@@ -106,6 +126,50 @@ describe("streaming", () => {
       clock.mockImplementation(() => now);
       view.flush();
       expect(answer()).toBe(text.trim());
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it("cuts a long answer at each frame's budget, goes on in the next, loses and reorders nothing", () => {
+    // About 1 MB of one paragraph: some 130 steps of the Markdown stream.
+    const text = Array.from({ length: 150_000 }, (_, i) => `${i} `).join("");
+    const painted: (() => void)[] = [];
+    const { view, frames } = framed({ afterPaint: (callback) => painted.push(callback) });
+    view.setConnected(true);
+    view.flush();
+    // Every reading of the clock takes a millisecond: a step (one reading) costs one.
+    let now = 0;
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => (now += 1));
+    const shown = (): string => view.el.querySelector(".acpnb-agent")?.textContent?.trim() ?? "";
+    /** Runs the next frame, then its paint taking `paint` ms; returns the characters it added. */
+    const frame = (paint: number): number => {
+      const before = shown().length;
+      frames.shift()?.();
+      now += paint;
+      for (const callback of painted.splice(0)) callback();
+      const after = shown();
+      // Always the answer's start, whole and in order.
+      expect(text.startsWith(after)).toBe(true);
+      return after.length - before;
+    };
+    try {
+      view.apply([ready(), ev({ kind: "turn_started", prompt: "count" }), chunk(text)], false);
+      const first = frame(0);
+      expect(first).toBeGreaterThan(0);
+      // A costly paint: the next frame takes fewer steps.
+      frame(40);
+      const afterCostly = frame(0);
+      expect(afterCostly).toBeLessThan(first / 2);
+      // Cheap frames: more steps again, more than the first frame's.
+      const cheap: number[] = [];
+      while (frames.length > 0 && shown().length < text.trim().length) cheap.push(frame(0));
+      expect(Math.max(...cheap)).toBeGreaterThan(first);
+      expect(shown()).toBe(text.trim());
+      // Done: no frame waits, no paint is measured.
+      frames.shift()?.();
+      expect(frames).toHaveLength(0);
+      expect(painted).toHaveLength(0);
     } finally {
       clock.mockRestore();
     }
@@ -284,20 +348,7 @@ describe("streaming", () => {
   }, 30_000); // 9 MiB of text through jsdom: 4 s alone, over 5 s on a loaded box
 
   it("builds a resync's last pages in its frame and the earlier ones in the frames after", () => {
-    const frames: (() => void)[] = [];
-    const view = new ChatView({
-      t: translator("en"),
-      request: recorder().request,
-      schedule: (callback) => {
-        frames.push(callback);
-        return () => {
-          const at = frames.indexOf(callback);
-          if (at >= 0) frames.splice(at, 1);
-        };
-      },
-    });
-    current = view;
-    document.body.append(view.el);
+    const { view, frames } = framed();
     const turn = (i: number): StreamEvent[] => [
       ev({ kind: "turn_started", prompt: `q${i}` }),
       chunk(`a${i}`, "agent_message_chunk", `m${i}`),

@@ -1,23 +1,31 @@
 """An agent's reads and writes through the client (fs/read_text_file, fs/write_text_file)
-with the file open in a JupyterLab or Notebook 7 editor: the read has the editor's unsaved changes, the
-write is reviewed in the chat with the file's diff, lands in the editor (nothing saved
-behind it) and Ctrl+Z there takes it back; a write of what the file holds asks nothing."""
+with the file open in a JupyterLab or Notebook 7 editor: the read has the editor's unsaved
+changes, the write is reviewed in the chat with the file's diff, lands in the editor
+(nothing saved behind it) and Ctrl+Z there takes it back; a write of what the file holds
+asks nothing. A notebook open in a page is read as the page has it, unsaved cells
+included, as the text its save writes."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
+import nbformat
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.lab import (
     JupyterServer,
+    cell,
     chat,
     collaborative_server,
     open_chat_notebook,
+    open_notebook,
     permission_card,
+    save,
     send,
     unique,
+    write_notebook,
 )
 
 DEMO_CHAT = 'from acp_notebook import Chat\nchat = Chat("demo")\nawait chat.ready()\nchat'
@@ -29,22 +37,9 @@ def rtc_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServ
     yield from collaborative_server(tmp_path_factory.mktemp("jupyter-rtc-files"))
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook"])
-def test_a_write_through_the_client_lands_in_the_open_editor(
-    page: Page, server: JupyterServer, app: str
-) -> None:
-    editor_round_trip(page, server, app, collaborative=False)
-
-
-def test_with_real_time_collaboration_the_write_lands_in_the_shared_editor(
-    page: Page, rtc_server: JupyterServer
-) -> None:
-    """The page names the file "RTC:notes.md"; it is the server's notes.md all the same.
-    Collaboration saves the document itself, so the disk follows the editor there."""
-    editor_round_trip(page, rtc_server, "lab", collaborative=True)
-
-
 def editor_round_trip(page: Page, server: JupyterServer, app: str, collaborative: bool) -> None:
+    """A text file open in an editor: read with its unsaved line; the reviewed write lands
+    in the editor, and its undo takes it back."""
     name = f"{unique('notes')}.md"
     (server.root / name).write_text("# Notes\n")
     # The file in JupyterLab's editor, or in Notebook 7's editor page.
@@ -92,3 +87,60 @@ def editor_round_trip(page: Page, server: JupyterServer, app: str, collaborative
     page.keyboard.press("Control+z")
     expect(editor).not_to_contain_text(ADDED)
     expect(editor).to_contain_text("unsaved line")
+
+
+def notebook_read(page: Page, server: JupyterServer, app: str, collaborative: bool) -> None:
+    """A notebook open in a page with an unsaved edit of a cell: read with it, as the text
+    its save writes; a write to it is refused before any card."""
+    filename = write_notebook(server, unique("live"), ["x = 1"])
+    saved = (server.root / filename).read_text()
+    open_notebook(page, server, filename, app)
+    cell(page, 0).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("  # unsaved edit")
+    expect(cell(page, 0)).to_contain_text("x = 1  # unsaved edit")
+
+    other = page.context.new_page()
+    open_chat_notebook(other, server, "notebook-read", DEMO_CHAT)
+    send(other, f"read-file {filename}")
+    expect(chat(other)).to_contain_text(f"read-file: {filename}:")
+    block = chat(other).locator("pre").last
+    expect(block).to_contain_text('"nbformat_minor"')  # the whole text
+    text = block.text_content() or ""
+    read = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    assert read.cells[0].source == "x = 1  # unsaved edit", text
+    # The shape of a saved .ipynb: what nbformat writes for the same notebook.
+    assert text == nbformat.writes(read) + "\n"
+    # The notebook tools change an open notebook, not a write of its file.
+    send(other, f"edit-file {filename}")
+    expect(chat(other)).to_contain_text(f"{filename} is open as a notebook in a page")
+    expect(permission_card(other)).to_have_count(0)
+    if collaborative:
+        return  # collaboration saves the document itself
+    assert (server.root / filename).read_text() == saved  # nothing saved behind the page
+    # Saved by the page, the file is what the agent read.
+    page.bring_to_front()
+    save(page)
+    deadline = time.monotonic() + 30  # Notebook 7 clears its dirty mark before the file is written
+    while (server.root / filename).read_text() == saved and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (server.root / filename).read_text() == text
+
+
+# What the agent does through the client, each with its file open in a page.
+SCENARIOS = {"editor": editor_round_trip, "notebook": notebook_read}
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_through_the_client_with_the_file_open_in_a_page(
+    page: Page, server: JupyterServer, app: str, scenario: str
+) -> None:
+    SCENARIOS[scenario](page, server, app, False)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_with_real_time_collaboration(page: Page, rtc_server: JupyterServer, scenario: str) -> None:
+    """The page may name a file "RTC:notes.md"; it is the server's notes.md all the same.
+    Collaboration saves the document itself, so the disk follows the page there."""
+    SCENARIOS[scenario](page, rtc_server, "lab", True)

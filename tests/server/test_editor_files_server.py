@@ -1,8 +1,9 @@
 """Reads and writes through the client in server mode: a kernel's chat whose agent (the
 demo's ``edit-file``) reads and writes under the server's root: a closed file through the
 contents manager, a file open in a page's editor there (a stand-in page on the server's
-page registry), anything outside the root refused; the kernel's ``chat.on_edit`` reviews
-the write as it reviews notebook edits."""
+page registry), a notebook open in a page read as it is there and not written, anything
+outside the root refused; the kernel's ``chat.on_edit`` reviews the write as it reviews
+notebook edits."""
 
 from __future__ import annotations
 
@@ -63,5 +64,16 @@ async def test_reads_and_writes_under_the_servers_root(
     session.prompt("edit-file /etc/hostname")
     text = await turn_text(session, 3)
     assert "edit-file: error -32602: /etc/hostname is outside" in text, text
+
+    # A notebook open in a page: read as the page has it (its text as saved); a write is
+    # refused before any card.
+    (jp_root_dir / "open.ipynb").write_text('{\n "cells": []\n}\n')
+    live = '{\n "cells": [\n  "unsaved"\n ]\n}\n'
+    EditorPage(extension.pages, {}, {"open.ipynb": live})
+    session.prompt(f"edit-file {jp_root_dir}/open.ipynb")
+    text = await turn_text(session, 4)
+    assert "edit-file: read 5 lines of open.ipynb." in text, text
+    assert "is open as a notebook in a page" in text, text
+    assert (jp_root_dir / "open.ipynb").read_text() == '{\n "cells": []\n}\n'
     reviews = [e for e in session.history.events() if e["kind"] == "permission_request"]
     assert [e["edit"]["path"] for e in reviews] == ["closed.md", "open.md"]

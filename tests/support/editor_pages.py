@@ -1,4 +1,5 @@
-"""A stand-in page with text files open in its editors, on a server's page registry."""
+"""A stand-in page with text files open in its editors (and notebooks open), on a server's
+page registry."""
 
 from __future__ import annotations
 
@@ -10,20 +11,27 @@ from acp_notebook.notebook_tools.page_document import Pages
 
 
 class EditorPage:
-    """A page with text files open in its editors, answering as the lab extension does."""
+    """A page with text files open in its editors, answering as the lab extension does;
+    ``notebooks``: the notebooks it holds open, each as the text its save would write."""
 
-    def __init__(self, pages: Pages, buffers: dict[str, str]) -> None:
+    def __init__(
+        self, pages: Pages, buffers: dict[str, str], notebooks: dict[str, str] | None = None
+    ) -> None:
         self.pages = pages
         self.buffers = buffers
+        self.notebooks = notebooks or {}
         self.page = pages.connect(self.send)
-        self.frame({"type": "page:notebooks", "notebooks": [], "files": list(buffers)})
+        held = [{"path": path} for path in self.notebooks]
+        self.frame({"type": "page:notebooks", "notebooks": held, "files": list(buffers)})
 
     def frame(self, frame: dict[str, Any]) -> None:
         self.pages.receive(self.page, json.dumps(frame))
 
     def send(self, request: dict[str, Any]) -> None:
         path, reply = request["path"], {}
-        if request["op"] == "text":
+        if request["op"] == "notebook":
+            reply = {"result": {"text": self.notebooks[path]}}
+        elif request["op"] == "text":
             reply = {"result": {"text": self.buffers[path]}}
         elif self.buffers[path] != request["before"]:
             reply = {"error": "the file changed in its editor"}

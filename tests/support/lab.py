@@ -262,10 +262,13 @@ def command_chat(command: Sequence[str]) -> str:
     return f"from acp_notebook import Chat\nchat = Chat(command={list(command)!r})\nchat"
 
 
-def open_chat_notebook(page: Page, server: JupyterServer, name: str, code: str) -> str:
-    """Writes a notebook whose one cell is ``code``, opens it and runs the cell."""
+def open_chat_notebook(
+    page: Page, server: JupyterServer, name: str, code: str, app: str = "lab"
+) -> str:
+    """Writes a notebook whose one cell is ``code``, opens it (in ``app``, as
+    ``open_notebook``) and runs the cell."""
     filename = write_notebook(server, unique(name), [code])
-    open_notebook(page, server, filename)
+    open_notebook(page, server, filename, app)
     run_cell(page, 0)
     return filename
 

@@ -1,7 +1,8 @@
 // The agent's edits in the open notebook (no real-time collaboration): one socket per page
 // to the server (acp-notebook/ws/pages) reports the notebooks this page holds open and which
 // one the user is in; the server asks for a notebook's cells, applies an edit to its model, runs
-// a cell as the user would, or reads the active cell. An edit is one undo step where the user's
+// a cell as the user would, reads the active cell, or reads the whole notebook as the text its
+// save would write (an agent's fs/read_text_file of it). An edit is one undo step where the user's
 // own would be: an insert, delete or move in the notebook's history (`z` in command mode), a
 // new source in the cell's (Ctrl+Z in its editor). The file on disk is not touched, so no "file
 // changed on disk" dialog. The protocol's other half is notebook_tools/page_document.py.
@@ -21,6 +22,7 @@ import {
   type PageRequest,
 } from "../contracts";
 import { isRecord } from "../dom";
+import { notebookText } from "./notebook_text";
 
 /** The part of a notebook cell's shared model an edit uses (@jupyter/ydoc's ISharedCell). */
 export interface SharedCellLike {
@@ -41,6 +43,8 @@ export interface SharedNotebookLike {
   deleteCell(index: number): void;
   moveCell(fromIndex: number, toIndex: number): void;
   transact(f: () => void): void;
+  /** The whole notebook as nbformat JSON, unsaved cells included. */
+  toJSON(): unknown;
 }
 
 export interface RunResult {
@@ -181,6 +185,8 @@ async function answer(notebook: OpenNotebook, request: PageRequest): Promise<unk
   switch (request.op) {
     case "cells":
       return cellsOf(notebook.model);
+    case "notebook":
+      return { text: notebookText(notebook.model.toJSON()) };
     case "apply": {
       if (!request.edit) throw new Refused("no edit in the request");
       const applied = applyEdit(notebook.model, request.edit);

@@ -1,7 +1,8 @@
 // The text files open in this page's editors as documents.ts sees them: every document widget
 // of the main area whose shared model is a text file (a YFile: getSource and setSource; a
-// notebook's has neither), found through the shell without depending on the file editor
-// package, and reported whenever the shell's widgets change.
+// notebook's has them too, with its JSON, and cells: open_notebooks.ts reports notebooks),
+// found through the shell without depending on the file editor package, and reported whenever
+// the shell's widgets change.
 
 import type { JupyterFrontEnd } from "@jupyterlab/application";
 import type { ISignal } from "@lumino/signaling";
@@ -20,7 +21,8 @@ const POLL_MS = 2000;
 
 function isFileModel(model: unknown): model is SharedFileLike {
   const m = model as Partial<SharedFileLike> | null | undefined;
-  return typeof m?.getSource === "function" && typeof m.setSource === "function";
+  const text = typeof m?.getSource === "function" && typeof m.setSource === "function";
+  return text && !("cells" in (m as object));
 }
 
 /** The widget's text file, by its path on the server (a drive's prefix, "RTC:", taken off). */

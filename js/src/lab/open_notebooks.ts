@@ -102,7 +102,8 @@ function adapt(panel: NotebookPanel, t: Translate): OpenNotebook | null {
   const model = panel.content.model;
   if (model === null || panel.isDisposed || !panel.context.isReady) return null;
   return {
-    path: panel.context.path,
+    // By its path on the server, as open_files.ts reports text files (a drive's prefix off).
+    path: panel.context.localPath,
     kernelId: panel.sessionContext.session?.kernel?.id ?? null,
     model: model.sharedModel,
     run: (cellId, timeoutMs) => run(panel, cellId, timeoutMs),
