@@ -386,6 +386,43 @@ async def test_garbage_and_unknown_requests(hub: Hub) -> None:
     await rec.kind("turn_ended", turn=3)
     assert "-32602" in rec.text()
     assert not rec.of("elicitation_request")
+    # A link with credentials is refused, never shown: the chat says why.
+    (note,) = [e for e in rec.of("agent_error") if "link" in e["message"]]
+    assert "credentials" in note["message"]
+
+
+async def test_url_login_accept_then_complete(hub: Hub) -> None:
+    """A URL question: the card's url and host; accepted, the agent gets no content, then
+    its elicitation/complete settles the card as completed."""
+    chat_id, rec = await open_demo(hub)
+    answers = spy_answers(hub, chat_id)
+    await prompt(hub, chat_id, "url-login http://LocalHost:8123/login?next=%2F")
+    req = await rec.kind("elicitation_request")
+    assert req["url"] == "http://LocalHost:8123/login?next=%2F"
+    assert req["host"] == "localhost:8123" and req["fields"] == []
+    assert (await respond(hub, chat_id, req["requestId"], "accept"))["accepted"]
+    assert (await rec.kind("elicitation_resolved"))["outcome"] == "accepted"
+    done = await rec.kind("elicitation_resolved", outcome="completed")
+    assert done["requestId"] == req["requestId"] and done["by"] == "agent"
+    await rec.kind("turn_ended")
+    assert demo_answer(rec.text()) == {"action": "accept"}
+    assert [a["result"] for a in answers if "action" in a.get("result", {})] == [
+        {"action": "accept"}
+    ]
+
+
+async def test_url_login_declined_is_not_completed(hub: Hub) -> None:
+    chat_id, rec = await open_demo(hub)
+    await prompt(hub, chat_id, "url-login")
+    req = await rec.kind("elicitation_request")
+    assert req["host"] == "127.0.0.1:9"
+    # A values object is refused: a URL question has no fields.
+    ack = await respond(hub, chat_id, req["requestId"], "accept", {"x": "y"})
+    assert ack["error"] == "INVALID"
+    assert (await respond(hub, chat_id, req["requestId"], "decline"))["accepted"]
+    await rec.kind("turn_ended")
+    assert [e["outcome"] for e in rec.of("elicitation_resolved")] == ["declined"]
+    assert demo_answer(rec.text()) == {"action": "decline"}
 
 
 async def test_turn_error(hub: Hub) -> None:
@@ -565,3 +602,54 @@ async def test_claude_code_does_not_inherit_is_sandbox(
         assert json.loads(seen.read_text())["IS_SANDBOX"] == "1"
     finally:
         await hub.close()
+
+
+async def test_url_question_completion_by_the_bridge() -> None:
+    """elicitation/complete: before an answer it settles the card (the agent is told
+    cancel: no one consented); after a decline, or for an unknown id, it is ignored; an
+    accepted card still waiting ends when the agent exits. A bad link is refused."""
+    events: list[dict[str, Any]] = []
+    # Never started: the agent's side is played by feeding the session directly.
+    session = ChatSession("c1", AgentSpec("fake", ("fake-agent",)), cwd=".", sink=events.append)
+    sent: list[dict[str, Any]] = []
+    session.conn._write = lambda data: sent.append(json.loads(data))  # type: ignore[method-assign]
+
+    def ask(rpc_id: int, elicitation_id: str, url: str = "https://example.com/a") -> str:
+        params = {"sessionId": "s1", "mode": "url", "message": "Sign in", "url": url}
+        session._on_request(
+            Request(rpc_id, "elicitation/create", {**params, "elicitationId": elicitation_id})
+        )
+        return str(events[-1].get("requestId"))
+
+    def complete(elicitation_id: object) -> None:
+        session._on_notification(
+            Notification("elicitation/complete", {"elicitationId": elicitation_id})
+        )
+
+    def outcomes() -> list[tuple[str, str]]:
+        return [
+            (e["requestId"], e["outcome"]) for e in events if e["kind"] == "elicitation_resolved"
+        ]
+
+    try:
+        early = ask(1, "a")
+        complete("unknown")
+        complete(None)
+        assert outcomes() == [] and sent == []
+        complete("a")
+        assert outcomes() == [(early, "completed")]
+        assert sent == [{"jsonrpc": "2.0", "id": 1, "result": {"action": "cancel"}}]
+        complete("a")  # once only
+        declined, accepted = ask(2, "b"), ask(3, "c")
+        session.respond_elicitation(declined, "decline", None)
+        complete("b")
+        session.respond_elicitation(accepted, "accept", None)
+        assert outcomes()[1:] == [(declined, "declined"), (accepted, "accepted")]
+        assert sent[-1]["result"] == {"action": "accept"}
+        ask(4, "d", url="https://user:pw@example.com/")
+        assert sent[-1]["error"]["code"] == -32602 and "credentials" in sent[-1]["error"]["message"]
+        assert "credentials" in events[-1]["message"] and events[-1]["kind"] == "agent_error"
+        session._on_exit(1)
+        assert outcomes()[3:] == [(accepted, "cancelled")]
+    finally:
+        await session.close()

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from acp_notebook.kernel.chat import CANCEL, DECLINE, Chat, NeedsAnswer
+from acp_notebook.kernel.transcript import render_html
 from tests.support.agents import DEMO_FAULTS
 from tests.support.chat_waits import refuses_prompts
 from tests.support.demo_answers import demo_answer
@@ -82,6 +83,24 @@ async def test_dismiss(chat: Chat) -> None:
     request = await wait_pending(chat)
     chat.dismiss(request["requestId"])
     assert "permission: cancelled" in (await task).text
+
+
+async def test_url_question_from_python(chat: Chat) -> None:
+    """A URL question shows its url and host in ``pending``; ``answer`` accepts it, and the
+    agent's elicitation/complete shows in the folded state."""
+    task = asyncio.create_task(chat.ask("url-login https://Bücher.example/login"))
+    request = await wait_pending(chat)
+    assert request["type"] == "elicitation" and request["fields"] == []
+    assert request["url"] == "https://Bücher.example/login"
+    assert request["host"] == "xn--bcher-kva.example"
+    chat.answer(request["requestId"])
+    assert demo_answer((await task).text) == {"action": "accept"}
+    assert chat.state["elicitations"][request["requestId"]]["outcome"] == "completed"
+    # The saved transcript names the host, as text.
+    assert "Sign in to the demo service. (xn--bcher-kva.example)" in render_html(chat.snapshot)
+    task = asyncio.create_task(chat.ask("url-login"))
+    chat.decline((await wait_pending(chat))["requestId"])
+    assert demo_answer((await task).text) == {"action": "decline"}
 
 
 async def test_blocking_wait_raises_instead_of_hanging(chat: Chat) -> None:

@@ -161,7 +161,8 @@ async def test_handshake_frames_match_the_acp_schema(tools: bool) -> None:
     assert init.protocol_version == 1
     assert init.client_capabilities.elicitation is not None
     assert init.client_capabilities.elicitation.form is not None
-    assert init.client_capabilities.elicitation.url is None
+    # URL mode too: each mode is advertised by its own non-null key.
+    assert init.client_capabilities.elicitation.url is not None
     assert frames[0]["params"]["clientCapabilities"]["terminal"] is True
     new = frames[2]["params"]
     schema.NewSessionRequest.model_validate(new)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,10 @@ from pydantic import TypeAdapter
 from acp_notebook.bridge.elicitation import (
     AnswerError,
     ElicitationView,
+    UrlRefused,
     take_elicitation_view,
+    take_url_request,
+    url_host,
     validate_answer,
 )
 from acp_notebook.wire import contracts as wire
@@ -978,3 +983,96 @@ def test_validate_answer_raises_only_answer_error(
             "values": content,
         }
     )
+
+
+# ---------------------------------------------------------------- URL mode
+
+
+def url_params(url: Any, **params: Any) -> dict[str, Any]:
+    return {"mode": "url", "sessionId": "s1", "message": "Sign in", "url": url,
+            "elicitationId": "e1", **params}  # fmt: skip
+
+
+# URL questions shown and their hosts, as a browser reads them (js/test/cards.test.ts too).
+URL_HOSTS = json.loads((Path(__file__).parent / "vectors" / "url_hosts.json").read_text())
+
+
+@pytest.mark.parametrize(("url", "host"), [(v["url"], v["host"]) for v in URL_HOSTS["shown"]])
+def test_url_request_host(url: str, host: str) -> None:
+    asked = take_url_request(url_params(url, toolCallId="t1"))
+    assert (asked.url, asked.host, asked.elicitation_id) == (url, host, "e1")
+    assert asked.message == "Sign in" and asked.tool_call_id == "t1"
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://bank.example@evil.example/", "credentials"),
+        ("https://user:pass@example.com/", "credentials"),
+        ("javascript:alert(1)", "only http and https"),
+        ("data:text/html,hi", "only http and https"),
+        ("file:///etc/passwd", "only http and https"),
+        ("ftp://example.com/", "only http and https"),
+        ("https:example.com", "no host"),
+        ("https:///path", "no host"),
+        ("/relative/path", "only http and https"),
+        # Where a browser and Python would read different hosts.
+        ("https://good.example\\@evil.example/", "backslashes"),
+        ("https://%65vil.example/", "characters a host name"),
+        ("http://0x7f.1/", "dotted-quad"),
+        ("http://2130706433/", "dotted-quad"),
+        ("http://1.2.3.4./", "dotted-quad"),
+        # Spaces, controls and bidi overrides that could disguise what is shown.
+        ("https://example.com/a b", "spaces"),
+        ("https://example.com/\u202egnp.exe", "spaces"),
+        ("https://example.com/\n", "spaces"),
+        ("http://example.com:99999/", "port"),
+        ("http://[zz::1]/", "IPv6"),
+        ("http://a..b/", "domain name"),
+        # Read as "ss" by Python's IDNA 2003, kept (punycode) by browsers.
+        ("https://straße.example/", "encode differently"),
+        ("https://ς.example/", "encode differently"),
+        ("https://example.com/" + "a" * wire.MAX_URI, "longer than"),
+    ],
+)
+def test_url_request_refused(url: str, why: str) -> None:
+    with pytest.raises(UrlRefused, match=why):
+        take_url_request(url_params(url))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        url_params(None),
+        url_params(42),
+        url_params("https://example.com", elicitationId=None),
+        url_params("https://example.com", elicitationId=""),
+        url_params("https://example.com", elicitationId="x" * (wire.MAX_ID + 1)),
+        "not a dict",
+    ],
+)
+def test_url_request_junk_is_refused_never_raises_else(params: Any) -> None:
+    with pytest.raises(UrlRefused):
+        take_url_request(params)
+
+
+def test_url_request_message_bounded() -> None:
+    asked = take_url_request(url_params("https://example.com", message="m" * 10_000))
+    assert len(asked.message) == wire.MAX_MESSAGE
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_url_host_only_refuses(url: str) -> None:
+    try:
+        host = url_host("https://" + url)
+    except UrlRefused:
+        return
+    assert host and host.isascii() and "@" not in host
+
+
+def test_url_answer_has_no_content() -> None:
+    assert validate_answer([], "accept", None, url=True) == {"action": "accept"}
+    assert validate_answer([], "decline", None, url=True) == {"action": "decline"}
+    with pytest.raises(AnswerError):
+        validate_answer([], "accept", {"x": "y"}, url=True)

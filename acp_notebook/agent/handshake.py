@@ -14,14 +14,16 @@ from .catalogue import AgentSpec
 VERSION = "0.1.0"
 
 
-# Our ``initialize`` request as a listing of sessions sends it: ACP v1, form elicitation,
-# claude's live terminal output; a chat adds what it answers (``initialize_params``).
+# Our ``initialize`` request as a listing of sessions sends it: ACP v1, form and URL
+# elicitation (each mode is advertised by a non-null key: ``{}`` alone would advertise
+# nothing), claude's live terminal output; a chat adds what it answers
+# (``initialize_params``).
 INITIALIZE_PARAMS: dict[str, Any] = {
     "protocolVersion": 1,
     "clientCapabilities": {
         "fs": {"readTextFile": False, "writeTextFile": False},
         "terminal": False,
-        "elicitation": {"form": {}},
+        "elicitation": {"form": {}, "url": {}},
         # Claude's wrapper then streams a command's output on its tool call (fold.py).
         "_meta": {"terminal_output": True, "terminal_output_delta": True},
     },

@@ -66,7 +66,7 @@ from ..wire.review import Review
 from ..wire.text_files import FileRefused
 from . import file_requests
 from .edit_review import EditReviews, allows, card, edited_paths
-from .elicitation import take_elicitation_view
+from .elicitation import UrlRefused, take_elicitation_view, take_url_request
 from .history import History
 from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
 from .ports import NotebookEndpoint, TextFiles
@@ -200,6 +200,9 @@ class ChatSession:
         # Tool calls of this turn still pending/in_progress, oldest first (a dict as an
         # ordered set): the likely source of a question that names no tool call.
         self._running_tools: dict[str, None] = {}
+        # URL questions by the agent's elicitationId, oldest first: open, or accepted and
+        # waiting for the agent's elicitation/complete (at most MAX_OPEN_REQUESTS).
+        self._url_questions: dict[str, str] = {}
         self._turn_task: asyncio.Task[None] | None = None
         self._give_up: asyncio.TimerHandle | None = None  # armed by the turn's first cancel
         self._given_up = False
@@ -661,6 +664,11 @@ class ChatSession:
             else:
                 self._reply(one.reply)
             self._emit(one.event)
+            if one.event["kind"] == "elicitation_resolved" and one.event["outcome"] != "accepted":
+                # Only an accepted URL question waits for the agent's elicitation/complete.
+                self._url_questions = {
+                    e: r for e, r in self._url_questions.items() if r != one.event["requestId"]
+                }
 
     def _reply(self, reply: Reply) -> None:
         if reply.error is not None:
@@ -889,10 +897,13 @@ class ChatSession:
 
     def _elicitation_request(self, req: Request) -> None:
         params = req.params if isinstance(req.params, dict) else {}
-        if params.get("mode", "form") != "form":
-            # Only form mode is advertised (seed §"url mode").
+        mode = params.get("mode", "form")
+        if mode == "url":
+            self._url_request(req, params)
+            return
+        if mode != "form":
             self.conn.respond_error(
-                req.id, jsonrpc.INVALID_PARAMS, "only form elicitation is supported"
+                req.id, jsonrpc.INVALID_PARAMS, "only form and url elicitation are supported"
             )
             return
         view = take_elicitation_view(params)
@@ -901,14 +912,67 @@ class ChatSession:
             "message": view.message,
             "fields": view.fields,
         }
-        # An MCP server's question, forwarded by claude's wrapper, names no tool call
-        # (reference §12); the MCP tool that asks is the newest one still running.
-        tool_call_id = view.tool_call_id or next(reversed(self._running_tools), None)
-        if tool_call_id is not None:
-            event["toolCallId"] = tool_call_id
         if view.title is not None:
             event["title"] = view.title
-        self._register(req.id, event)
+        self._ask(req, event, view.tool_call_id)
+
+    def _url_request(self, req: Request, params: dict[str, Any]) -> None:
+        """A URL question: a card with the link and its host, or, for a link we do not
+        show, an error to the agent and a note in the chat."""
+        try:
+            asked = take_url_request(params)
+        except UrlRefused as refused:
+            self.conn.respond_error(
+                req.id, jsonrpc.INVALID_PARAMS, f"URL elicitation refused: {refused}"
+            )
+            self._agent_error(f"The agent asked to open a link that is not shown: {refused}")
+            return
+        event: ElicitationRequestEvent = {
+            "kind": "elicitation_request",
+            "message": asked.message,
+            "fields": [],
+            "url": asked.url,
+            "host": asked.host,
+        }
+        if self._ask(req, event, asked.tool_call_id) is not None:
+            return
+        self._url_questions.pop(asked.elicitation_id, None)  # a reused id: the newest wins
+        self._url_questions[asked.elicitation_id] = event["requestId"]
+        if len(self._url_questions) > MAX_OPEN_REQUESTS:
+            del self._url_questions[next(iter(self._url_questions))]
+
+    def _ask(
+        self, req: Request, event: ElicitationRequestEvent, tool_call_id: str | None
+    ) -> str | None:
+        """Open a question (see _register)."""
+        # An MCP server's question, forwarded by claude's wrapper, names no tool call
+        # (reference §12); the MCP tool that asks is the newest one still running.
+        tool_call_id = tool_call_id or next(reversed(self._running_tools), None)
+        if tool_call_id is not None:
+            event["toolCallId"] = tool_call_id
+        return self._register(req.id, event)
+
+    def _url_completed(self, params: object) -> None:
+        """The agent's ``elicitation/complete``: its URL question settles as completed.
+        Unknown ids, and questions declined or cancelled, are ignored (as ACP says)."""
+        elicitation_id = params.get("elicitationId") if isinstance(params, dict) else None
+        if not isinstance(elicitation_id, str):
+            return
+        request_id = self._url_questions.pop(elicitation_id, None)
+        if request_id is None:
+            return
+        if self.ledger.get(request_id) is not None:
+            # Done before anyone answered: no one consented, so the agent is told cancel.
+            self._carry_out(self.ledger.settle(request_id, "completed", "agent"))
+        else:
+            self._emit(
+                {
+                    "kind": "elicitation_resolved",
+                    "requestId": request_id,
+                    "outcome": "completed",
+                    "by": "agent",
+                }
+            )
 
     def _on_notification(self, note: Notification) -> None:
         update = session_update(note)
@@ -921,6 +985,8 @@ class ChatSession:
             self._emit({"kind": "update", "update": bound(update)})
             self.terminals.watch(update)
             self.background_output.watch(update)
+        elif note.method == "elicitation/complete":
+            self._url_completed(note.params)
         elif note.method == "$/cancel_request":
             params = note.params if isinstance(note.params, dict) else {}
             rpc_id = params.get("requestId")
@@ -977,6 +1043,12 @@ class ChatSession:
         self._end_previews()
         self._end_file_requests()
         self._carry_out(*self.ledger.settle_all())
+        # Accepted URL questions wait for a completion the agent can no longer send.
+        for request_id in self._url_questions.values():
+            self._emit(
+                {"kind": "elicitation_resolved", "requestId": request_id, "outcome": "cancelled"}
+            )
+        self._url_questions.clear()
         self.terminals.kill_all()  # nobody is left to read them
         self.status = "exited"
         self._drop_queue("exited")

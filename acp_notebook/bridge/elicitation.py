@@ -1,6 +1,6 @@
 """The elicitation reducer (seed §3): raw ``elicitation/create`` params in, bounded view out.
 
-Both functions are pure. ``take_elicitation_view`` reads untrusted JSON and never
+The functions are pure. ``take_elicitation_view`` reads untrusted JSON and never
 raises; ``validate_answer`` turns a client's answer into the JSON-RPC result for the
 agent, or raises :class:`AnswerError` (the hub acks INVALID, the card stays pending).
 
@@ -21,15 +21,26 @@ Decisions worth knowing:
   marker names Q or when it is called ``Q_custom`` (claude sends the marker only to
   JetBrains AIR, so the name is what we see).
 - Fields are kept in property order until 16 are usable; later ones are dropped.
+
+URL mode (``take_url_request``) is refused rather than reduced: a link is shown whole
+or not at all. It must be http or https with a host, at most ``MAX_URI`` characters,
+free of control, format (bidi) and space characters and of backslashes, and carry no
+credentials: ``https://bank.example@evil.example/`` reads as the bank but opens
+evil.example, so a ``user:pass@`` URL is refused, never shown. The host must read the
+same to Python and to a browser (no ``%``-escapes, no ``//`` missing), so the host we
+state is the one the browser opens; an IDN host is given in its ASCII (punycode) form.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
+from urllib.parse import urlsplit
 
 from pydantic import TypeAdapter
 
@@ -37,6 +48,7 @@ from ..wire.clip import clip
 from ..wire.contracts import (
     MAX_DESCRIPTION,
     MAX_FIELDS,
+    MAX_ID,
     MAX_MESSAGE,
     MAX_NAME,
     MAX_OPTION_VALUE,
@@ -44,6 +56,7 @@ from ..wire.contracts import (
     MAX_PLACEHOLDER,
     MAX_TITLE,
     MAX_TOOL_CALL_ID,
+    MAX_URI,
     MAX_VALUE_TEXT,
     ElicitationField,
     FieldOption,
@@ -78,8 +91,24 @@ class ElicitationView:
     title: str | None = None
 
 
+@dataclass(frozen=True)
+class UrlRequest:
+    """A URL-mode question: the page the agent asks the user to open."""
+
+    message: str
+    url: str
+    # As a browser's ``new URL(url).host`` gives it: lower case, punycode, no default port.
+    host: str
+    elicitation_id: str
+    tool_call_id: str | None = None
+
+
 class AnswerError(ValueError):
     """An answer that does not fit the form it answers."""
+
+
+class UrlRefused(ValueError):
+    """A URL-mode question we do not show; the message says why (for the agent and the chat)."""
 
 
 # ---------------------------------------------------------------- view
@@ -109,6 +138,89 @@ def take_elicitation_view(params: object) -> ElicitationView:
         tool_call_id=tool_call_id if _is_key(tool_call_id, MAX_TOOL_CALL_ID) else None,
         title=_display(schema.get("title"), MAX_TITLE),
     )
+
+
+def take_url_request(params: object) -> UrlRequest:
+    """Check untrusted URL-mode ``elicitation/create`` params (``UrlRefused``: why not)."""
+    p = params if isinstance(params, dict) else {}
+    elicitation_id = p.get("elicitationId")
+    if not _is_key(elicitation_id, MAX_ID) or not elicitation_id:
+        raise UrlRefused(f"elicitationId must be a string of 1 to {MAX_ID} characters")
+    url = p.get("url")
+    if not isinstance(url, str):
+        raise UrlRefused("url must be a string")
+    tool_call_id = p.get("toolCallId")
+    return UrlRequest(
+        message=_display(p.get("message"), MAX_MESSAGE) or "",
+        url=url,
+        host=url_host(url),
+        elicitation_id=elicitation_id,
+        tool_call_id=tool_call_id if _is_key(tool_call_id, MAX_TOOL_CALL_ID) else None,
+    )
+
+
+_HOST_NAME = re.compile(r"[^%/@?#:\[\]]+")
+_IPV6 = re.compile(r"\[[0-9a-f:.]+\]")
+# A browser reads a host whose last label is a number as an IPv4 address in any of
+# its forms (0x7f.1 is 127.0.0.1): only the dotted-quad form reads the same here.
+_NUMERIC_LABEL = re.compile(r"0x[0-9a-f]*|[0-9]+")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def url_host(url: str) -> str:
+    """The host (with a port other than the default) a browser opens for ``url``, or
+    ``UrlRefused`` when the URL is not one we show (see the module's docstring)."""
+    if len(url) > MAX_URI:
+        raise UrlRefused(f"the URL is longer than {MAX_URI} characters")
+    if "\\" in url or any(unicodedata.category(c)[0] in "CZ" for c in url):
+        raise UrlRefused("the URL contains spaces, control characters or backslashes")
+    try:
+        parts = urlsplit(url)
+    except ValueError as error:  # an unbalanced [ or ], an invalid IPv6 address
+        raise UrlRefused(f"the URL cannot be read: {error}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise UrlRefused(f"only http and https URLs are opened, not {_quote(scheme or url)}")
+    # "https:host" has no "//": a browser still finds a host there, Python does not.
+    if not url[len(scheme) + 1 :].startswith("//") or not parts.netloc:
+        raise UrlRefused("the URL has no host")
+    if "@" in parts.netloc:
+        raise UrlRefused(
+            "the URL carries credentials (user:password@host), which can hide its host"
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        raise UrlRefused("the URL's port is not a number from 0 to 65535") from None
+    name = parts.hostname or ""
+    if parts.netloc.startswith("["):
+        host = f"[{name}]"
+        if not _IPV6.fullmatch(host):
+            raise UrlRefused("the URL's host is not a valid IPv6 address")
+    else:
+        if not _HOST_NAME.fullmatch(name):
+            raise UrlRefused("the URL's host has characters a host name cannot have")
+        if _NUMERIC_LABEL.fullmatch(name.rstrip(".").rsplit(".", 1)[-1]) and not _is_ipv4(name):
+            raise UrlRefused("the URL's host is not an IPv4 address in dotted-quad form")
+        if "ß" in name or "ς" in name:
+            raise UrlRefused(
+                "the URL's host has ß or ς, which browsers and Python encode differently"
+            )
+        try:
+            # IDNA 2003 (the standard library's); browsers use UTS 46, which differs for
+            # the deviation characters ß and ς (refused above) and ZWJ/ZWNJ (format
+            # characters, refused with the others).
+            host = name.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise UrlRefused("the URL's host is not a valid domain name") from None
+    return host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+
+
+def _is_ipv4(name: str) -> bool:
+    try:
+        return str(ipaddress.IPv4Address(name)) == name
+    except ValueError:
+        return False
 
 
 def _reduce_property(name: object, spec: object, required: set[str]) -> dict[str, Any] | None:
@@ -250,13 +362,14 @@ def _fits(kind: str, options: list[FieldOption] | None, value: object) -> Any:
 
 
 def validate_answer(
-    fields: Sequence[Mapping[str, Any]], action: object, values: object
+    fields: Sequence[Mapping[str, Any]], action: object, values: object, *, url: bool = False
 ) -> dict[str, Any]:
     """The JSON-RPC result for the agent, from a client's answer to the form ``fields``.
 
     ``fields`` are the view's field dicts. Accepting a message-only form (no fields)
-    with no values is allowed: it answers ``content: {}``. A None value means
-    "not answered" and is left out.
+    with no values is allowed: it answers ``content: {}``; a URL question (``url``; it
+    has no fields) is accepted with no content. A None value means "not answered" and
+    is left out.
     """
     if action in ("decline", "cancel"):
         return {"action": action}
@@ -282,7 +395,7 @@ def validate_answer(
         if checked is None:
             raise AnswerError(f"{_quote(name)} must be {_EXPECTED[kind]}")
         content[name] = checked
-    return {"action": "accept", "content": content}
+    return {"action": "accept"} if url else {"action": "accept", "content": content}
 
 
 def _quote(value: object) -> str:

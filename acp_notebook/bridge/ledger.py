@@ -25,7 +25,7 @@ from ..wire.contracts import RequestEvent, ResolvedEvent
 from .elicitation import AnswerError, validate_answer
 
 PermissionOutcome = Literal["selected", "cancelled", "timeout"]
-ElicitationOutcome = Literal["accepted", "declined", "cancelled", "timeout"]
+ElicitationOutcome = Literal["accepted", "declined", "cancelled", "timeout", "completed"]
 
 # Questions and permissions one chat may have open at once; an agent asking more is
 # refused at once (thousands of cards would hold the page and the server's memory).
@@ -175,7 +175,8 @@ class Ledger:
         """Accept (with ``values``), decline or cancel (``AnswerError``: not a valid answer)."""
         event = self._event(request_id, "elicitation_request")
         assert event["kind"] == "elicitation_request"  # as _event checked: for mypy
-        result = validate_answer(event["fields"], action, values)
+        url = event.get("url") is not None
+        result = validate_answer(event["fields"], action, values, url=url)
         return self.settle(request_id, _OUTCOMES[action], by, result=result)
 
     def withdraw(self, rpc_id: object) -> Settled:

@@ -843,13 +843,31 @@ async def ask_claude(turn: Turn, match: re.Match[str]) -> None:
 
 @behaviour()
 async def ask_url(turn: Turn, _match: re.Match[str]) -> None:
+    """A URL question the client must refuse: its link carries credentials."""
     params = {
         "mode": "url",
         "message": "Sign in to the demo service.",
-        "url": "https://example.invalid/auth",
+        "url": "https://demo:secret@example.invalid/auth",
         "elicitationId": "e1",
     }
     await turn.say(f"url elicitation: {await turn.elicit(params)}")
+
+
+@behaviour(r"url-login(?:\s+(https?://\S+))?")
+async def url_login(turn: Turn, match: re.Match[str]) -> None:
+    """A sign-in page to open ("url-login http://127.0.0.1:8000/login", by default a
+    port nothing listens on); once accepted, the agent says the sign-in is complete."""
+    elicitation_id = f"login-{turn.session.id}-{turn.number}"
+    params = {
+        "mode": "url",
+        "message": "Sign in to the demo service.",
+        "url": match.group(1) or "http://127.0.0.1:9/login",
+        "elicitationId": elicitation_id,
+    }
+    answer = await turn.elicit(params)
+    if answer == compact({"action": "accept"}):
+        turn.agent.notify("elicitation/complete", {"elicitationId": elicitation_id})
+    await turn.say(f"elicitation answered: {answer}")
 
 
 @behaviour()

@@ -200,7 +200,11 @@ def _row(snap: dict[str, Any], item: dict[str, Any]) -> str:
         return _card("🔒", title, ": ", p.get("optionId") or p.get("outcome") or "pending")
     if kind == "elicitation":
         e = snap["elicitations"].get(item["requestId"], {})
-        return _card("❓", e.get("message") or "", " — ", e.get("outcome") or "pending")
+        # A URL question names the host it asked to open, as text: a saved page opens nothing.
+        title = e.get("message") or ""
+        if e.get("host"):
+            title = f"{title} ({e['host']})"
+        return _card("❓", title, " — ", e.get("outcome") or "pending")
     return ""
 
 

@@ -265,12 +265,19 @@ class ElicitationRequestEvent(_Event):
     toolCallId: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TOOL_CALL_ID)]]]
     title: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TITLE)]]]
     deadline: NotRequired[Maybe[float]]
+    # URL mode: the page the agent asks the user to open (http or https, no
+    # credentials), and its host as the bridge parsed it; a URL card has no fields.
+    url: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_URI)]]]
+    host: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_URI)]]]
 
 
 class ElicitationResolvedEvent(_Event):
+    """A question settled; a URL question the user accepted settles a second time,
+    ``completed``, when the agent sends ``elicitation/complete`` for it."""
+
     kind: Literal["elicitation_resolved"]
     requestId: str
-    outcome: Literal["accepted", "declined", "cancelled", "timeout"]
+    outcome: Literal["accepted", "declined", "cancelled", "timeout", "completed"]
     by: NotRequired[Maybe[str]]
 
 
@@ -500,6 +507,9 @@ class ElicitationView(TypedDict):
     outcome: str | None
     # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
     by: str | None
+    # URL mode only (see ElicitationRequestEvent).
+    url: NotRequired[str | None]
+    host: NotRequired[str | None]
 
 
 class AccessView(TypedDict):

@@ -62,7 +62,7 @@ _TOOL_LISTS = ("content", "locations")
 _TOOL_KEYS = (*_TOOL_TEXTS, *_TOOL_LISTS, "rawInput", "rawOutput")
 # A request's own fields: what its card weighs once settled ("edit": an edit's card only).
 _PERMISSION_FIELDS = ("toolCall", "options", "deadline", "edit")
-_ELICITATION_FIELDS = ("message", "fields", "toolCallId", "title", "deadline")
+_ELICITATION_FIELDS = ("message", "fields", "toolCallId", "title", "deadline", "url", "host")
 
 
 @dataclass(slots=True)
@@ -603,6 +603,9 @@ def _request(state: ChatState, event: RequestEvent, ts: float | None) -> None:
             "title": _str(event.get("title")),
             "deadline": _num(event.get("deadline")),
         }
+        url = _str(event.get("url"))
+        if url is not None:  # URL mode: the keys only a URL card has
+            fields["url"], fields["host"] = url, _str(event.get("host"))
         settled = {"outcome": None, "by": None}
     # Weighed once it settles: a pending card is never dropped.
     size = _size(fields)

@@ -84,7 +84,8 @@ abstract class Card<S extends RequestView> {
   /** Applies a new state of the request. */
   update(state: S): void {
     this.state = state;
-    this.clock.hidden = (state.deadline ?? null) === null;
+    // An answered card still shown (a URL question waiting for the agent) has no clock.
+    this.clock.hidden = (state.deadline ?? null) === null || state.outcome !== null;
   }
 
   /** Updates the countdown (called every second by the view while the card is pending). */
@@ -335,10 +336,56 @@ function readInput(field: ElicitationField, input: HTMLInputElement): Reading {
   return { kind: "value", value };
 }
 
+/**
+ * The page a URL question asks to open, as the browser reads it, or why it is not opened.
+ * The bridge checked it already; a saved notebook's card was never checked by us.
+ */
+export function linkTarget(url: string): { href: string; host: string } | { refused: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { refused: "not a URL" };
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return { refused: "only http and https links are opened" };
+  }
+  // user:pass@ can make a link read as one host and open another.
+  if (parsed.username !== "" || parsed.password !== "") {
+    return { refused: "the link carries credentials" };
+  }
+  return { href: parsed.href, host: parsed.host };
+}
+
+/** Opens `href` in a new tab that cannot reach this page (no opener, no referrer). */
+export function openLink(href: string): void {
+  window.open(href, "_blank", "noopener,noreferrer");
+}
+
+/** An accepted URL question, still waiting for the agent's elicitation/complete. */
+export function linkWaits(state: ElicitationView): boolean {
+  return Boolean(state.url) && state.outcome === "accepted";
+}
+
+/** The link: its host first and prominent, then the whole URL, as text (never an <a>). */
+function linkBox(t: Translate, target: { href: string; host: string }): HTMLElement {
+  const box = el("div", "acpnb-link");
+  const host = el("div", "acpnb-link-host");
+  host.append(tIsolated(t, "linkHost", { host: el("strong", undefined, target.host) }));
+  const url = el("code", "acpnb-link-url");
+  url.dir = "ltr";
+  url.append(breakable(target.href));
+  box.append(host, url);
+  return box;
+}
+
 export class ElicitationCard extends Card<ElicitationView> {
   private readonly controls: Control[] = [];
   private readonly answerButton: HTMLButtonElement | null;
   private readonly otherButtons: HTMLButtonElement[];
+  /** A URL question's Open button and the line shown while the agent finishes. */
+  private readonly link: { open: HTMLButtonElement; host: string; waiting: HTMLElement } | null =
+    null;
 
   constructor(state: ElicitationView, ctx: CardContext) {
     super(ctx, "elicitation", "questionHeading", state);
@@ -360,6 +407,15 @@ export class ElicitationCard extends Card<ElicitationView> {
       form.append(message);
     }
 
+    const target = state.url ? linkTarget(state.url) : null;
+    if (target !== null && "refused" in target) {
+      const refused = el("div", "acpnb-card-error");
+      refused.append(tIsolated(t, "linkRefused", { why: target.refused }));
+      form.append(refused);
+    }
+    const shown = target !== null && "href" in target ? target : null;
+    if (shown !== null) form.append(linkBox(t, shown));
+
     const byName = new Map(state.fields.map((f) => [f.name, f]));
     // An AskUserQuestion "Other" box is rendered inside its question, not on its own.
     const nested = new Set(
@@ -379,7 +435,19 @@ export class ElicitationCard extends Card<ElicitationView> {
       return b;
     };
     this.answerButton = null;
-    if (this.controls.length > 0) {
+    if (shown !== null) {
+      // Opened only here, on a click: the page is never loaded or prefetched before.
+      const open = button(t("openLink", { host: shown.host }), "acpnb-allow");
+      open.addEventListener("click", () => {
+        openLink(shown.href);
+        if (this.state.outcome === null) this.respond("accept");
+      });
+      const waiting = el("div", "acpnb-card-source");
+      waiting.append(tIsolated(t, "linkWaiting", { agent: ctx.agentName() }));
+      waiting.hidden = true;
+      form.append(waiting);
+      this.link = { open, host: shown.host, waiting };
+    } else if (this.controls.length > 0) {
       this.answerButton = button(t("answer"), "acpnb-allow");
       this.answerButton.addEventListener("click", () => this.respond("accept"));
     }
@@ -408,10 +476,21 @@ export class ElicitationCard extends Card<ElicitationView> {
     this.el.querySelector<HTMLElement>("input, button:not(:disabled)")?.focus();
   }
 
+  /** An accepted URL question waits, still shown, until the agent says it is complete. */
+  override get pending(): boolean {
+    return this.state.outcome === null || linkWaits(this.state);
+  }
+
   /** Applies a new state; a settled card vanishes (the answer shows in the agent's reply). */
   override update(state: ElicitationView): void {
     super.update(state);
-    if (state.outcome !== null) this.el.remove();
+    if (!this.pending) this.el.remove();
+    else if (this.link !== null && state.outcome !== null) {
+      // Accepted: it may be opened again; there is nothing left to decline.
+      this.link.waiting.hidden = false;
+      setText(this.link.open, this.ctx.t("openLinkAgain", { host: this.link.host }));
+      for (const b of this.otherButtons) b.hidden = true;
+    }
   }
 
   private fieldset(field: ElicitationField, custom: ElicitationField | undefined): HTMLElement {
@@ -524,13 +603,18 @@ export class ElicitationCard extends Card<ElicitationView> {
   private respond(action: "accept" | "decline" | "cancel"): void {
     const base = { type: "chat:elicitation.respond", requestId: this.state.requestId } as const;
     void this.answer(
-      action === "accept" ? { ...base, action, values: this.values() } : { ...base, action },
+      // A URL question has no fields: accepting it only says the user opened the page.
+      action === "accept" && this.link === null
+        ? { ...base, action, values: this.values() }
+        : { ...base, action },
     );
   }
 
   protected refresh(): void {
     const held = this.busy || this.locked !== null;
     for (const b of this.otherButtons) b.disabled = held;
+    // Anyone who sees the card may open the link; answering needs the right to act.
+    if (this.link !== null) this.link.open.disabled = this.state.outcome === null && held;
     if (this.answerButton !== null) this.answerButton.disabled = held || !this.canAnswer();
   }
 }

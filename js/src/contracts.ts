@@ -287,14 +287,20 @@ export interface ElicitationRequestEvent {
   toolCallId?: string | null;
   title?: string | null;
   deadline?: number | null;
+  url?: string | null;
+  host?: string | null;
 }
 
+/**
+ * A question settled; a URL question the user accepted settles a second time, ``completed``, when
+ * the agent sends ``elicitation/complete`` for it.
+ */
 export interface ElicitationResolvedEvent {
   seq: number;
   ts?: number | null;
   kind: "elicitation_resolved";
   requestId: string;
-  outcome: "accepted" | "declined" | "cancelled" | "timeout";
+  outcome: "accepted" | "declined" | "cancelled" | "timeout" | "completed";
   by?: string | null;
 }
 
@@ -317,6 +323,8 @@ export interface ElicitationView {
   deadline: number | null;
   outcome: string | null;
   by: string | null;
+  url?: string | null;
+  host?: string | null;
 }
 
 export interface ErrorItem {

@@ -106,7 +106,15 @@ const TOOL_RAW = ["rawInput", "rawOutput"] as const;
 const TOOL_KEYS = [...TOOL_TEXTS, ...TOOL_LISTS, ...TOOL_RAW] as const;
 // A request's own fields: what its card weighs once settled ("edit": an edit's card only).
 const PERMISSION_FIELDS = ["toolCall", "options", "deadline", "edit"] as const;
-const ELICITATION_FIELDS = ["message", "fields", "toolCallId", "title", "deadline"] as const;
+const ELICITATION_FIELDS = [
+  "message",
+  "fields",
+  "toolCallId",
+  "title",
+  "deadline",
+  "url",
+  "host",
+] as const;
 
 export { FOLD_MAX_ITEMS as MAX_ITEMS, FOLD_MAX_WEIGHT as MAX_WEIGHT };
 
@@ -557,6 +565,8 @@ function request(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
           toolCallId: str(ev.toolCallId),
           title: str(ev.title),
           deadline,
+          // URL mode: the keys only a URL card has.
+          ...(str(ev.url) !== null && { url: str(ev.url), host: str(ev.host) }),
         };
   const key = `${kind}:${requestId}`;
   const internal = state.internal;

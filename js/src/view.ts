@@ -4,7 +4,7 @@
 
 import { ANYONE, isViewer, type Role, roleOf } from "./access";
 import { attachmentChips } from "./attach";
-import { type CardContext, ElicitationCard, PermissionCard } from "./cards";
+import { type CardContext, ElicitationCard, linkWaits, PermissionCard } from "./cards";
 import { Composer } from "./composer";
 import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./contracts";
 import { el, isRecord, setText } from "./dom";
@@ -243,7 +243,8 @@ export class ChatView {
       }
     }
     for (const [requestId, e] of this.state.elicitations) {
-      if (e.outcome === null) {
+      // An accepted URL question would wait for a completion that can no longer come.
+      if (e.outcome === null || linkWaits(e)) {
         events.push({ kind: "elicitation_resolved", seq: ++seq, requestId, outcome: "cancelled" });
       }
     }
@@ -482,7 +483,9 @@ export class ChatView {
     for (const [key, card] of this.cards) {
       const table =
         card instanceof PermissionCard ? this.state.permissions : this.state.elicitations;
-      if (table.get(card.requestId)?.outcome !== null) this.cards.delete(key);
+      const state = table.get(card.requestId);
+      if (state === undefined || !(state.outcome === null || ("url" in state && linkWaits(state))))
+        this.cards.delete(key);
     }
   }
 
@@ -596,7 +599,7 @@ export class ChatView {
         if (state === undefined) return;
         if (card instanceof ElicitationCard) card.update(state);
         // A settled question shows nothing: its answer is in the agent's reply.
-        else if (state.outcome === null)
+        else if (state.outcome === null || linkWaits(state))
           this.mount(key, slot, new ElicitationCard(state, this.ctx));
       }
       if (this.cards.get(key)?.pending === false) this.cards.delete(key);

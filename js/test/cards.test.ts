@@ -1,7 +1,10 @@
 // @vitest-environment jsdom
 // Permission and elicitation cards: every field kind, gating, the requests they send.
-import { beforeEach, describe, expect, it } from "vitest";
-import { type CardContext, ElicitationCard, PermissionCard } from "../src/cards";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type CardContext, ElicitationCard, linkTarget, PermissionCard } from "../src/cards";
 import type {
   CellEdit,
   Edit,
@@ -607,5 +610,114 @@ describe("where a question comes from", () => {
     expect(loose.el.querySelector(".acpnb-card-source")).toBeNull();
     const zh = new ElicitationCard(question([field], { toolCallId: "mcp-1" }), context("zh").ctx);
     expect(zh.el.querySelector(".acpnb-card-source")?.textContent).toBe("来自 mcp__picker__pick");
+  });
+});
+
+describe("URL question card", () => {
+  const URL_Q = { message: "Sign in to GitHub", url: "https://Bücher.example:8443/login?next=/" };
+  const opened: unknown[][] = [];
+  beforeEach(() => {
+    opened.length = 0;
+    vi.spyOn(window, "open").mockImplementation((...args: unknown[]) => {
+      opened.push(args);
+      return null;
+    });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A mounted URL card, its element and the requests it sends. */
+  function urlCard() {
+    const { ctx, bodies } = context();
+    const card = new ElicitationCard(question([], URL_Q), ctx);
+    return { card, root: mount(card), bodies };
+  }
+
+  it("shows the host and the whole URL as text, and loads nothing before a click", () => {
+    const { root, bodies } = urlCard();
+    // The host as the browser resolves it (punycode, lower case), emphasised.
+    expect(root.querySelector(".acpnb-link-host strong")?.textContent).toBe(
+      "xn--bcher-kva.example:8443",
+    );
+    expect(root.querySelector(".acpnb-link-url")?.textContent).toBe(
+      "https://xn--bcher-kva.example:8443/login?next=/",
+    );
+    expect(root.textContent).toContain("Sign in to GitHub");
+    // Nothing that navigates, loads or prefetches: no link, image, frame or <link>.
+    expect(root.querySelectorAll("a, img, iframe, link, [href], [src]")).toHaveLength(0);
+    expect([...buttons(root).keys()]).toEqual([
+      "Open xn--bcher-kva.example:8443",
+      "Decline",
+      "Cancel",
+    ]);
+    expect(opened).toEqual([]);
+    expect(bodies).toEqual([]);
+  });
+
+  it("opens the page on click in a new tab with no opener, and accepts without values", async () => {
+    const { card, root, bodies } = urlCard();
+    buttons(root).get("Open xn--bcher-kva.example:8443")?.click();
+    await settle();
+    expect(opened).toEqual([
+      ["https://xn--bcher-kva.example:8443/login?next=/", "_blank", "noopener,noreferrer"],
+    ]);
+    expect(bodies).toEqual([
+      { type: "chat:elicitation.respond", requestId: "q1", action: "accept" },
+    ]);
+    // Accepted: it waits for the agent, can be opened again, and cannot be declined.
+    card.update(question([], { ...URL_Q, outcome: "accepted" }));
+    expect(card.pending).toBe(true);
+    expect(root.isConnected).toBe(true);
+    expect(root.textContent).toContain("Waiting for Claude");
+    const again = buttons(root).get("Open xn--bcher-kva.example:8443 again");
+    expect(again?.disabled).toBe(false);
+    expect(buttons(root).get("Decline")?.hidden).toBe(true);
+    again?.click();
+    await settle();
+    expect(opened).toHaveLength(2);
+    expect(bodies).toHaveLength(1);
+    // The agent's elicitation/complete closes it.
+    card.update(question([], { ...URL_Q, outcome: "completed" }));
+    expect(card.pending).toBe(false);
+    expect(root.isConnected).toBe(false);
+  });
+
+  it("declines and cancels as a form does, and a declined card closes", async () => {
+    const { card, root, bodies } = urlCard();
+    buttons(root).get("Decline")?.click();
+    await settle();
+    expect(bodies).toEqual([
+      { type: "chat:elicitation.respond", requestId: "q1", action: "decline" },
+    ]);
+    card.update(question([], { ...URL_Q, outcome: "declined" }));
+    expect(root.isConnected).toBe(false);
+    expect(opened).toEqual([]);
+  });
+
+  // The bridge states these hosts (tests/test_elicitation.py); the browser opens them.
+  const hosts = JSON.parse(
+    // A path, not a URL: under jsdom, URL is jsdom's, which node:url does not take.
+    readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), "../../tests/vectors/url_hosts.json"),
+      "utf8",
+    ),
+  ) as { shown: { url: string; host: string }[] };
+  it.each(hosts.shown.map((v) => [v.url, v.host]))("opens %s on host %s", (url, host) => {
+    expect(linkTarget(url)).toEqual({ href: new URL(url).href, host });
+  });
+
+  it.each([
+    ["javascript:alert(1)", "only http and https"],
+    ["https://bank.example@evil.example/", "credentials"],
+    ["not a url", "not a URL"],
+  ])("never offers %s as a link", (url, why) => {
+    const { ctx } = context();
+    const root = mount(new ElicitationCard(question([], { ...URL_Q, url }), ctx));
+    expect(root.textContent).toContain(why);
+    expect(root.textContent).not.toContain("evil.example");
+    expect([...buttons(root).keys()]).toEqual(["Decline", "Cancel"]);
+    expect(root.querySelectorAll("a, [href]")).toHaveLength(0);
+    expect(linkTarget(url)).toEqual({ refused: expect.stringContaining(why) });
   });
 });

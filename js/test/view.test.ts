@@ -857,6 +857,45 @@ describe("endedWithServer", () => {
   });
 });
 
+describe("URL question in the view", () => {
+  const asked = (): StreamEvent =>
+    ev({
+      kind: "elicitation_request",
+      requestId: "u1",
+      message: "Sign in",
+      fields: [],
+      url: "https://example.com/login",
+      host: "example.com",
+    });
+  const resolved = (outcome: string): StreamEvent =>
+    ev({ kind: "elicitation_resolved", requestId: "u1", outcome });
+
+  it("keeps an accepted card until the agent completes it", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), ev({ kind: "turn_started", prompt: "login" }), asked()], false);
+    view.flush();
+    expect(q(view, ".acpnb-link-host").textContent).toContain("example.com");
+    view.apply([resolved("accepted")], false);
+    view.flush();
+    expect(q(view, ".acpnb-card-elicitation").textContent).toContain("Waiting for Claude");
+    view.apply([resolved("completed")], false);
+    view.flush();
+    expect(view.el.querySelectorAll(".acpnb-card-elicitation")).toHaveLength(0);
+  });
+
+  it("shows an accepted card rebuilt from history, and ends it when the server is gone", () => {
+    const { view } = setup();
+    current = view;
+    view.apply([ready(), asked(), resolved("accepted")], true);
+    view.flush();
+    expect(q(view, ".acpnb-card-elicitation").textContent).toContain("Waiting for Claude");
+    view.endedWithServer();
+    view.flush();
+    expect(view.el.querySelectorAll(".acpnb-card-elicitation")).toHaveLength(0);
+  });
+});
+
 describe("who may act", () => {
   const access = (share: "anyone" | null = null): StreamEvent =>
     ev({ kind: "access", owner: "alice", ownerName: "Alice", share });
