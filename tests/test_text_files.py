@@ -104,7 +104,7 @@ def test_initialize_advertises_fs_only_when_served() -> None:
     }
     served = initialize_params(False)["clientCapabilities"]
     assert served["fs"] == {"readTextFile": False, "writeTextFile": False}
-    assert served["elicitation"] == {"form": {}}
+    assert served["elicitation"] == {"form": {}, "url": {}}
 
 
 def test_a_file_edit_card_and_the_paths_a_tool_call_names() -> None:
