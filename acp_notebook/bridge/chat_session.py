@@ -383,6 +383,11 @@ class ChatSession:
             self._start_turn(queued)
         return self.turn
 
+    @property
+    def _replaying(self) -> bool:
+        """A chat loading a session, whose agent replays the conversation."""
+        return self.load_session_id is not None and not self._started.is_set()
+
     def _start_turn(self, queued: Queued) -> None:
         text, by, attachments = queued.text, queued.by, queued.attachments
         self.turn_active = True
@@ -393,7 +398,7 @@ class ChatSession:
             event["attachments"] = [attachment_summary(a) for a in attachments]
         # A chat loading a session shows the replayed conversation first: a prompt sent
         # before the replay is over starts its turn after it.
-        later = self.load_session_id is not None and not self._started.is_set()
+        later = self._replaying
         if not later:
             self._emit(event)
         blocks = [dict(a["block"]) for a in attachments]
@@ -984,7 +989,8 @@ class ChatSession:
             self._track_tool(update)
             self._emit({"kind": "update", "update": bound(update)})
             self.terminals.watch(update)
-            self.background_output.watch(update)
+            if not self._replaying:  # a replayed command's file is of a process gone
+                self.background_output.watch(update)
         elif note.method == "elicitation/complete":
             self._url_completed(note.params)
         elif note.method == "$/cancel_request":
