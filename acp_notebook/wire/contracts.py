@@ -820,6 +820,13 @@ class SetModeRequest(_ChatRequest):
     modeId: Id
 
 
+class ForkRequest(_ChatRequest):
+    """Fork the chat's session (``session/fork``, where the agent advertises it); the ack
+    carries the new session's ``sessionId``, to open with ``session/load``."""
+
+    type: Literal["chat:fork"]
+
+
 class SetConfigRequest(_ChatRequest):
     type: Literal["chat:set_config"]
     configId: Id
@@ -976,6 +983,7 @@ ClientRequest = Annotated[
         ResyncRequest,
         SetModeRequest,
         SetConfigRequest,
+        ForkRequest,
         AcceptEditsRequest,
         ShareRequest,
         PermissionRespondRequest,

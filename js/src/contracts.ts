@@ -52,6 +52,7 @@ export type ClientRequest =
   | ResyncRequest
   | SetModeRequest
   | SetConfigRequest
+  | ForkRequest
   | AcceptEditsRequest
   | ShareRequest
   | PermissionRespondRequest
@@ -378,6 +379,17 @@ export interface FoldSnapshot {
   access?: AccessView;
   queue?: QueuedPrompt[];
   dropped?: Dropped;
+}
+
+/**
+ * Fork the chat's session (``session/fork``, where the agent advertises it); the ack carries the
+ * new session's ``sessionId``, to open with ``session/load``.
+ */
+export interface ForkRequest {
+  id?: number | string | null;
+  executeId?: string | null;
+  chatId: string;
+  type: "chat:fork";
 }
 
 export interface ImageBlock {
