@@ -75,6 +75,34 @@ async def test_chat_resume_from_a_kernel_in_server_mode(
     }
 
 
+async def test_chat_fork_from_a_kernel_in_server_mode(
+    start_kernel: Any, cells: Any, tmp_path: Any
+) -> None:
+    kernel = await cells(await start_kernel())
+    out = await kernel.run(
+        "import json\n"
+        "from acp_notebook.kernel.chat import Chat\n"
+        f"chat = Chat('demo', env={DEMO!r}, cwd={str(tmp_path)!r})\n"
+        "assert chat.mode == 'server', chat.mode\n"
+        "chat.wait(chat.send_prompt('hello there'), timeout=30)\n"
+        "forked = chat.fork()\n"
+        "turn = forked.wait(forked.send_prompt('think'), timeout=30)\n"
+        "print('forked:' + json.dumps({'apart': forked.state['agent']['sessionId']"
+        " != chat.state['agent']['sessionId'], 'first': forked.state['items'][0],"
+        " 'mode': forked.mode, 'title': forked.title, 'text': turn.text}))\n"
+        "forked.close()\n"
+        "chat.close()\n"
+    )
+    forked = json.loads(out.split("forked:", 1)[1].splitlines()[0])
+    assert forked == {
+        "apart": True,
+        "first": {"type": "user", "text": "hello there"},
+        "mode": "server",
+        "title": "hello there",
+        "text": "Done thinking: the answer is **42**.",
+    }
+
+
 async def test_a_page_continues_only_what_the_agent_lists_here(
     start_kernel: Any, jp_fetch: Any, jp_root_dir: Any, extension: Any, monkeypatch: Any
 ) -> None:
