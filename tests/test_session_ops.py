@@ -14,6 +14,7 @@ from acp_notebook import SessionsUnavailable, delete_session, sessions
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.demo import store as demo_store
 from acp_notebook.kernel.chat import Chat, ChatError
+from acp_notebook.wire.contracts import Ack
 from tests.support.agents import FAULT_AGENT
 from tests.support.fault_chats import received
 from tests.support.hub_chats import Recorder, open_demo
@@ -61,6 +62,7 @@ async def test_fork_through_the_hub_and_where_not_advertised(hub: Hub, tmp_path:
     await rec.kind("turn_ended")
     ack = await hub.handle({"type": "chat:fork", "id": 1, "chatId": chat_id}, trusted=True)
     assert ack["accepted"] is True and ack["sessionId"] != ready["sessionId"]
+    Ack.model_validate(ack, strict=True)  # the contract names it
     listed = {s.session_id: s.title for s in sessions("demo", str(tmp_path))}
     assert listed == {ready["sessionId"]: "hello there", ack["sessionId"]: "hello there"}
 

@@ -1056,6 +1056,8 @@ class Ack(_Model):
     omitted: int | None = None
     # Only on chat:mention: the variable as an attachment for the next prompt.
     attachment: Attachment | None = None
+    # Only on chat:fork: the new session, to open with session/load.
+    sessionId: str | None = None
 
 
 def why_invalid(exc: ValidationError) -> str:

@@ -152,6 +152,7 @@ export interface Ack {
   variables?: VariableName[] | null;
   omitted?: number | null;
   attachment?: Attachment | null;
+  sessionId?: string | null;
 }
 
 /** Something the agent did wrong that the chat survives (a line it skipped). */
