@@ -55,14 +55,18 @@ async def test_no_session_close_where_the_agent_does_not_advertise_it(
 
 
 async def test_fork_through_the_hub_and_where_not_advertised(hub: Hub, tmp_path: Path) -> None:
-    chat_id, rec = await open_demo(hub, cwd=str(tmp_path))
+    chat_id, rec = await open_demo(hub, owner="alice", cwd=str(tmp_path))
     ready = await rec.kind("agent_status", status="ready")
     assert ready["agentCapabilities"]["sessionCapabilities"]["fork"] == {}
     hub.chats[chat_id].session.prompt("hello there")
     await rec.kind("turn_ended")
-    ack = await hub.handle({"type": "chat:fork", "id": 1, "chatId": chat_id}, trusted=True)
+    fork = {"type": "chat:fork", "id": 1, "chatId": chat_id}
+    assert (await hub.handle(fork, user="bob"))["error"] == "FORBIDDEN"
+    ack = await hub.handle(fork, user="alice")
     assert ack["accepted"] is True and ack["sessionId"] != ready["sessionId"]
     Ack.model_validate(ack, strict=True)  # the contract names it
+    # The fork is its chat owner's: she may continue it, as her own sessions.
+    assert hub.config.sessions.owner("demo", str(tmp_path), ack["sessionId"]) == "alice"
     listed = {s.session_id: s.title for s in sessions("demo", str(tmp_path))}
     assert listed == {ready["sessionId"]: "hello there", ack["sessionId"]: "hello there"}
 

@@ -112,8 +112,8 @@ async def _pages(
         found.extend(page)
         if cursor is None or len(found) >= limit:
             break
-    # Whole pages: a cursor cannot point inside one, so the last page may pass ``limit``
-    # (never MAX_SESSIONS, where the listing ends without a cursor).
+    # Whole pages: a cursor cannot point inside one, so the last page may pass ``limit``.
+    # Past MAX_SESSIONS the rest is dropped, and the cursor with it.
     if len(found) > MAX_SESSIONS:
         return SessionList(found[:MAX_SESSIONS], None)
     return SessionList(found, cursor)

@@ -498,7 +498,11 @@ class Hub:
 
     @_route("owner", "chat:fork")
     async def _fork(self, req: ForkRequest, call: _Call) -> Frame:
-        return {"ack": req.id, "accepted": True, "sessionId": await call.chat.session.fork()}
+        session = call.chat.session
+        forked = await session.fork()
+        if call.chat.owner is not None:  # the fork is the chat owner's, to continue
+            self.config.sessions.note(session.spec.name, session.cwd, forked, call.chat.owner)
+        return {"ack": req.id, "accepted": True, "sessionId": forked}
 
     @_route("owner", "chat:accept_edits")
     async def _accept_edits(self, req: AcceptEditsRequest, call: _Call) -> None:
