@@ -16,12 +16,21 @@ __all__ = [
     "ChatError",
     "NeedsAnswer",
     "SessionInfo",
+    "SessionList",
+    "SessionsUnavailable",
     "Turn",
+    "delete_session",
     "sessions",
 ]
 
 if TYPE_CHECKING:
-    from .agent.session_list import SessionInfo, sessions
+    from .agent.session_list import (
+        SessionInfo,
+        SessionList,
+        SessionsUnavailable,
+        delete_session,
+        sessions,
+    )
     from .kernel.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
     from .wire.attachment_blocks import AttachmentError
 
@@ -30,6 +39,9 @@ if TYPE_CHECKING:
 _MODULES = {
     "sessions": "agent.session_list",
     "SessionInfo": "agent.session_list",
+    "SessionList": "agent.session_list",
+    "SessionsUnavailable": "agent.session_list",
+    "delete_session": "agent.session_list",
     "AttachmentError": "wire.attachment_blocks",
 }
 

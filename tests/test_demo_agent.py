@@ -163,7 +163,13 @@ def test_initialize_and_new_session(agent: AgentProcess) -> None:
     assert result["protocolVersion"] == 1
     assert result["agentInfo"]["name"] == "acp-notebook-demo"
     assert result["agentCapabilities"]["loadSession"] is True
-    assert set(result["agentCapabilities"]["sessionCapabilities"]) == {"list", "resume"}
+    assert set(result["agentCapabilities"]["sessionCapabilities"]) == {
+        "list",
+        "resume",
+        "close",
+        "delete",
+        "fork",
+    }
     assert result["authMethods"] == []
     agent.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 

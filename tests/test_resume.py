@@ -17,6 +17,7 @@ from acp_notebook.kernel.transcript import MAX_TEXT, STATIC_TEXT
 from acp_notebook.wire.contracts import SAVED_MIME, saved_chat_data
 from tests.support.agents import FAULT_AGENT, RESUME_ONLY_AGENT
 from tests.support.hub_chats import Recorder, open_demo
+from tests.support.past_sessions import past_session
 
 DEMO = {"ACP_DEMO_DELAY": "0"}
 
@@ -106,12 +107,7 @@ async def test_loading_an_unknown_session_is_refused_with_the_reason(
 
 
 async def test_sessions_lists_what_chat_resume_continues(tmp_path: Path) -> None:
-    chat = Chat("demo", env=DEMO, cwd=str(tmp_path), transport="local")
-    try:
-        assert (await chat.ask("hello there", timeout=30)).ok
-        session_id = chat.state["agent"]["sessionId"]
-    finally:
-        chat.close()
+    session_id = await past_session(tmp_path)
     listed = sessions("demo", str(tmp_path))
     assert [s.session_id for s in listed] == [session_id]
     [info] = listed

@@ -20,7 +20,8 @@ def continue_method(capabilities: Any) -> Method | None:
 
 
 def offers_session(capabilities: Any, name: str) -> bool:
-    """Whether the agent advertises ``sessionCapabilities.<name>`` (``list``, ``resume``)."""
+    """Whether the agent advertises ``sessionCapabilities.<name>`` (``list``, ``resume``,
+    ``close``, ``delete``, ``fork``)."""
     sessions = capabilities.get("sessionCapabilities") if isinstance(capabilities, dict) else None
     return isinstance(sessions, dict) and isinstance(sessions.get(name), dict)
 
@@ -30,3 +31,7 @@ def cannot_continue(agent: str) -> str:
         f"{agent} cannot continue an earlier session: it advertises neither "
         "loadSession nor sessionCapabilities.resume"
     )
+
+
+def not_offered(agent: str, name: str) -> str:
+    return f"{agent} does not advertise sessionCapabilities.{name} (session/{name})"

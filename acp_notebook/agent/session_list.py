@@ -1,6 +1,8 @@
-"""``acp_notebook.sessions(agent, cwd)``: an agent's past sessions, to continue one.
+"""``acp_notebook.sessions(agent, cwd)``: an agent's past sessions, to continue one, and
+``delete_session``: remove one.
 
-Starts the agent, ``initialize``, pages through ``session/list`` and ends the agent.
+Starts the agent, ``initialize``, pages through ``session/list`` (or sends
+``session/delete``) and ends the agent.
 It runs the agent in this process (the kernel), as ``Chat(..., transport="local")``
 would: the sessions an agent keeps on disk belong to the user, not to a server.
 """
@@ -10,17 +12,20 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
+from ..wire.contracts import valid_session_id
 from .catalogue import AgentSpec, resolve_agent
 from .connection import AgentConnection
 from .handshake import INITIALIZE_PARAMS, agent_env
 from .jsonrpc import RpcError
 from .resume import offers_session
+
+T = TypeVar("T")
 
 MAX_SESSIONS = 1000  # what one listing returns at most, whatever the agent offers
 MAX_PAGES = 50
@@ -31,7 +36,7 @@ STRICT_SESSION_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._:-]{0,255}")
 
 
 class SessionsUnavailable(RuntimeError):
-    """The agent does not list its sessions, or failed to."""
+    """The agent does not list (or delete) its sessions, or failed to."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,15 @@ class SessionInfo:
     cwd: str
     title: str | None
     updated_at: datetime | None
+
+
+class SessionList(list[SessionInfo]):
+    """Sessions, most recent first as the agent lists them; ``next_cursor``: where the
+    listing goes on (``sessions(..., cursor=...)``), None when nothing is left."""
+
+    def __init__(self, found: Sequence[SessionInfo], next_cursor: str | None) -> None:
+        super().__init__(found)
+        self.next_cursor = next_cursor
 
 
 def _when(value: Any) -> datetime | None:
@@ -77,27 +91,42 @@ def parse_page(result: Any) -> tuple[list[SessionInfo], str | None]:
     return found, cursor[:MAX_TEXT] if isinstance(cursor, str) and cursor else None
 
 
-async def _pages(conn: AgentConnection, cwd: str) -> list[SessionInfo]:
+async def _initialized(conn: AgentConnection, verb: str) -> None:
+    """Initialized, where the agent advertises ``sessionCapabilities.<verb>``."""
     init = await conn.request("initialize", INITIALIZE_PARAMS)
     caps = init.get("agentCapabilities") if isinstance(init, dict) else None
-    if not offers_session(caps, "list"):
-        raise SessionsUnavailable("the agent does not list its sessions (session/list)")
+    if not offers_session(caps, verb):
+        raise SessionsUnavailable(f"the agent does not {verb} its sessions (session/{verb})")
+
+
+async def _pages(
+    conn: AgentConnection, cwd: str, limit: int = MAX_SESSIONS, cursor: str | None = None
+) -> SessionList:
+    await _initialized(conn, "list")
     found: list[SessionInfo] = []
-    cursor: str | None = None
     for _ in range(MAX_PAGES):
         params: dict[str, Any] = {"cwd": cwd}
         if cursor is not None:
             params["cursor"] = cursor
         page, cursor = parse_page(await conn.request("session/list", params))
         found.extend(page)
-        if cursor is None or len(found) >= MAX_SESSIONS:
+        if cursor is None or len(found) >= limit:
             break
-    return found[:MAX_SESSIONS]
+    # Whole pages: a cursor cannot point inside one, so the last page may pass ``limit``.
+    # Past MAX_SESSIONS the rest is dropped, and the cursor with it.
+    if len(found) > MAX_SESSIONS:
+        return SessionList(found[:MAX_SESSIONS], None)
+    return SessionList(found, cursor)
 
 
-async def list_sessions(
-    argv: Sequence[str], env: Mapping[str, str], cwd: str, timeout: float
-) -> list[SessionInfo]:
+async def _with_agent(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str,
+    timeout: float,
+    work: Callable[[AgentConnection], Awaitable[T]],
+) -> T:
+    """``work`` on a connection to the agent started for it, ended after."""
     conn = AgentConnection(
         argv,
         env=env,
@@ -111,13 +140,24 @@ async def list_sessions(
     except OSError as exc:
         raise SessionsUnavailable(f"could not start {argv[0]!r}: {exc}") from None
     try:
-        return await asyncio.wait_for(_pages(conn, cwd), timeout)
+        return await asyncio.wait_for(work(conn), timeout)
     except RpcError as exc:
         raise SessionsUnavailable(f"the agent refused: {exc.message}") from None
     except asyncio.TimeoutError:
         raise SessionsUnavailable(f"the agent did not answer within {timeout:g} s") from None
     finally:
         await conn.close()
+
+
+async def list_sessions(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str,
+    timeout: float,
+    limit: int = MAX_SESSIONS,
+    cursor: str | None = None,
+) -> SessionList:
+    return await _with_agent(argv, env, cwd, timeout, lambda conn: _pages(conn, cwd, limit, cursor))
 
 
 def unknown_session(session_id: str, cwd: str, listed: Sequence[SessionInfo] | None) -> str | None:
@@ -144,18 +184,52 @@ async def listed_sessions(spec: AgentSpec, cwd: str, timeout: float) -> list[Ses
         return None
 
 
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    # Its own loop on its own thread: a notebook cell already runs inside a loop.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()
+
+
 def sessions(
     agent: str = "demo",
+    cwd: str | None = None,
+    *,
+    limit: int | None = None,
+    cursor: str | None = None,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> SessionList:
+    """The past sessions of ``agent`` in ``cwd`` (default: the current directory), each
+    with its title. ``limit``: stop once that many are read (in the agent's pages, so a
+    few more may come); the result's ``next_cursor`` then goes on from there, as
+    ``cursor``. Without ``limit``, all of them (up to 1000)."""
+    spec = resolve_agent(agent, command=command, env=env)
+    where = os.path.abspath(cwd or os.getcwd())
+    most = MAX_SESSIONS if limit is None else max(1, min(limit, MAX_SESSIONS))
+    return _run(list_sessions(spec.argv, agent_env(spec), where, timeout, most, cursor))
+
+
+async def _delete(conn: AgentConnection, session_id: str) -> None:
+    await _initialized(conn, "delete")
+    await conn.request("session/delete", {"sessionId": session_id})
+
+
+def delete_session(
+    agent: str,
+    session_id: str,
     cwd: str | None = None,
     *,
     command: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 120.0,
-) -> list[SessionInfo]:
-    """The past sessions of ``agent`` in ``cwd`` (default: the current directory)."""
+) -> None:
+    """Delete one of ``agent``'s past sessions (``session/delete``, where the agent
+    advertises ``sessionCapabilities.delete``); ``SessionsUnavailable`` says why not.
+    ``cwd``: where the agent runs (default: the current directory)."""
+    if not valid_session_id(session_id):
+        raise ValueError(f"not a session id: {session_id[:80]!r}")
     spec = resolve_agent(agent, command=command, env=env)
     where = os.path.abspath(cwd or os.getcwd())
-    run = list_sessions(spec.argv, agent_env(spec), where, timeout)
-    # Its own loop on its own thread: a notebook cell already runs inside a loop.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run).result()
+    work = _with_agent(spec.argv, agent_env(spec), where, timeout, lambda c: _delete(c, session_id))
+    _run(work)

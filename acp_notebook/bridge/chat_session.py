@@ -35,7 +35,7 @@ from ..agent.connection import AgentConnection
 from ..agent.handshake import agent_env, initialize_params
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
-from ..agent.resume import cannot_continue, continue_method
+from ..agent.resume import cannot_continue, continue_method, not_offered, offers_session
 from ..agent.terminals import METHODS as TERMINAL_METHODS
 from ..agent.terminals import ClientTerminals
 from ..wire.attachment_blocks import AttachmentError, adapt
@@ -61,6 +61,7 @@ from ..wire.contracts import (
     TurnEndedEvent,
     TurnStartedEvent,
     is_request,
+    valid_session_id,
 )
 from ..wire.review import Review
 from ..wire.text_files import FileRefused
@@ -91,6 +92,8 @@ _CANCELLED = {"outcome": {"outcome": "cancelled"}}
 # an ack (Python 30 s, the widget 45 s), so they hear why; an agent that never answered
 # left the request waiting for good.
 SETTING_TIMEOUT = 20.0
+# What closing a chat waits for the agent's session/close: a slow agent must not hold it.
+CLOSE_TIMEOUT = 2.0
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,10 @@ class SessionConfig:
 
 class Busy(RuntimeError):
     pass
+
+
+class NotOffered(ValueError):
+    """The agent does not advertise what was asked of it (an unstable ACP method)."""
 
 
 class NotQueued(ValueError):
@@ -349,11 +356,36 @@ class ChatSession:
             self.notebook.close()
         await self.terminals.close()
         await self.background_output.close()
+        if self.session_id is not None:
+            await self._close_session(self.session_id)
         await self.conn.close()
         if self._turn_task is not None:
             self._turn_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._turn_task
+
+    async def _close_session(self, session_id: str) -> None:
+        """``session/close`` where the agent advertises it, within ``CLOSE_TIMEOUT``."""
+        if not offers_session(self.capabilities, "close"):
+            return
+        request = self.conn.request("session/close", {"sessionId": session_id})
+        with contextlib.suppress(RpcError, asyncio.TimeoutError):
+            await asyncio.wait_for(request, CLOSE_TIMEOUT)
+
+    async def fork(self) -> str:
+        """``session/fork`` of this chat's session: the new session's id, to load in a chat
+        of its own (the fork the agent opened here is closed again)."""
+        if not offers_session(self.capabilities, "fork"):
+            raise NotOffered(not_offered(self.spec.name, "fork"))
+        if self.session_id is None:
+            raise Busy("the agent has not opened its session yet")
+        params = {"sessionId": self.session_id, "cwd": self.cwd, "mcpServers": []}
+        result = await self._setting("session/fork", params)
+        forked = result.get("sessionId") if isinstance(result, dict) else None
+        if not isinstance(forked, str) or not valid_session_id(forked):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "session/fork returned no valid sessionId")
+        await self._close_session(forked)
+        return forked
 
     # ------------------------------------------------------------ turns
 
@@ -603,7 +635,7 @@ class ChatSession:
             self._turn_task.cancel()
 
     async def _setting(self, method: str, params: dict[str, Any]) -> Any:
-        """A set_mode or set_config request, answered within ``SETTING_TIMEOUT``."""
+        """A set_mode, set_config or fork request, answered within ``SETTING_TIMEOUT``."""
         try:
             return await asyncio.wait_for(self.conn.request(method, params), SETTING_TIMEOUT)
         except asyncio.TimeoutError:

@@ -35,6 +35,7 @@ from ..wire.contracts import (
     CloseRequest,
     ElicitationRespondRequest,
     ErrorCode,
+    ForkRequest,
     Frame,
     MentionRequest,
     OpenRequest,
@@ -53,7 +54,7 @@ from ..wire.contracts import (
     error_ack,
     why_invalid,
 )
-from .chat_session import AgentExited, Busy, ChatSession, NotQueued, SessionConfig
+from .chat_session import AgentExited, Busy, ChatSession, NotOffered, NotQueued, SessionConfig
 from .elicitation import AnswerError
 from .history import snapshot_resync
 from .ledger import NotFound
@@ -425,7 +426,7 @@ class Hub:
                 else "ELICITATION_NOT_FOUND"
             )
             return error_ack(ack, code, "unknown or already settled")
-        except (AnswerError, AttachmentError, NotQueued) as exc:
+        except (AnswerError, AttachmentError, NotOffered, NotQueued) as exc:
             return error_ack(ack, "INVALID", str(exc))
         except Busy as exc:
             return error_ack(ack, "BUSY", str(exc))
@@ -494,6 +495,14 @@ class Hub:
     @_route("owner", "chat:set_config")
     async def _set_config(self, req: SetConfigRequest, call: _Call) -> None:
         await call.chat.session.set_config(req.configId, req.value)
+
+    @_route("owner", "chat:fork")
+    async def _fork(self, req: ForkRequest, call: _Call) -> Frame:
+        session = call.chat.session
+        forked = await session.fork()
+        if call.chat.owner is not None:  # the fork is the chat owner's, to continue
+            self.config.sessions.note(session.spec.name, session.cwd, forked, call.chat.owner)
+        return {"ack": req.id, "accepted": True, "sessionId": forked}
 
     @_route("owner", "chat:accept_edits")
     async def _accept_edits(self, req: AcceptEditsRequest, call: _Call) -> None:

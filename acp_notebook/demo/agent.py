@@ -10,7 +10,8 @@ commands; it takes a prompt sent during a turn into that turn (prompt queueing, 
 wrapper advertises it).
 
 Sessions are kept on disk (``demo_store``), so another agent process can list them
-(``session/list``) and load one (``session/load`` replays its conversation first).
+(``session/list``) and load one (``session/load`` replays its conversation first); it
+closes (``session/close``), deletes (``session/delete``) and forks (``session/fork``) them.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ CONTEXT_SIZE = 200_000
 STREAM_BATCH = 4096
 # What a stored session keeps of one streamed answer (the benchmarks stream megabytes).
 MAX_STORED_STREAM = 65536
-LIST_PAGE = 100
+# ACP_DEMO_LIST_PAGE: sessions per session/list page (tests page with a few).
+LIST_PAGE = int(os.environ.get("ACP_DEMO_LIST_PAGE") or 100)
 MODES = (("default", "Default"), ("acceptEdits", "Accept edits"), ("plan", "Plan"))
 PERMISSION_OPTIONS = [
     {"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
@@ -253,6 +255,9 @@ class DemoAgent:
             "session/load": self._load_session,
             "session/resume": self._resume_session,
             "session/list": self._list_sessions,
+            "session/close": self._close_session,
+            "session/delete": self._delete_session,
+            "session/fork": self._fork_session,
             "session/set_mode": self._set_mode,
             "session/set_config_option": self._set_config_option,
             "session/prompt": self._prompt,
@@ -358,7 +363,13 @@ class DemoAgent:
                     "audio": False,
                     "embeddedContext": not TEXT_ONLY,
                 },
-                "sessionCapabilities": {"list": {}, "resume": {}},
+                "sessionCapabilities": {
+                    "list": {},
+                    "resume": {},
+                    "close": {},
+                    "delete": {},
+                    "fork": {},
+                },
                 # ACP_DEMO_STDIO_MCP=1: an agent without HTTP MCP (gets the stdio proxy).
                 "mcpCapabilities": {"http": not STDIO_MCP, "sse": False},
                 # Like claude's wrapper: a prompt during a turn steers it.
@@ -416,6 +427,39 @@ class DemoAgent:
             result["nextCursor"] = str(start + LIST_PAGE)
         return result
 
+    async def _close_session(self, params: Json) -> Json:
+        session = self._session(params)
+        if session.turn is not None:
+            session.turn.cancel()
+        del self._sessions[session.id]
+        return {}
+
+    async def _delete_session(self, params: Json) -> Json:
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str) or not demo_store.delete(session_id):
+            raise RpcError(-32002, f"no stored session {session_id!r}")
+        self._sessions.pop(session_id, None)
+        return {}
+
+    async def _fork_session(self, params: Json) -> Json:
+        # The conversation under a new id, open in this process like a new session.
+        live = self._find_session(params)
+        session_id, cwd = params.get("sessionId"), params.get("cwd")
+        source = (
+            live.record
+            if live
+            else demo_store.load(session_id)
+            if isinstance(session_id, str)
+            else None
+        )
+        if source is None or not isinstance(cwd, str) or not cwd:
+            raise RpcError(-32002, f"no stored session {session_id!r} (or no cwd)")
+        record = Record(f"demo-{uuid.uuid4().hex}", cwd, source.title, source.mode)
+        record.updates = list(source.updates)
+        session = self._register(record, params)
+        demo_store.save(record)
+        return {"sessionId": session.id, **session_state(record.mode)}
+
     def _find_session(self, params: Json) -> Session | None:
         session_id = params.get("sessionId")
         return self._sessions.get(session_id) if isinstance(session_id, str) else None
@@ -459,7 +503,8 @@ class DemoAgent:
             return {"stopReason": "end_turn"}
         self.turns += 1
         text = prompt_text(blocks)
-        if not session.record.title:
+        titled = not session.record.title
+        if titled:
             session.record.title = demo_store.title_of(text)
         session.record.add(
             {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}
@@ -476,6 +521,8 @@ class DemoAgent:
         finally:
             session.turn = None
             session.steers.clear()  # any the turn did not read are answered with it
+            if titled:  # after the first turn, as claude's wrapper names a session
+                turn.update({"sessionUpdate": "session_info_update", "title": session.record.title})
             turn.usage()
             demo_store.save(session.record)
         return {"stopReason": stop_reason}

@@ -95,6 +95,18 @@ def save(record: Record) -> None:
     os.replace(tmp, path)
 
 
+def delete(session_id: str) -> bool:
+    """Remove a stored session; False when there is none of that id."""
+    path = _path(session_id)
+    if path is None:
+        return False
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _read(path: Path) -> Record | None:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:

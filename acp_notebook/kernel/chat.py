@@ -206,6 +206,19 @@ class Chat(anywidget.AnyWidget):
         self._closed = False
         self._displays: list[Any] = []
         self._comm_used = False  # a view fell back to the comm: events go there too
+        # What fork() opens its chat with: this one's options, the session aside.
+        self._options: dict[str, Any] = {
+            "command": command,
+            "env": env,
+            "cwd": self.cwd,
+            "mode": mode,
+            "mcp_servers": mcp_servers,
+            "notebook_tools": notebook_tools,
+            "transport": transport,
+            "locale": locale,
+            "share": share,
+            "notebook": notebook,
+        }
         options: dict[str, Any] = {
             "type": "chat:open",
             "agent": agent,
@@ -261,6 +274,14 @@ class Chat(anywidget.AnyWidget):
         """
         return cls(agent, cwd=cwd, load_session_id=session_id, **options)
 
+    def fork(self) -> Chat:
+        """A new chat on a fork of this one's session (``session/fork``, where the agent
+        advertises ``sessionCapabilities.fork``): the conversation so far, continued apart
+        from this one, which goes on unchanged. The new chat loads the fork as
+        ``Chat.resume`` would, with this chat's options."""
+        forked = str(self._request({"type": "chat:fork"})["sessionId"])
+        return Chat.resume(forked, self.agent if self._named else None, **self._options)
+
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
@@ -298,6 +319,11 @@ class Chat(anywidget.AnyWidget):
         """``server`` (through the Jupyter server extension) or ``local`` (in this kernel);
         ``local_reason`` says why server mode was not reached, if it was not asked for."""
         return self._client.mode
+
+    @property
+    def title(self) -> str | None:
+        """The session's title, as the agent names it (``session_info_update``)."""
+        return self.state["title"]
 
     @property
     def state(self) -> FoldSnapshot:

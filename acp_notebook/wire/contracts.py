@@ -820,6 +820,13 @@ class SetModeRequest(_ChatRequest):
     modeId: Id
 
 
+class ForkRequest(_ChatRequest):
+    """Fork the chat's session (``session/fork``, where the agent advertises it); the ack
+    carries the new session's ``sessionId``, to open with ``session/load``."""
+
+    type: Literal["chat:fork"]
+
+
 class SetConfigRequest(_ChatRequest):
     type: Literal["chat:set_config"]
     configId: Id
@@ -976,6 +983,7 @@ ClientRequest = Annotated[
         ResyncRequest,
         SetModeRequest,
         SetConfigRequest,
+        ForkRequest,
         AcceptEditsRequest,
         ShareRequest,
         PermissionRespondRequest,
@@ -1048,6 +1056,8 @@ class Ack(_Model):
     omitted: int | None = None
     # Only on chat:mention: the variable as an attachment for the next prompt.
     attachment: Attachment | None = None
+    # Only on chat:fork: the new session, to open with session/load.
+    sessionId: str | None = None
 
 
 def why_invalid(exc: ValidationError) -> str:

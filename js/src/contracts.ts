@@ -52,6 +52,7 @@ export type ClientRequest =
   | ResyncRequest
   | SetModeRequest
   | SetConfigRequest
+  | ForkRequest
   | AcceptEditsRequest
   | ShareRequest
   | PermissionRespondRequest
@@ -151,6 +152,7 @@ export interface Ack {
   variables?: VariableName[] | null;
   omitted?: number | null;
   attachment?: Attachment | null;
+  sessionId?: string | null;
 }
 
 /** Something the agent did wrong that the chat survives (a line it skipped). */
@@ -378,6 +380,17 @@ export interface FoldSnapshot {
   access?: AccessView;
   queue?: QueuedPrompt[];
   dropped?: Dropped;
+}
+
+/**
+ * Fork the chat's session (``session/fork``, where the agent advertises it); the ack carries the
+ * new session's ``sessionId``, to open with ``session/load``.
+ */
+export interface ForkRequest {
+  id?: number | string | null;
+  executeId?: string | null;
+  chatId: string;
+  type: "chat:fork";
 }
 
 export interface ImageBlock {

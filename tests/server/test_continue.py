@@ -48,7 +48,7 @@ async def test_kernel_opens_a_chat_on_an_earlier_session(
     kernel.close()
 
 
-async def test_chat_resume_from_a_kernel_in_server_mode(
+async def test_chat_resume_and_fork_from_a_kernel_in_server_mode(
     start_kernel: Any, cells: Any, tmp_path: Any
 ) -> None:
     kernel = await cells(await start_kernel())
@@ -65,6 +65,13 @@ async def test_chat_resume_from_a_kernel_in_server_mode(
         "items = again.state['items']\n"
         "print('resumed:' + json.dumps({'same': again.state['agent']['sessionId'] == sid,"
         " 'first': items[0], 'text': turn.text}))\n"
+        # And forked: the request goes through the server's hub like the others.
+        "forked = again.fork()\n"
+        "turn = forked.wait(forked.send_prompt('plan'), timeout=30)\n"
+        "print('forked:' + json.dumps({'apart': forked.state['agent']['sessionId'] != sid,"
+        " 'first': forked.state['items'][0], 'mode': forked.mode, 'title': forked.title,"
+        " 'ok': turn.ok}))\n"
+        "forked.close()\n"
         "again.close()\n"
     )
     resumed = json.loads(out.split("resumed:", 1)[1].splitlines()[0])
@@ -72,6 +79,14 @@ async def test_chat_resume_from_a_kernel_in_server_mode(
         "same": True,
         "first": {"type": "user", "text": "hello there"},
         "text": "Done thinking: the answer is **42**.",
+    }
+    forked = json.loads(out.split("forked:", 1)[1].splitlines()[0])
+    assert forked == {
+        "apart": True,
+        "first": {"type": "user", "text": "hello there"},
+        "mode": "server",
+        "title": "hello there",
+        "ok": True,
     }
 
 

@@ -17,7 +17,8 @@ prompt's id, and then they end the turn), anything else is echoed. Env: ``FAULT_
 (chunks in a flood, default 5000), ``FAULT_HUGE_MB`` (size of the huge line, and of the
 endless one, default 100), ``FAULT_NEW`` (JSON: more fields of session/new's result),
 ``FAULT_OBJECTS_MB`` (size of the line of ``{},{},...``, default 50), ``FAULT_DEPTHS``
-(nesting depths of the deep lines, default ``65,1000,100000``).
+(nesting depths of the deep lines, default ``65,1000,100000``), ``FAULT_CAPS`` (JSON:
+its agentCapabilities). It never answers ``session/close`` (a slow agent's close).
 """
 
 from __future__ import annotations
@@ -335,7 +336,7 @@ class Agent:
                     "id": message["id"],
                     "result": {
                         "protocolVersion": 1,
-                        "agentCapabilities": {},
+                        "agentCapabilities": json.loads(os.environ.get("FAULT_CAPS", "{}")),
                         "agentInfo": {"name": "fault-agent", "version": "1"},
                     },
                 }
@@ -351,6 +352,8 @@ class Agent:
             self.prompt(message)
         elif method == "session/cancel":
             self.cancelled = True
+        elif method == "session/close":
+            pass
         elif "id" in message:
             self.send({"id": message["id"], "error": {"code": -32601, "message": f"no {method}"}})
 
