@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -181,7 +181,8 @@ class ChatSession:
             notebook.review = self.review_edit
         # The files the agent reads and writes through us (fs/*); None: not offered.
         self.files = files
-        self._file_tasks: set[asyncio.Task[None]] = set()
+        # The agent's fs/* and terminal/* requests, each answered by a task of its own.
+        self._served: set[asyncio.Task[None]] = set()
         self.spec = spec
         self.cwd = cwd
         self.mcp_servers = [dict(s) for s in mcp_servers]
@@ -239,7 +240,6 @@ class ChatSession:
         self.terminals = ClientTerminals(cwd, agent_env(spec), self._show_update)
         # Claude's backgrounded commands, whose output its wrapper does not stream over v1.
         self.background_output = BackgroundOutput(self._show_update)
-        self._terminal_requests: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ events
 
@@ -350,7 +350,7 @@ class ChatSession:
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
         self._end_previews()
-        self._end_file_requests()
+        self._end_served()
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
@@ -794,25 +794,30 @@ class ChatSession:
         elif req.method == "elicitation/create":
             self._elicitation_request(req)
         elif req.method in file_requests.METHODS and self.files is not None:
-            if len(self._file_tasks) >= MAX_OPEN_REQUESTS:
-                self.conn.respond_error(
-                    req.id,
-                    jsonrpc.INTERNAL_ERROR,
-                    f"{MAX_OPEN_REQUESTS} file requests are open already",
-                )
-                return
-            task = asyncio.create_task(self._file_request(req, self.files))
-            self._file_tasks.add(task)
-            task.add_done_callback(self._file_tasks.discard)
+            self._serve(req, self._file_request(req, self.files))
         elif req.method in TERMINAL_METHODS:
-            task = asyncio.get_running_loop().create_task(self._terminal_request(req))
-            self._terminal_requests.add(task)
-            task.add_done_callback(self._terminal_requests.discard)
+            self._serve(req, self._terminal_request(req))
         else:
             # fs/* of a chat without file access: not advertised to its agent.
             self.conn.respond_error(
                 req.id, jsonrpc.METHOD_NOT_FOUND, f"method not found: {req.method[:200]}"
             )
+
+    def _serve(self, req: Request, answer: Coroutine[Any, Any, None]) -> None:
+        """Answer ``req`` in a task of its own: at most MAX_OPEN_REQUESTS at once (a
+        ``terminal/wait_for_exit`` may wait for ever), cancelled when the chat ends."""
+        if len(self._served) >= MAX_OPEN_REQUESTS:
+            answer.close()
+            detail = f"{MAX_OPEN_REQUESTS} requests of this agent are open already"
+            self.conn.respond_error(req.id, jsonrpc.INTERNAL_ERROR, detail)
+            return
+        task = asyncio.create_task(answer)
+        self._served.add(task)
+        task.add_done_callback(self._served.discard)
+
+    def _end_served(self) -> None:
+        for task in list(self._served):
+            task.cancel()
 
     async def _file_request(self, req: Request, files: TextFiles) -> None:
         """Answer one ``fs/*`` request: its result, or an error saying why not."""
@@ -837,15 +842,14 @@ class ChatSession:
             return
         self._reply(Reply(req.id, result))
 
-    def _end_file_requests(self) -> None:
-        for task in list(self._file_tasks):
-            task.cancel()
-
     async def _terminal_request(self, req: Request) -> None:
         try:
             result = await self.terminals.handle(req.method, req.params)
         except RpcError as exc:
             self.conn.respond_error(req.id, exc.code, exc.message)
+        except asyncio.CancelledError:
+            self.conn.respond_error(req.id, jsonrpc.REQUEST_CANCELLED, "the chat ended")
+            raise
         else:
             self.conn.respond(req.id, result)
 
@@ -1079,7 +1083,7 @@ class ChatSession:
     def _on_exit(self, code: int | None) -> None:
         """Once per chat: the connection calls it once, and only for a process it started."""
         self._end_previews()
-        self._end_file_requests()
+        self._end_served()
         self._carry_out(*self.ledger.settle_all())
         # Accepted URL questions wait for a completion the agent can no longer send.
         for request_id in self._url_questions.values():
