@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from acp import schema
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
@@ -322,9 +323,12 @@ async def test_a_notebook_open_in_a_page_is_read_as_it_is_there_and_not_written(
     pages = Pages()
     files = ServerFiles(AsyncLargeFileManager(root_dir=str(tmp_path)), str(tmp_path), pages)
     (tmp_path / "a.ipynb").write_text('{\n "cells": []\n}\n')
-    # What the page would save: an unsaved cell.
-    live = '{\n "cells": [\n  {\n   "source": [\n    "unsaved = 1"\n   ]\n  }\n ]\n}\n'
-    EditorPage(pages, {}, {"a.ipynb": live})
+    # The page's model, with an unsaved cell: read as nbformat writes it, as a save would.
+    model = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("unsaved = 1", id="c")])
+    model.cells[0].metadata["trusted"] = True  # the page's own; a saved file never has it
+    live = nbformat.writes(model) + "\n"  # nbformat.write's final newline, as a save has
+    assert '"trusted"' not in live
+    EditorPage(pages, {}, {"a.ipynb": model})
     path = str(tmp_path / "a.ipynb")
 
     opened = await files.read(path)
@@ -332,7 +336,8 @@ async def test_a_notebook_open_in_a_page_is_read_as_it_is_there_and_not_written(
     assert opened.unwritable == "a.ipynb is open as a notebook in a page: " + (
         "change it with the notebook tools (insert_cell, edit_cell, ...), not by writing the file"
     )
-    assert await file_requests.read_text_file(files, {"path": path, "line": 5, "limit": 1}) == {
+    line = live.splitlines().index('    "unsaved = 1"') + 1
+    assert await file_requests.read_text_file(files, {"path": path, "line": line, "limit": 1}) == {
         "content": '    "unsaved = 1"\n'
     }
     # Written behind the page, the notebook would raise "file changed on disk": refused,

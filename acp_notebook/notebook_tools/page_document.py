@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import nbformat
 from pydantic import TypeAdapter, ValidationError
 
 from ..wire import bounded_json
@@ -169,7 +170,11 @@ class Pages:
         nbformat text its save would write; None when no page has it open."""
         if self.holding(path) is None:
             return None
-        return _text(await self.ask(path, "notebook", TIMEOUT))
+        result = await self.ask(path, "notebook", TIMEOUT)
+        notebook = result.get("notebook") if isinstance(result, Mapping) else None
+        if not isinstance(notebook, dict):
+            raise EditRefused("the page answered with no notebook")
+        return await asyncio.to_thread(_saved_text, notebook)
 
     async def write_editor(self, path: str, before: str, after: str) -> str | None:
         """Replace ``before`` with ``after`` in the editor of a page that has ``path`` open
@@ -244,6 +249,13 @@ async def _wait(
         except asyncio.TimeoutError:
             if progress is not None and time.monotonic() < deadline:
                 await progress("running in the page")
+
+
+def _saved_text(notebook: dict[str, Any]) -> str:
+    """The text a save of ``notebook`` writes: nbformat's writer, with the final newline
+    ``nbformat.write`` adds (as the contents manager saves it)."""
+    text: str = nbformat.writes(nbformat.from_dict(notebook), nbformat.NO_CONVERT)
+    return text + "\n"
 
 
 def _text(result: Any) -> str:

@@ -276,10 +276,10 @@ describe("PageDocuments", () => {
     await settle();
     const byId = new Map(socket.sent.slice(1).map((r) => [r.id, r.result]));
     expect(byId.get(1)).toEqual([{ id: "c0", cell_type: "code", source: "print(1)", outputs: [] }]);
-    // The whole notebook as the text its save would write (notebook_text.test.ts).
-    expect(JSON.parse((byId.get(4) as { text: string }).text)).toMatchObject({
+    // The whole notebook, as its model holds it (the server writes it as nbformat).
+    expect((byId.get(4) as { notebook: unknown }).notebook).toMatchObject({
       nbformat: 4,
-      cells: [{ id: "c0", source: ["print(1)"] }],
+      cells: [{ id: "c0", source: "print(1)" }],
     });
     expect(byId.get(2)).toMatchObject({ executionCount: 4 });
     expect(runs).toEqual([["c0", 2500]]);

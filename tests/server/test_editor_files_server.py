@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import nbformat
+
 from acp_notebook.server.app import AcpNotebookApp
 from tests.support.editor_pages import EditorPage
 from tests.support.server_peers import kernel_chat_session
@@ -68,11 +70,12 @@ async def test_reads_and_writes_under_the_servers_root(
     # A notebook open in a page: read as the page has it (its text as saved); a write is
     # refused before any card.
     (jp_root_dir / "open.ipynb").write_text('{\n "cells": []\n}\n')
-    live = '{\n "cells": [\n  "unsaved"\n ]\n}\n'
+    live = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("unsaved", id="u")])
     EditorPage(extension.pages, {}, {"open.ipynb": live})
     session.prompt(f"edit-file {jp_root_dir}/open.ipynb")
     text = await turn_text(session, 4)
-    assert "edit-file: read 5 lines of open.ipynb." in text, text
+    lines = len(nbformat.writes(live).splitlines())
+    assert f"edit-file: read {lines} lines of open.ipynb." in text, text
     assert "is open as a notebook in a page" in text, text
     assert (jp_root_dir / "open.ipynb").read_text() == '{\n "cells": []\n}\n'
     reviews = [e for e in session.history.events() if e["kind"] == "permission_request"]

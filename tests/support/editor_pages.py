@@ -12,10 +12,13 @@ from acp_notebook.notebook_tools.page_document import Pages
 
 class EditorPage:
     """A page with text files open in its editors, answering as the lab extension does;
-    ``notebooks``: the notebooks it holds open, each as the text its save would write."""
+    ``notebooks``: the notebooks it holds open, each as its model's JSON."""
 
     def __init__(
-        self, pages: Pages, buffers: dict[str, str], notebooks: dict[str, str] | None = None
+        self,
+        pages: Pages,
+        buffers: dict[str, str],
+        notebooks: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.pages = pages
         self.buffers = buffers
@@ -30,7 +33,7 @@ class EditorPage:
     def send(self, request: dict[str, Any]) -> None:
         path, reply = request["path"], {}
         if request["op"] == "notebook":
-            reply = {"result": {"text": self.notebooks[path]}}
+            reply = {"result": {"notebook": self.notebooks[path]}}
         elif request["op"] == "text":
             reply = {"result": {"text": self.buffers[path]}}
         elif self.buffers[path] != request["before"]:

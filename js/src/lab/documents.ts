@@ -22,7 +22,6 @@ import {
   type PageRequest,
 } from "../contracts";
 import { isRecord } from "../dom";
-import { notebookText } from "./notebook_text";
 
 /** The part of a notebook cell's shared model an edit uses (@jupyter/ydoc's ISharedCell). */
 export interface SharedCellLike {
@@ -186,7 +185,7 @@ async function answer(notebook: OpenNotebook, request: PageRequest): Promise<unk
     case "cells":
       return cellsOf(notebook.model);
     case "notebook":
-      return { text: notebookText(notebook.model.toJSON()) };
+      return { notebook: notebook.model.toJSON() }; // the server writes it as nbformat
     case "apply": {
       if (!request.edit) throw new Refused("no edit in the request");
       const applied = applyEdit(notebook.model, request.edit);
