@@ -39,6 +39,7 @@ from .common import DEMO_ENV, Context, Row, Server, StreamCheck, fmt, stream_tex
 
 T = TypeVar("T")
 TASK_LIMIT_MS = 50.0
+TASK_TARGET = f"no task > {TASK_LIMIT_MS:g} ms on its thread"
 RATE_TARGET = 0.5  # of the rate the server delivers, for the largest answer
 # The demo agent with the test-only behaviours (``longline``), with no delay.
 OPEN_CHAT = f"""from acp_notebook import Chat
@@ -164,6 +165,43 @@ def wait_answer(page: Page, expected: str, timeout: float = 600) -> None:
     )
 
 
+def type_prompt(
+    page: Page, prompt: str, arg: Any = None, composer: Locator | None = None
+) -> Locator:
+    """Clicks the last chat's composer (or ``composer``), types ``prompt`` without sending it
+    and hands the page ``arg`` for :func:`send_and_time`'s predicate. Rows that trace the
+    main thread do this first: the click is JupyterLab activating the cell (about 50 ms of
+    its own on this box), and a 200,000-chunk answer's text as an argument took the
+    renderer 45 ms to receive, neither of them the chat rendering."""
+    box = composer or chat(page).locator("textarea.acpnb-composer-input")
+    box.click()
+    box.fill(prompt)
+    page.evaluate("(arg) => { window.__doneArg = arg; }", arg)
+    return box
+
+
+def send_and_time(
+    page: Page, box: Locator, done: str, timeout: float = 900, root: str = ".acpnb-root"
+) -> float:
+    """Presses Enter in ``box`` and returns the seconds until the predicate ``done(arg)`` (a
+    JS function body over the last element matching ``root``, named ``root``, and the
+    ``arg`` given to :func:`type_prompt`) holds, measured in the page and checked every
+    frame."""
+    page.evaluate("window.__t0 = performance.now()")
+    box.press("Enter")
+    handle = page.wait_for_function(
+        f"""() => {{
+            const views = document.querySelectorAll({json.dumps(root)});
+            const root = views[views.length - 1];
+            if (!((arg) => {{ {done} }})(window.__doneArg)) return false;
+            return performance.now() - window.__t0;
+        }}""",
+        timeout=timeout * 1000,
+        polling="raf",
+    )
+    return float(handle.json_value()) / 1000
+
+
 def prompt_and_time(
     page: Page,
     prompt: str,
@@ -173,27 +211,8 @@ def prompt_and_time(
     composer: Locator | None = None,
     root: str = ".acpnb-root",
 ) -> float:
-    """Types ``prompt`` in the last chat's composer (or ``composer``), presses Enter, and
-    returns the seconds until the predicate ``done(arg)`` (a JS function body over the last
-    element matching ``root``, named ``root``) holds, measured in the page and checked
-    every frame."""
-    box = composer or chat(page).locator("textarea.acpnb-composer-input")
-    box.click()
-    box.fill(prompt)
-    page.evaluate("window.__t0 = performance.now()")
-    box.press("Enter")
-    handle = page.wait_for_function(
-        f"""(arg) => {{
-            const views = document.querySelectorAll({json.dumps(root)});
-            const root = views[views.length - 1];
-            if (!((arg) => {{ {done} }})(arg)) return false;
-            return performance.now() - window.__t0;
-        }}""",
-        arg=arg,
-        timeout=timeout * 1000,
-        polling="raf",
-    )
-    return float(handle.json_value()) / 1000
+    """:func:`type_prompt` then :func:`send_and_time`."""
+    return send_and_time(page, type_prompt(page, prompt, arg, composer), done, timeout, root)
 
 
 # The last agent item's text is exactly the expected answer. Its last text node is
@@ -235,6 +254,12 @@ class Tasks:
     # The most time one task ran on the renderer's thread: on a loaded box a task's length
     # is mostly its wait for a core, which this leaves out.
     busiest_ms: float
+
+    def quiet(self) -> bool:
+        """No task ran over the limit on the renderer's thread. The verdict leaves out the
+        wait for a core: on a 2-core box the server streaming at full speed takes one, and
+        a task of 11 ms of its own was measured at 158 ms from start to end."""
+        return self.busiest_ms < TASK_LIMIT_MS
 
     def summary(self) -> str:
         return (
@@ -354,8 +379,9 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
             progress(f"{APPS[app]}: {case.name}")
             before = in_thread(lambda c=case: server_rate(server, c.chunks))  # type: ignore[misc]
             page.evaluate("window.__frameTimes.length = 0")
+            box = type_prompt(page, case.prompt, case.expected)
             with main_thread(browser, page) as tasks:
-                elapsed = prompt_and_time(page, case.prompt, ANSWER_DONE, case.expected)
+                elapsed = send_and_time(page, box, ANSWER_DONE)
                 page.wait_for_timeout(500)  # the paints that follow the last chunk
             after = in_thread(lambda c=case: server_rate(server, c.chunks))  # type: ignore[misc]
             rate, delivered = case.chunks / elapsed, (before + after) / 2
@@ -363,9 +389,8 @@ def _stream_rows(ctx: Context, browser: Browser, app: str) -> list[Row]:
             # its last frame of text timed when it arrived (a page on the same cores).
             to_page = page.evaluate(LAST_FRAME, elapsed * 1000) / 1000
             live = tasks[0]
-            quiet = live.longest_ms < TASK_LIMIT_MS
-            ok = quiet and (rate / delivered >= RATE_TARGET if case.target else True)
-            target = f"no task > {TASK_LIMIT_MS:g} ms"
+            ok = live.quiet() and (rate / delivered >= RATE_TARGET if case.target else True)
+            target = TASK_TARGET
             if case.target:
                 target = f"ratio >= {RATE_TARGET}, {target}"
             rows.append(
@@ -453,21 +478,21 @@ def _terminal_row(ctx: Context, browser: Browser, app: str) -> Row:
         wait_ready(page)
         progress(f"{APPS[app]}: {TERMINAL_LINES:,} terminal lines")
         page.evaluate("window.__frameTimes.length = 0")
+        box = type_prompt(page, prompt, f"line {TERMINAL_LINES - 1}\n")
         with main_thread(browser, page) as tasks:
-            last = f"line {TERMINAL_LINES - 1}\n"
-            elapsed = prompt_and_time(page, prompt, TERMINAL_DONE, last)
+            elapsed = send_and_time(page, box, TERMINAL_DONE)
             page.wait_for_timeout(500)  # the paints that follow the last line
         to_page = page.evaluate(LAST_FRAME, elapsed * 1000) / 1000
     rate, delivered = TERMINAL_LINES / elapsed, TERMINAL_LINES / to_page
     live = tasks[0]
-    ok = live.longest_ms < TASK_LIMIT_MS and rate / delivered >= RATE_TARGET
+    ok = live.quiet() and rate / delivered >= RATE_TARGET
     return Row(
         _terminal_name(app),
         f"rendered in {fmt(elapsed, 's')}, {live.summary()}",
         fmt(rate, "lines/s"),
         f"{fmt(delivered, 'lines/s')} (server to this page's socket)",
         rate / delivered,
-        f"ratio >= {RATE_TARGET}, no task > {TASK_LIMIT_MS:g} ms",
+        f"ratio >= {RATE_TARGET}, {TASK_TARGET}",
         ok,
     )
 

@@ -45,6 +45,8 @@ from .browser import (
     open_page,
     progress,
     prompt_and_time,
+    send_and_time,
+    type_prompt,
     wait_ready,
     write_cells,
 )
@@ -194,15 +196,9 @@ class System:
         expected = stream_text(count).strip()
         self.dismiss_dialogs()
         before = tree_cpu(self.server.proc.pid)
+        box = type_prompt(self.page, f"stream {count}", expected, self.composer)
         with main_thread(browser, self.page) as tasks:
-            seconds = prompt_and_time(
-                self.page,
-                f"stream {count}",
-                self.answer_done,
-                expected,
-                composer=self.composer,
-                root=self.root,
-            )
+            seconds = send_and_time(self.page, box, self.answer_done, root=self.root)
         cpu = tree_cpu(self.server.proc.pid) - before
         return Run(count, seconds, tasks[0].longest_ms, cpu)
 
