@@ -9,13 +9,21 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acp_notebook.demo.agent import EDIT_NEW, EDIT_OLD, EDIT_SOURCE, NO_NOTEBOOK_TOOLS
+from acp_notebook.demo.agent import (
+    BEHAVIOURS,
+    EDIT_NEW,
+    EDIT_OLD,
+    EDIT_SOURCE,
+    GREETING,
+    NO_NOTEBOOK_TOOLS,
+)
 from acp_notebook.demo.notebook_client import cell_of
 from tests.support.agents import DEMO_FAULTS
 
@@ -215,13 +223,27 @@ def test_hello_reply(agent: AgentProcess) -> None:
     chunks = updates(seen, "agent_message_chunk")
     assert len(chunks) > 5
     assert {c["messageId"] for c in chunks} == {"msg-1-2"}
-    assert reply_text(seen) == (
-        "Hello from the **demo agent**. You said: hello\n\n"
-        "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
-    )
+    assert reply_text(seen) == GREETING.format(prompt="hello")
     [usage] = updates(seen, "usage_update")
     assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"
     assert updates(seen)[-1] == usage  # near the end of the turn
+
+
+def test_the_greeting_names_every_keyword() -> None:
+    # Each behaviour by its name as a prompt says it ("ask_user": `ask-user`).
+    names = [function.__name__.replace("_", "-") for _, function in BEHAVIOURS]
+    assert len(names) == len(set(names)) > 15
+    assert [name for name in names if f"`{name}" not in GREETING] == []
+
+
+def test_slow_answers_for_the_seconds_asked(agent: AgentProcess) -> None:
+    # The greeting's `slow 30` is 30 seconds: time to press Stop.
+    sid = agent.session()
+    started = time.monotonic()
+    response, seen = agent.prompt(sid, "slow 1")
+    assert response["result"] == {"stopReason": "end_turn"}
+    assert time.monotonic() - started >= 0.9
+    assert reply_text(seen) == "".join(f"tick {i} " for i in range(10))
 
 
 def test_ask_user_round_trip_and_request_ids(agent: AgentProcess) -> None:

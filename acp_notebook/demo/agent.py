@@ -57,9 +57,21 @@ STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
 # ACP_DEMO_COMMANDS=1: offer slash commands after session/new (off, the events of a new
 # session stay as tests pin them).
 COMMANDS_OFFERED = os.environ.get("ACP_DEMO_COMMANDS") == "1"
+# Names every keyword (a test checks it), so a newcomer can find each of them.
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
-    "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
+    "I am scripted: a keyword in your prompt picks what I do.\n\n"
+    "- `ask-user`: a question form; `ask-claude`, `ask-claude-multi`: Claude's choice questions\n"
+    "- `permission`: I ask before I run `ls`\n"
+    "- `plan`: a three-step plan; `think`: a thought, then an answer\n"
+    "- `agentic`: I read a file, run the tests, edit a file and answer with code "
+    "(its **Insert cell below** puts the code into your notebook)\n"
+    "- `tool`: a file edit shown as a diff; `terminal 5`: a command's live output\n"
+    "- `slow 30`: a 30-second answer, to try **Stop**; `stream 2000`: a long answer, fast\n"
+    "- `notebook`: I read your variables and ask to run code; `edit`: I add and run a cell\n"
+    "- `read-file NAME`, `edit-file NAME`: a file as your editor has it, and an edit to review\n"
+    "- `url-login`: a sign-in page to open\n\n"
+    "For tests: `history 100`, `fs`, `ask-url`, `ask-withdraw`."
 )
 
 
@@ -307,7 +319,9 @@ class DemoAgent:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         elif isinstance(message, Notification):
-            self._notification(message.method, message.params)
+            # After the requests before it have started: a session/cancel right behind its
+            # session/prompt (in the same read) then finds the turn it cancels.
+            asyncio.get_running_loop().call_soon(self._notification, message.method, message.params)
         elif isinstance(message, Response):
             self._response(message)
         elif message is not None:
@@ -657,6 +671,7 @@ Behaviour = Callable[[Turn, "re.Match[str]"], Awaitable[None]]
 # Tried in the order they are defined: the first whose keyword the prompt holds runs.
 BEHAVIOURS: list[tuple[re.Pattern[str], Behaviour]] = []
 COUNT = r"(?:\s+(\d+))?"  # "stream 500": how much
+MAX_SLOW_SECONDS = 600
 
 
 def behaviour(pattern: str = "") -> Callable[[Behaviour], Behaviour]:
@@ -731,9 +746,12 @@ async def agentic(turn: Turn, match: re.Match[str]) -> None:
     )
 
 
-@behaviour()
-async def slow(turn: Turn, _match: re.Match[str]) -> None:
-    await turn.chunks((f"tick {i} " for i in range(50)), delay=0.1)
+@behaviour(rf"slow{COUNT}")
+async def slow(turn: Turn, match: re.Match[str]) -> None:
+    """Ten ticks a second for N seconds (5 by default, at most 600): long enough to press
+    Stop, or to queue prompts behind."""
+    seconds = min(int(match.group(1) or 5), MAX_SLOW_SECONDS)
+    await turn.chunks((f"tick {i} " for i in range(10 * seconds)), delay=0.1)
 
 
 @behaviour()

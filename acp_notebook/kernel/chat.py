@@ -177,8 +177,8 @@ class Chat(anywidget.AnyWidget):
         no frontend names it (a kernel nbval or a script started).
 
         In server mode the person who ran the cell owns the chat (every holder of the
-        server's token is one person where Jupyter knows no names: see the README, "Who
-        may answer"): others who may open the kernel can read it, and act on it (prompt,
+        server's token is one person where Jupyter knows no names: see docs/configuration.md,
+        "Who may answer"): others who may open the kernel can read it, and act on it (prompt,
         answer, cancel, choose the mode) only with ``share="anyone"`` (``chat.share``).
         """
         client = connect(transport)

@@ -10,7 +10,6 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -22,7 +21,9 @@ from tests.support.lab import (
     agent_text,
     cell,
     chat,
+    code_cells,
     command_chat,
+    copy_cleared,
     open_chat_notebook,
     open_notebook,
     permission_card,
@@ -34,49 +35,7 @@ from tests.support.lab import (
     write_notebook,
 )
 
-QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
 HOSTILE_AGENT = Path(hostile.__file__)
-
-
-def code_cells(path: Path) -> list[int]:
-    """The indexes of a notebook's code cells (the DOM has one .jp-Cell per cell)."""
-    nb = nbformat.read(path, as_version=4)
-    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-
-
-def copy_cleared(source: Path, target: Path) -> None:
-    """A copy without outputs or execution counts, as if never run."""
-    nb = nbformat.read(source, as_version=4)
-    for c in nb.cells:
-        if c.cell_type == "code":
-            c.outputs, c.execution_count = [], None
-    nbformat.write(nb, target)
-
-
-def test_quickstart_question_answered_in_the_card(
-    page: Page, server: JupyterServer, page_log: PageLog
-) -> None:
-    filename = f"{unique('quickstart')}.ipynb"
-    copy_cleared(QUICKSTART, server.root / filename)
-    setup, display, ask, answer, *_ = code_cells(QUICKSTART)
-    open_notebook(page, server, filename)
-    for index in (setup, display, ask):
-        run_cell(page, index)
-
-    card = question_card(page)
-    expect(card).to_be_visible()
-    expect(card).to_contain_text("The demo agent has a few questions.")
-    card.get_by_role("radio", name="Green").check()
-    card.get_by_role("button", name="Answer").click()
-
-    expect(card).to_have_count(0)
-    expect(agent_text(page)).to_contain_text('"question_0":"green"')
-    # The notebook's next cell finds the question answered and shows the finished turn.
-    output = run_cell(page, answer).locator(".jp-OutputArea-output")
-    expect(output).to_contain_text('elicitation answered: {"action":"accept"')
-    expect(output).to_contain_text('"question_0":"green"')
-    expect(chat(page).get_by_text("connecting")).to_have_count(0)
-    assert page_log.dialogs == []
 
 
 # A cell that sends ``ask-user`` after the chat is ready.

@@ -223,6 +223,21 @@ def write_notebook(server: JupyterServer, name: str, cells: Sequence[str]) -> st
     return filename
 
 
+def code_cells(path: Path) -> list[int]:
+    """The indexes of a notebook's code cells (the DOM has one .jp-Cell per cell)."""
+    nb = nbformat.read(path, as_version=4)
+    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+
+def copy_cleared(source: Path, target: Path) -> None:
+    """A copy without outputs or execution counts, as if never run."""
+    nb = nbformat.read(source, as_version=4)
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs, c.execution_count = [], None
+    nbformat.write(nb, target)
+
+
 def open_notebook(
     page: Page, server: JupyterServer, filename: str, app: str = "lab", token: str = TOKEN
 ) -> None:
