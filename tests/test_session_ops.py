@@ -14,6 +14,7 @@ from acp_notebook import SessionsUnavailable, delete_session, sessions
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.demo import store as demo_store
 from acp_notebook.kernel.chat import Chat, ChatError
+from acp_notebook.kernel.transcript import render_html
 from acp_notebook.wire.contracts import Ack
 from tests.support.agents import FAULT_AGENT
 from tests.support.fault_chats import received
@@ -60,6 +61,7 @@ async def test_fork_through_the_hub_and_where_not_advertised(hub: Hub, tmp_path:
     assert ready["agentCapabilities"]["sessionCapabilities"]["fork"] == {}
     hub.chats[chat_id].session.prompt("hello there")
     await rec.kind("turn_ended")
+    assert hub.chats[chat_id].session.title == "hello there"  # the chat lists show it
     fork = {"type": "chat:fork", "id": 1, "chatId": chat_id}
     assert (await hub.handle(fork, user="bob"))["error"] == "FORBIDDEN"
     ack = await hub.handle(fork, user="alice")
@@ -81,6 +83,9 @@ async def test_chat_fork_continues_the_conversation_apart(tmp_path: Path) -> Non
     try:
         assert (await chat.ask("hello there", timeout=30)).ok
         assert chat.title == "hello there"  # from the agent's session_info_update
+        assert "<b><bdi>demo</bdi></b> · <i><bdi>hello there</bdi></i>" in render_html(
+            chat.snapshot
+        )
         forked = chat.fork()
         try:
             assert await forked.ready() == "ready"
@@ -139,3 +144,4 @@ def test_sessions_pages_with_a_cursor(tmp_path: Path) -> None:
     assert {s.title for s in [*first, *second]} == titles
     everything = sessions("demo", str(tmp_path), env=env)
     assert {s.title for s in everything} == titles and everything.next_cursor is None
+    assert everything.offers == {"list", "load", "resume", "close", "delete", "fork"}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..wire.contracts import valid_session_id
+
 Method = Literal["session/load", "session/resume"]
 
 
@@ -35,3 +37,20 @@ def cannot_continue(agent: str) -> str:
 
 def not_offered(agent: str, name: str) -> str:
     return f"{agent} does not advertise sessionCapabilities.{name} (session/{name})"
+
+
+def offered(capabilities: Any) -> frozenset[str]:
+    """What the agent does with its sessions: ``load`` (``loadSession``) and each of
+    ``sessionCapabilities``' ``list``, ``resume``, ``close``, ``delete``, ``fork``."""
+    verbs = {
+        v for v in ("list", "resume", "close", "delete", "fork") if offers_session(capabilities, v)
+    }
+    if isinstance(capabilities, dict) and capabilities.get("loadSession") is True:
+        verbs.add("load")
+    return frozenset(verbs)
+
+
+def forked_session(result: Any) -> str | None:
+    """The new session's id in a ``session/fork`` result; None when it holds no valid one."""
+    forked = result.get("sessionId") if isinstance(result, dict) else None
+    return forked if valid_session_id(forked) else None

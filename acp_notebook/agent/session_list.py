@@ -2,7 +2,7 @@
 ``delete_session``: remove one.
 
 Starts the agent, ``initialize``, pages through ``session/list`` (or sends
-``session/delete``) and ends the agent.
+``session/delete``, or ``session/fork`` for the Agent panel) and ends the agent.
 It runs the agent in this process (the kernel), as ``Chat(..., transport="local")``
 would: the sessions an agent keeps on disk belong to the user, not to a server.
 """
@@ -10,6 +10,7 @@ would: the sessions an agent keeps on disk belong to the user, not to a server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -23,7 +24,7 @@ from .catalogue import AgentSpec, resolve_agent
 from .connection import AgentConnection
 from .handshake import INITIALIZE_PARAMS, agent_env
 from .jsonrpc import RpcError
-from .resume import offers_session
+from .resume import forked_session, offered, offers_session
 
 T = TypeVar("T")
 
@@ -52,11 +53,18 @@ class SessionInfo:
 
 class SessionList(list[SessionInfo]):
     """Sessions, most recent first as the agent lists them; ``next_cursor``: where the
-    listing goes on (``sessions(..., cursor=...)``), None when nothing is left."""
+    listing goes on (``sessions(..., cursor=...)``), None when nothing is left;
+    ``offers``: what else the agent does with its sessions (``resume.offered``)."""
 
-    def __init__(self, found: Sequence[SessionInfo], next_cursor: str | None) -> None:
+    def __init__(
+        self,
+        found: Sequence[SessionInfo],
+        next_cursor: str | None,
+        offers: frozenset[str] = frozenset(),
+    ) -> None:
         super().__init__(found)
         self.next_cursor = next_cursor
+        self.offers = offers
 
 
 def _when(value: Any) -> datetime | None:
@@ -88,21 +96,24 @@ def parse_page(result: Any) -> tuple[list[SessionInfo], str | None]:
             )
         )
     cursor = result.get("nextCursor")
-    return found, cursor[:MAX_TEXT] if isinstance(cursor, str) and cursor else None
+    # A cut cursor would point nowhere: one too long ends the listing.
+    return found, cursor if isinstance(cursor, str) and 0 < len(cursor) <= MAX_TEXT else None
 
 
-async def _initialized(conn: AgentConnection, verb: str) -> None:
-    """Initialized, where the agent advertises ``sessionCapabilities.<verb>``."""
+async def _initialized(conn: AgentConnection, verb: str) -> frozenset[str]:
+    """Initialized, where the agent advertises ``sessionCapabilities.<verb>``: what it
+    offers (``resume.offered``)."""
     init = await conn.request("initialize", INITIALIZE_PARAMS)
     caps = init.get("agentCapabilities") if isinstance(init, dict) else None
     if not offers_session(caps, verb):
         raise SessionsUnavailable(f"the agent does not {verb} its sessions (session/{verb})")
+    return offered(caps)
 
 
 async def _pages(
     conn: AgentConnection, cwd: str, limit: int = MAX_SESSIONS, cursor: str | None = None
 ) -> SessionList:
-    await _initialized(conn, "list")
+    offers = await _initialized(conn, "list")
     found: list[SessionInfo] = []
     for _ in range(MAX_PAGES):
         params: dict[str, Any] = {"cwd": cwd}
@@ -115,8 +126,8 @@ async def _pages(
     # Whole pages: a cursor cannot point inside one, so the last page may pass ``limit``.
     # Past MAX_SESSIONS the rest is dropped, and the cursor with it.
     if len(found) > MAX_SESSIONS:
-        return SessionList(found[:MAX_SESSIONS], None)
-    return SessionList(found, cursor)
+        return SessionList(found[:MAX_SESSIONS], None, offers)
+    return SessionList(found, cursor, offers)
 
 
 async def _with_agent(
@@ -215,6 +226,32 @@ async def _delete(conn: AgentConnection, session_id: str) -> None:
     await conn.request("session/delete", {"sessionId": session_id})
 
 
+async def _fork(conn: AgentConnection, session_id: str, cwd: str) -> str:
+    offers = await _initialized(conn, "fork")
+    params = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
+    forked = forked_session(await conn.request("session/fork", params))
+    if forked is None:
+        raise SessionsUnavailable("session/fork returned no valid sessionId")
+    if "close" in offers:  # the fork is opened in a chat of its own, later
+        with contextlib.suppress(RpcError):  # forked all the same
+            await conn.request("session/close", {"sessionId": forked})
+    return forked
+
+
+async def fork_stored_session(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str, session_id: str, timeout: float
+) -> str:
+    """The id of a new session forked from the stored ``session_id`` (``session/fork``,
+    where the agent advertises it)."""
+    return await _with_agent(argv, env, cwd, timeout, lambda c: _fork(c, session_id, cwd))
+
+
+async def delete_stored_session(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str, session_id: str, timeout: float
+) -> None:
+    await _with_agent(argv, env, cwd, timeout, lambda c: _delete(c, session_id))
+
+
 def delete_session(
     agent: str,
     session_id: str,
@@ -231,5 +268,4 @@ def delete_session(
         raise ValueError(f"not a session id: {session_id[:80]!r}")
     spec = resolve_agent(agent, command=command, env=env)
     where = os.path.abspath(cwd or os.getcwd())
-    work = _with_agent(spec.argv, agent_env(spec), where, timeout, lambda c: _delete(c, session_id))
-    _run(work)
+    _run(delete_stored_session(spec.argv, agent_env(spec), where, session_id, timeout))

@@ -35,7 +35,13 @@ from ..agent.connection import AgentConnection
 from ..agent.handshake import agent_env, initialize_params
 from ..agent.jsonrpc import Notification, Request, RpcError
 from ..agent.mcp_servers import notebook_entry, notebook_tools_meta
-from ..agent.resume import cannot_continue, continue_method, not_offered, offers_session
+from ..agent.resume import (
+    cannot_continue,
+    continue_method,
+    forked_session,
+    not_offered,
+    offers_session,
+)
 from ..agent.terminals import METHODS as TERMINAL_METHODS
 from ..agent.terminals import ClientTerminals
 from ..wire.attachment_blocks import AttachmentError, adapt
@@ -61,7 +67,6 @@ from ..wire.contracts import (
     TurnEndedEvent,
     TurnStartedEvent,
     is_request,
-    valid_session_id,
 )
 from ..wire.review import Review
 from ..wire.text_files import FileRefused
@@ -94,6 +99,8 @@ _CANCELLED = {"outcome": {"outcome": "cancelled"}}
 SETTING_TIMEOUT = 20.0
 # What closing a chat waits for the agent's session/close: a slow agent must not hold it.
 CLOSE_TIMEOUT = 2.0
+# A session title kept for the chat lists (the folds keep the whole update).
+MAX_TITLE = 256
 
 
 @dataclass(frozen=True)
@@ -194,6 +201,8 @@ class ChatSession:
         self.pending: dict[str, Deadline] = {}
         self.status: Literal["starting", "ready", "exited"] = "starting"
         self.session_id: str | None = None
+        # The session's title as the agent names it (session_info_update), cut short.
+        self.title: str | None = None
         # The initialize result's agentCapabilities (what a prompt may carry).
         self.capabilities: dict[str, Any] = {}
         self.turn = 0
@@ -380,9 +389,8 @@ class ChatSession:
         if self.session_id is None:
             raise Busy("the agent has not opened its session yet")
         params = {"sessionId": self.session_id, "cwd": self.cwd, "mcpServers": []}
-        result = await self._setting("session/fork", params)
-        forked = result.get("sessionId") if isinstance(result, dict) else None
-        if not isinstance(forked, str) or not valid_session_id(forked):
+        forked = forked_session(await self._setting("session/fork", params))
+        if forked is None:
             raise RpcError(jsonrpc.INVALID_PARAMS, "session/fork returned no valid sessionId")
         await self._close_session(forked)
         return forked
@@ -1023,6 +1031,9 @@ class ChatSession:
                 self._on_chunk(key, update, update["content"]["text"])
                 return
             self._track_tool(update)
+            if update["sessionUpdate"] == "session_info_update" and "title" in update:
+                title = update["title"]  # an explicit null clears it, as the folds do
+                self.title = title[:MAX_TITLE] if isinstance(title, str) and title else None
             self._emit({"kind": "update", "update": bound(update)})
             self.terminals.watch(update)
             if not self._replaying:  # a replayed command's file is of a process gone

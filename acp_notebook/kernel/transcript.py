@@ -167,7 +167,10 @@ def render_html(snap: FoldSnapshot) -> str:
     """A static, script-free transcript; every agent string is escaped."""
     rows = "".join(_row(cast(dict[str, Any], snap), dict(item)) for item in snap["items"])
     agent = snap["agent"]
-    head = f"<div><b>{_text(agent.get('name') or 'agent')}</b> · {_text(agent.get('status'))}</div>"
+    # The session's title as the agent named it, beside the agent's name.
+    title = f" · <i>{_text(clip(snap['title'], 200))}</i>" if snap["title"] else ""
+    name = _text(agent.get("name") or "agent")
+    head = f"<div><b>{name}</b>{title} · {_text(agent.get('status'))}</div>"
     dropped = snap.get("dropped")
     if dropped:  # the kernel's fold is bounded: say what it no longer holds
         head += (

@@ -32,7 +32,7 @@ from ..notebook_tools.page_document import Pages
 from ..notebook_tools.server_side import ServerTools
 from ..notebook_tools.text_files import ServerFiles
 from ..wire.kernel_auth import SECRET_ENV, URL_ENV, UsedProofs
-from .api import AgentsHandler, ChatsHandler
+from .api import AgentsHandler, ChatsHandler, SessionsHandler
 from .gateway_socket import V1GatewayConnection
 from .handlers import BrowserSocket, KernelSocket
 from .identity import Principals
@@ -246,6 +246,11 @@ class AcpNotebookApp(ExtensionApp):
                 (
                     r"acp-notebook/api/chats",
                     ChatsHandler,
+                    {"hubs": self.hubs, "principals": self.principals_of},
+                ),
+                (
+                    r"acp-notebook/api/sessions",
+                    SessionsHandler,
                     {"hubs": self.hubs, "principals": self.principals_of},
                 ),
             ]

@@ -48,6 +48,18 @@ class KernelHubs:
             )
         return hub
 
+    def holding(self, agent: str, session_id: str) -> list[tuple[str, str]]:
+        """(kernel id, chat id) of each chat whose ``agent`` has ``session_id`` open, or is
+        opening it: the panel keeps one live chat per session."""
+        return [
+            (kernel_id, chat_id)
+            for kernel_id, hub in self._hubs.items()
+            for chat_id, chat in hub.chats.items()
+            if chat.session.status != "exited"
+            and chat.session.spec.name == agent
+            and session_id in (chat.session.session_id, chat.session.load_session_id)
+        ]
+
     async def drop(self, kernel_id: str, reason: str) -> None:
         """End the kernel's chats: pending cards are cancelled, agent processes ended."""
         hub = self._hubs.pop(kernel_id, None)

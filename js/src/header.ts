@@ -61,6 +61,8 @@ function choices(options: unknown): Choice[] {
 export class Header {
   readonly el: HTMLElement;
   private readonly name = bdi("", "acpnb-agent-name");
+  /** The session's title as the agent names it (cut to a line by CSS; whole in a tooltip). */
+  private readonly chatTitle = bdi("", "acpnb-chat-title");
   private readonly status = el("span", "acpnb-status");
   private readonly usage = el("span", "acpnb-usage");
   private readonly selectors = el("span", "acpnb-selectors");
@@ -85,8 +87,10 @@ export class Header {
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
     this.note.hidden = true;
+    this.chatTitle.hidden = true;
     this.el.append(
       this.name,
+      this.chatTitle,
       this.status,
       this.usage,
       this.selectors,
@@ -144,7 +148,9 @@ export class Header {
     const { t } = this;
     setText(this.name, contained(agentName(state, t)));
     const title = clip(state.title ?? "");
-    if (this.name.title !== title) this.name.title = title;
+    setText(this.chatTitle, contained(title));
+    if (this.chatTitle.title !== title) this.chatTitle.title = title;
+    if (this.chatTitle.hidden !== (title === "")) this.chatTitle.hidden = title === "";
     if (this.status.dataset.status !== state.agent.status) {
       this.status.dataset.status = state.agent.status;
     }

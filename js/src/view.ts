@@ -6,7 +6,13 @@ import { ANYONE, isViewer, type Role, roleOf } from "./access";
 import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, linkWaits, PermissionCard } from "./cards";
 import { Composer } from "./composer";
-import type { FoldSnapshot, SnapshotItem as Item, StreamEvent, Viewer } from "./contracts";
+import type {
+  AgentView,
+  FoldSnapshot,
+  SnapshotItem as Item,
+  StreamEvent,
+  Viewer,
+} from "./contracts";
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
@@ -275,6 +281,11 @@ export class ChatView {
     this.gone = true;
     this.note = note;
     this.requestFrame();
+  }
+
+  /** The chat's agent: its name and capabilities once its ready status said them. */
+  agent(): Readonly<AgentView> {
+    return this.state.agent;
   }
 
   /** Shows a failure of the link itself (not of one request) in the header. */

@@ -184,7 +184,7 @@ async def test_unknown_kernels_are_not_found(jp_fetch: Any) -> None:
 
 
 async def test_a_login_is_needed(jp_fetch: Any) -> None:
-    for path in ("agents", "chats"):
+    for path in ("agents", "chats", "sessions"):
         code, _ = await fails(api(jp_fetch, path, headers={"Authorization": "token wrong"}))
         assert code == 403
 
@@ -198,6 +198,9 @@ async def test_a_cookie_login_needs_the_xsrf_token_to_post(
     # What a page on another site could send along with the login cookie: refused.
     code, _ = await fails(post_chat(jp_fetch, body, headers=dict(login)))
     assert code == 403
+    query = {"kernel": kernel_id, "agent": "demo", "session": "demo-1"}
+    deleting = api(jp_fetch, "sessions", method="DELETE", params=query, headers=dict(login))
+    assert (await fails(deleting))[0] == 403
     # GETs change nothing and need no XSRF token.
     listed = await api(jp_fetch, "chats", params={"kernel": kernel_id}, headers=dict(login))
     assert json.loads(listed.body) == {"chats": []}
@@ -212,7 +215,7 @@ class ReadOnly(Authorizer):
 
 @pytest.mark.acp_config(ServerApp={"authorizer_class": ReadOnly})
 async def test_the_execute_permission_is_needed(jp_fetch: Any, start_kernel: Any) -> None:
-    for path in ("agents", "chats"):
+    for path in ("agents", "chats", "sessions"):
         code, _ = await fails(api(jp_fetch, path, params={"kernel": "k"}))
         assert code == 403
 

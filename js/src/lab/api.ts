@@ -10,6 +10,8 @@ export interface ChatInfo {
   chatId: string;
   agent: string;
   title: string | null;
+  /** The ACP session its agent has open (null: not yet, or not this login's to see). */
+  sessionId: string | null;
   /** The owner's name when it is not this page's login (the panel says whose chat it is). */
   othersOwner: string | null;
 }
@@ -71,6 +73,7 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
         chatId,
         agent: str(c.agent) ?? "",
         title: str(c.title),
+        sessionId: str(c.sessionId),
         othersOwner: c.mine === true ? null : (str(c.ownerName) ?? str(c.owner)),
       },
     ];
@@ -97,4 +100,86 @@ export async function openChat(options: OpenChatBody): Promise<string> {
   const chatId = str(body.chatId);
   if (chatId === null) throw new Error("the server sent no chatId");
   return chatId;
+}
+
+/** One of the agent's past sessions, as the server lists it (bounded there and here). */
+export interface PastSession {
+  sessionId: string;
+  title: string | null;
+  /** Milliseconds since the epoch; null when the agent did not say. */
+  updatedAt: number | null;
+}
+
+export interface SessionPage {
+  sessions: PastSession[];
+  nextCursor: string | null;
+  /** What the agent does with its sessions: "load", "resume", "fork", "delete"... */
+  offers: Set<string>;
+  /** Why the agent lists none (it does not list its sessions, or failed to). */
+  unavailable: string | null;
+}
+
+const MAX_SESSION_TITLE = 120;
+const MAX_CURSOR = 1024;
+const MAX_PAGE = 1000;
+
+function sessionsPath(kernelId: string, agent: string, more: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ kernel: kernelId, agent, ...more });
+  return `sessions?${query.toString()}`;
+}
+
+/** A page of the agent's sessions in the notebook's directory, from `cursor` on. */
+export async function listSessions(
+  kernelId: string,
+  agent: string,
+  cursor: string | null = null,
+): Promise<SessionPage> {
+  const body = await call(sessionsPath(kernelId, agent, cursor === null ? {} : { cursor }));
+  const listed = Array.isArray(body.sessions) ? body.sessions.slice(0, MAX_PAGE) : [];
+  const sessions = listed.flatMap((s: unknown): PastSession[] => {
+    if (!isRecord(s)) return [];
+    const sessionId = str(s.sessionId);
+    if (sessionId === null) return [];
+    const when = str(s.updatedAt);
+    const updatedAt = when === null ? Number.NaN : Date.parse(when.slice(0, 64));
+    const title = str(s.title);
+    return [
+      {
+        sessionId,
+        title: title === null || title === "" ? null : title.slice(0, MAX_SESSION_TITLE),
+        updatedAt: Number.isNaN(updatedAt) ? null : updatedAt,
+      },
+    ];
+  });
+  const next = str(body.nextCursor);
+  const offers = Array.isArray(body.offers) ? body.offers.filter((o) => typeof o === "string") : [];
+  return {
+    sessions,
+    nextCursor: next !== null && next.length > 0 && next.length <= MAX_CURSOR ? next : null,
+    offers: new Set(offers.slice(0, 16)),
+    unavailable: str(body.unavailable),
+  };
+}
+
+/** Forks one of the agent's sessions; the new session's id. */
+export async function forkSession(
+  kernelId: string,
+  agent: string,
+  sessionId: string,
+): Promise<string> {
+  const body = await call("sessions", {
+    method: "POST",
+    body: JSON.stringify({ kernel: kernelId, agent, fork: sessionId }),
+  });
+  const forked = str(body.sessionId);
+  if (forked === null) throw new Error("the server sent no sessionId");
+  return forked;
+}
+
+export async function deleteSession(
+  kernelId: string,
+  agent: string,
+  sessionId: string,
+): Promise<void> {
+  await call(sessionsPath(kernelId, agent, { session: sessionId }), { method: "DELETE" });
 }

@@ -8,6 +8,7 @@ import { el } from "../dom";
 import { describeError, type Translate } from "../i18n";
 import { type MountedChat, mountChat, socketModel } from "../mount";
 import { type ChatInfo, listAgents, listChats, openChat } from "./api";
+import { History } from "./history";
 
 export class AgentPanel extends Widget {
   private readonly t: Translate;
@@ -23,6 +24,7 @@ export class AgentPanel extends Widget {
   private mounted: { chatId: string; kernelId: string; chat: MountedChat } | null = null;
   private refreshing: Promise<void> | null = null;
   private agentsLoaded = false;
+  private readonly history: History;
 
   constructor(t: Translate) {
     super();
@@ -37,7 +39,14 @@ export class AgentPanel extends Widget {
     const bar = el("div", "acpnb-panel-bar");
     bar.append(this.chatSelect, this.agentSelect, this.newButton);
     this.notice.setAttribute("role", "status");
-    this.node.append(bar, this.notice, this.body);
+    this.history = new History(t, {
+      kernelId: () => this.kernelId,
+      agent: () => this.agentSelect.value,
+      shown: () => this.mounted?.chat ?? null,
+      show: (chatId) => this.choose(chatId),
+    });
+    this.agentSelect.addEventListener("change", () => this.history.refresh());
+    this.node.append(bar, this.notice, this.history.el, this.body);
     this.chatSelect.addEventListener("change", () => {
       if (this.kernelId !== null && this.chatSelect.value !== "") {
         this.chosen.set(this.kernelId, this.chatSelect.value);
@@ -141,6 +150,7 @@ export class AgentPanel extends Widget {
     }
     const kernelId = this.notebook?.sessionContext.session?.kernel?.id ?? null;
     this.kernelId = kernelId;
+    this.history.refresh();
     if (!this.isVisible) return;
     this.newButton.disabled = kernelId === null || !this.agentsLoaded;
     if (kernelId === null) {
@@ -191,8 +201,13 @@ export class AgentPanel extends Widget {
   private async startChat(agent: string): Promise<void> {
     const kernelId = this.kernelId;
     if (kernelId === null || agent === "") return;
-    const chatId = await openChat({ kernel: kernelId, agent });
-    this.chosen.set(kernelId, chatId);
+    await this.choose(await openChat({ kernel: kernelId, agent }));
+  }
+
+  /** Shows the kernel's chat `chatId` (a new one, or one the history opened). */
+  private async choose(chatId: string): Promise<void> {
+    if (this.kernelId === null) return;
+    this.chosen.set(this.kernelId, chatId);
     await this.refresh();
   }
 
@@ -204,11 +219,13 @@ export class AgentPanel extends Widget {
     this.mounted = { chatId, kernelId, chat };
     this.body.append(chat.view.el);
     chat.client.start();
+    this.history.refresh();
   }
 
   private unmount(): void {
     this.mounted?.chat.dispose();
     this.mounted = null;
+    this.history.refresh();
   }
 
   private say(text: string | null): void {
