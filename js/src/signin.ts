@@ -55,9 +55,14 @@ export class SignInPanel {
     this.entry.append(this.input, maskBox, send);
     this.entry.addEventListener("submit", (event) => {
       event.preventDefault();
-      const text = this.input.value;
-      this.input.value = ""; // what was typed is not kept, here or anywhere
-      this.send({ type: "chat:auth", op: "input", text });
+      this.sendLine();
+    });
+    // Enter sends, as in the composer (a notebook page does not submit the form on Enter).
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.isComposing) {
+        event.preventDefault();
+        this.sendLine();
+      }
     });
     this.note.hidden = true;
     this.el.append(this.heading, this.detail, this.list, this.entry, this.stop, this.note);
@@ -133,6 +138,13 @@ export class SignInPanel {
       row.append(button);
     }
     return row;
+  }
+
+  /** The line typed, to the running sign-in command; what was typed is not kept. */
+  private sendLine(): void {
+    const text = this.input.value;
+    this.input.value = "";
+    this.send({ type: "chat:auth", op: "input", text });
   }
 
   private send(body: RequestBody): void {

@@ -87,7 +87,7 @@ describe("the sign-in card", () => {
     mask.click();
     expect(input.type).toBe("text");
     input.value = "hunter2";
-    form.dispatchEvent(new Event("submit", { cancelable: true }));
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
     await settle();
     expect(input.value).toBe("");
     expect(bodies).toEqual([{ type: "chat:auth", op: "input", text: "hunter2" }]);
