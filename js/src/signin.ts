@@ -100,7 +100,14 @@ export class SignInPanel {
     // A line to type goes to a terminal method's command only.
     this.entry.hidden = !(running && shown.toolCallId !== null && mayAct);
     this.stop.hidden = !(running && mayAct);
-    if (!this.entry.hidden) queueMicrotask(() => this.input.isConnected && this.input.focus());
+    if (!this.entry.hidden) queueMicrotask(() => this.focusInput());
+  }
+
+  /** The line box takes the focus from the page body or this chat, never another cell. */
+  private focusInput(): void {
+    const active = document.activeElement;
+    const chat = this.el.closest(".acpnb-root") ?? this.el;
+    if (active === null || active === document.body || chat.contains(active)) this.input.focus();
   }
 
   private row(method: AuthMethodView): HTMLElement {
