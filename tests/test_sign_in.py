@@ -163,6 +163,26 @@ async def test_terminal_method_takes_a_typed_line_and_never_shows_it(
     assert (tmp_path / "signed-in").read_text() == "signed in by terminal\n"
 
 
+async def test_a_stopped_terminal_sign_in_offers_the_methods_again(
+    hub: Hub, tmp_path: Path
+) -> None:
+    chat_id, rec = await open_login_chat(hub, tmp_path)
+    await rec.kind("auth", state="required")
+    assert (await auth(hub, chat_id, op="stop"))["error"] == "INVALID"  # nothing runs
+    await auth(hub, chat_id, op="start", methodId="demo-terminal")
+    running = await rec.kind("auth", state="signing_in")
+    await rec.until(lambda e: e["kind"] == "update" and "Password:" in json.dumps(e))
+    busy = await auth(hub, chat_id, op="start", methodId="demo-agent")
+    assert busy["error"] == "INVALID" and "running already" in busy["detail"]
+    assert (await auth(hub, chat_id, op="stop"))["accepted"]
+    stopped = await rec.until(
+        lambda e: e["kind"] == "auth" and e["state"] == "required" and e["seq"] > running["seq"]
+    )
+    assert "ended with signal" in stopped["detail"]
+    assert hub.chats[chat_id].session.status == "starting"  # still waiting for a sign-in
+    assert not (tmp_path / "signed-in").exists()
+
+
 async def test_env_var_method_says_what_to_set_and_where(hub: Hub, tmp_path: Path) -> None:
     chat_id, rec = await open_login_chat(hub, tmp_path)
     await rec.kind("auth", state="required")
