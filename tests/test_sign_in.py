@@ -163,6 +163,28 @@ async def test_terminal_method_takes_a_typed_line_and_never_shows_it(
     assert (tmp_path / "signed-in").read_text() == "signed in by terminal\n"
 
 
+async def test_a_load_waits_for_the_sign_in_then_replays(hub: Hub, tmp_path: Path) -> None:
+    keyed = login_env(tmp_path, ACP_DEMO_API_KEY="k")  # signed in by its key
+    first = await hub.open_chat("demo", env=keyed, cwd=str(tmp_path))
+    rec = Recorder(hub.subscribe(first))
+    session_id = (await rec.kind("agent_status", status="ready"))["sessionId"]
+    hub.chats[first].session.prompt("remember me")
+    await rec.kind("turn_ended")
+    await hub.close_chat(first)
+
+    # Without the key, session/load is refused until the user signs in; then it replays.
+    again = await hub.open_chat(
+        "demo", env=login_env(tmp_path), cwd=str(tmp_path), load_session_id=session_id
+    )
+    rec2 = Recorder(hub.subscribe(again))
+    await rec2.kind("auth", state="required")
+    assert rec2.of("update") == []
+    await auth(hub, again, op="start", methodId="demo-agent")
+    ready = await rec2.kind("agent_status", status="ready")
+    assert ready["sessionId"] == session_id
+    assert "remember me" in json.dumps(rec2.of("update"))
+
+
 async def test_a_stopped_terminal_sign_in_offers_the_methods_again(
     hub: Hub, tmp_path: Path
 ) -> None:
