@@ -12,6 +12,7 @@ __all__ = [
     "CANCEL",
     "DECLINE",
     "AttachmentError",
+    "AuthRequired",
     "Chat",
     "ChatError",
     "NeedsAnswer",
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
         delete_session,
         sessions,
     )
-    from .kernel.chat import CANCEL, DECLINE, Chat, ChatError, NeedsAnswer, Turn
+    from .kernel.chat import CANCEL, DECLINE, AuthRequired, Chat, ChatError, NeedsAnswer, Turn
     from .wire.attachment_blocks import AttachmentError
 
 

@@ -516,7 +516,9 @@ async def test_refused_session_new_says_why(hub: Hub, tmp_path: Any) -> None:
     assert hub.chats[chat_id].session.status == "exited"
     ack = await hub.handle({"type": "chat:resync", "chatId": chat_id})
     exited = next(e for e in ack["events"] if e.get("status") == "exited")
-    assert exited["detail"] == "the agent refused to start: Authentication required"
+    # It offers no sign-in method (no authMethods): the chat ends, saying what to do.
+    assert exited["detail"].startswith("the agent refused to start: Authentication required")
+    assert "needs a sign-in and offers no method" in exited["detail"]
 
 
 async def test_prompt_while_starting_waits_for_the_handshake(hub: Hub) -> None:

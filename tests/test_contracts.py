@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from acp_notebook.bridge.hub import Hub
 from acp_notebook.wire.contracts import (
+    MAX_AUTH_INPUT,
     MAX_FIELDS,
     MAX_MESSAGE,
     MAX_TITLE,
@@ -37,6 +38,9 @@ ACCEPTED: list[dict[str, Any]] = [
         "action": "accept",
         "values": {"a": "x", "b": 3, "c": 2.5, "d": True, "e": ["p", "q"]},
     },
+    {"type": "chat:auth", "chatId": "c", "op": "start", "methodId": "login"},
+    {"type": "chat:auth", "chatId": "c", "op": "input", "text": "p@ss word"},
+    {"type": "chat:auth", "chatId": "c", "op": "logout"},
 ]
 
 REFUSED: list[dict[str, Any]] = [
@@ -85,6 +89,12 @@ REFUSED: list[dict[str, Any]] = [
         "values": {f"f{i}": 1 for i in range(MAX_FIELDS + 1)},
     },
     {"type": "chat:set_config", "chatId": "c", "configId": "fast", "value": 1},
+    {"type": "chat:auth", "chatId": "c", "op": "start"},
+    {"type": "chat:auth", "chatId": "c", "op": "input"},
+    # One line, as typed: no line break, no NUL, within the bound.
+    {"type": "chat:auth", "chatId": "c", "op": "input", "text": "a\nrm -rf ~"},
+    {"type": "chat:auth", "chatId": "c", "op": "input", "text": "a\x00"},
+    {"type": "chat:auth", "chatId": "c", "op": "input", "text": "x" * (MAX_AUTH_INPUT + 1)},
 ]
 
 

@@ -97,7 +97,7 @@ def test_vector(path: Path) -> None:
     snap = snapshot(state)
     # Plain JSON, in the spec's key order.
     assert json.loads(json.dumps(snap)) == snap
-    optional = [key for key in ("acceptEdits", "access", "queue", "dropped") if key in snap]
+    optional = [key for key in ("acceptEdits", "access", "queue", "auth", "dropped") if key in snap]
     assert list(snap) == SNAPSHOT_KEYS + optional
     assert snap == vector["expected"]
     fold_snapshot.validate_python(snap, strict=True)  # its contract

@@ -32,11 +32,13 @@ INITIALIZE_PARAMS: dict[str, Any] = {
 
 
 def initialize_params(fs: bool) -> dict[str, Any]:
-    """A chat's ``initialize`` request: it runs client terminals (agent/terminals.py);
-    ``fs``: it answers ``fs/read_text_file`` and ``fs/write_text_file``."""
+    """A chat's ``initialize`` request: it runs client terminals (agent/terminals.py) and
+    terminal sign-ins; ``fs``: it answers ``fs/read_text_file`` and ``fs/write_text_file``."""
     capabilities = dict(INITIALIZE_PARAMS["clientCapabilities"])
     capabilities["fs"] = {"readTextFile": fs, "writeTextFile": fs}
     capabilities["terminal"] = True
+    # Terminal sign-in methods: the chat runs them (bridge/sign_in.py).
+    capabilities["auth"] = {"terminal": True}
     return {**INITIALIZE_PARAMS, "clientCapabilities": capabilities}
 
 

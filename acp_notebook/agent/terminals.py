@@ -71,6 +71,8 @@ class ClientTerminals:
         self.env = dict(env)
         self._on_update = on_update
         self._terminals: dict[str, Terminal] = {}
+        # Sign-in commands (``login``), by their tool call id.
+        self._logins: dict[str, Terminal] = {}
         self._next = 0
         self._closed = False
 
@@ -119,17 +121,43 @@ class ClientTerminals:
                 meta["terminal_exit"] = _exit_meta(term)
             self._show(term, meta)
 
+    async def login(self, argv: list[str], env: Mapping[str, str], tool_call_id: str) -> Terminal:
+        """Start a sign-in command (an auth method's, on the user's click) in the chat's
+        cwd, its stdin a pipe for what the user types (``write``), its output shown on
+        ``tool_call_id`` from the start. Not one of the agent's terminals: the agent
+        cannot read it. ``OSError`` when it cannot start."""
+        if self._closed:
+            raise OSError("the chat is closing")
+        proc = await _spawn(argv, self.cwd, dict(env), stdin=asyncio.subprocess.PIPE)
+        term = Terminal(tool_call_id, proc, DEFAULT_OUTPUT_LIMIT, tool_call_id=tool_call_id)
+        self._logins[tool_call_id] = term
+        term.reader = asyncio.create_task(self._read(term))
+        return term
+
+    @staticmethod
+    def write(term: Terminal, line: str) -> None:
+        """``line`` and a newline to a sign-in's stdin; ``OSError`` once it is closed."""
+        stdin = term.proc.stdin
+        if stdin is None or stdin.is_closing() or term.exited.is_set():
+            raise OSError("the sign-in command is not running")
+        stdin.write(line.encode() + b"\n")
+
+    async def stop(self, term: Terminal) -> None:
+        """End one terminal (and what it started)."""
+        await self._kill(term)
+
     def kill_all(self) -> None:
         """End every running terminal (a cancel, the agent gone); their output stays."""
-        for term in self._terminals.values():
+        for term in [*self._terminals.values(), *self._logins.values()]:
             if not term.exited.is_set():
                 _signal(term, signal.SIGTERM)
 
     async def close(self) -> None:
         """End and forget every terminal; later creates are refused."""
         self._closed = True
-        terminals = list(self._terminals.values())
+        terminals = [*self._terminals.values(), *self._logins.values()]
         self._terminals.clear()
+        self._logins.clear()
         await asyncio.gather(*(self._kill(term) for term in terminals))
 
     # ------------------------------------------------------------ inside
@@ -215,7 +243,9 @@ class ClientTerminals:
                 await term.exited.wait()
 
 
-async def _spawn(argv: list[str], cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
+async def _spawn(
+    argv: list[str], cwd: str, env: dict[str, str], stdin: int = asyncio.subprocess.DEVNULL
+) -> asyncio.subprocess.Process:
     """``argv`` under the reaper (Linux), else in a process group of its own."""
     loop = asyncio.get_running_loop()
     protocol = asyncio.subprocess.SubprocessStreamProtocol(limit=1 << 16, loop=loop)
@@ -224,7 +254,7 @@ async def _spawn(argv: list[str], cwd: str, env: dict[str, str]) -> asyncio.subp
         argv,
         env=env,
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )

@@ -6,7 +6,8 @@ request; history keeps what a reattaching client gets back; the elicitation redu
 turns a form schema into bounded fields; the hub validates client requests, gates them
 on the chat's owner by a table of request kinds and fans events out to subscriptions;
 ports are what it needs of the notebook tools and the kernel, as types they satisfy;
-session owners note who started each ACP session, so that only they continue it.
+session owners note who started each ACP session, so that only they continue it; the
+sign-in runs the agent's auth methods when it refuses to work without one.
 Runs in the Jupyter server (server mode) or a kernel thread (local mode). Imports
 ``wire`` and ``agent``.
 """

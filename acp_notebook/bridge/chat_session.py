@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ..agent import jsonrpc
+from ..agent.auth_methods import AUTH_REQUIRED
 from ..agent.background_output import BackgroundOutput
 from ..agent.catalogue import AgentSpec
 from ..agent.chunk_lines import session_update
@@ -76,6 +77,7 @@ from .elicitation import UrlRefused, take_elicitation_view, take_url_request
 from .history import History
 from .ledger import MAX_OPEN_REQUESTS, Ledger, NotFound, Refused, Reply, Settled
 from .ports import NotebookEndpoint, TextFiles
+from .sign_in import SignIn
 
 log = logging.getLogger(__name__)
 
@@ -249,6 +251,15 @@ class ChatSession:
         self.terminals = ClientTerminals(cwd, agent_env(spec), self._show_update)
         # Claude's backgrounded commands, whose output its wrapper does not stream over v1.
         self.background_output = BackgroundOutput(self._show_update)
+        # The agent's sign-in methods, when it asks for a sign-in (sign_in.py).
+        self.sign_in = SignIn(
+            emit=self._emit,
+            show_update=self._show_update,
+            terminals=self.terminals,
+            request=self.conn.request,
+            env=agent_env(spec),
+            timeout=config.start_timeout,
+        )
 
     # ------------------------------------------------------------ events
 
@@ -291,16 +302,24 @@ class ChatSession:
             self._on_exit(None)
             return
         try:
-            init, new = await asyncio.wait_for(self._handshake(), self.config.start_timeout)
+            init = await asyncio.wait_for(self._initialize(), self.config.start_timeout)
+            new = await self._open(init)
         except (RpcError, asyncio.TimeoutError) as exc:
             detail = (
                 f"the agent did not start within {self.config.start_timeout:g} s"
                 if isinstance(exc, asyncio.TimeoutError)
                 else f"the agent refused to start: {exc.describe()}"
             )
+            if isinstance(exc, RpcError) and exc.code == AUTH_REQUIRED:
+                detail += (
+                    " (it needs a sign-in and offers no method this client can run: sign in"
+                    " where the agent runs, or give it its key with Chat(env={...}))"
+                )
             log.info("chat %s: %s", self.chat_id, detail)
             self.exit_detail = detail  # what _on_exit reports once we have ended the agent
             await self.conn.close()
+            return
+        if new is None:  # the agent exited while the chat waited for a sign-in
             return
         self.status = "ready"
         caps = init.get("agentCapabilities")
@@ -318,11 +337,34 @@ class ChatSession:
             }
         )
 
-    async def _handshake(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    async def _initialize(self) -> dict[str, Any]:
         init = await self.conn.request("initialize", initialize_params(fs=self.files is not None))
         init = init if isinstance(init, dict) else {}
         # Not in ACP v1 and harmless; older wrappers waited for it.
         self.conn.notify("initialized", {})
+        self.sign_in.learn(init, self.spec.argv)
+        return init
+
+    async def _open(self, init: dict[str, Any]) -> dict[str, Any] | None:
+        """The session, once the agent opens it: a refusal for want of a sign-in shows the
+        agent's methods, and waits for one to work (None: the agent exited meanwhile)."""
+        while True:
+            try:
+                return await asyncio.wait_for(self._open_session(init), self.config.start_timeout)
+            except RpcError as exc:
+                if exc.code != AUTH_REQUIRED or not self.sign_in.refused(exc.message):
+                    raise
+            waits = [asyncio.ensure_future(e.wait()) for e in (self.sign_in.done, self.conn.exited)]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+            if self.conn.exited.is_set():
+                return None
+
+    async def _open_session(self, init: dict[str, Any]) -> dict[str, Any]:
+        """``session/new`` (or load, or resume) and the mode the spec asks for."""
         servers = list(self.mcp_servers)
         capabilities = init.get("agentCapabilities")
         params: dict[str, Any] = {"cwd": self.cwd, "mcpServers": servers}
@@ -354,7 +396,7 @@ class ChatSession:
                 "session/set_mode", {"sessionId": self.session_id, "modeId": self.spec.mode}
             )
             _show_mode(new, self.spec.mode)
-        return init, new
+        return new
 
     async def close(self) -> None:
         """Tear down: every pending request answered, timers cleared, process group ended."""
@@ -363,6 +405,7 @@ class ChatSession:
         self._carry_out(*self.ledger.settle_all(by="teardown"))
         if self.notebook is not None:
             self.notebook.close()
+        self.sign_in.end()
         await self.terminals.close()
         await self.background_output.close()
         if self.session_id is not None:
@@ -575,6 +618,8 @@ class ChatSession:
                 task.result()  # an agent's refusal of one is the turn's error
         except RpcError as exc:
             ended["error"] = exc.describe()[:2048]
+            if exc.code == AUTH_REQUIRED:  # the sign-in card shows (claude asks here)
+                self.sign_in.refused(exc.message)
         except AttachmentError as exc:
             ended["error"] = str(exc)
         except asyncio.CancelledError:
@@ -1103,6 +1148,7 @@ class ChatSession:
             )
         self._url_questions.clear()
         self.terminals.kill_all()  # nobody is left to read them
+        self.sign_in.end()
         self.status = "exited"
         self._drop_queue("exited")
         self.exit_detail = self.exit_detail or (

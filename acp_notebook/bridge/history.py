@@ -20,7 +20,7 @@ def state_key(event: StreamEvent) -> str | None:
     """What part of the chat's state ``event`` sets as a whole, if it does; else None."""
     if event["kind"] == "agent_status" and event["status"] in _KEPT_STATUSES:
         return f"status:{event['status']}"
-    if event["kind"] in ("edit_policy", "access"):
+    if event["kind"] in ("edit_policy", "access", "auth"):
         return event["kind"]
     if event["kind"] == "update":
         name = event["update"].get("sessionUpdate")

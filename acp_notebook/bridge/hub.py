@@ -31,6 +31,7 @@ from ..wire.contracts import (
     TRUSTED_TYPES,
     AcceptEditsRequest,
     Attachment,
+    AuthRequest,
     CancelRequest,
     CloseRequest,
     ElicitationRespondRequest,
@@ -60,6 +61,7 @@ from .history import snapshot_resync
 from .ledger import NotFound
 from .ports import KernelQuery, TextFilesFactory, ToolsFactory
 from .session_owners import SessionOwners
+from .sign_in import SignInRefused
 from .subscriptions import MAX_QUEUE_BYTES, MAX_QUEUE_EVENTS, Subscription
 
 log = logging.getLogger(__name__)
@@ -426,7 +428,7 @@ class Hub:
                 else "ELICITATION_NOT_FOUND"
             )
             return error_ack(ack, code, "unknown or already settled")
-        except (AnswerError, AttachmentError, NotOffered, NotQueued) as exc:
+        except (AnswerError, AttachmentError, NotOffered, NotQueued, SignInRefused) as exc:
             return error_ack(ack, "INVALID", str(exc))
         except Busy as exc:
             return error_ack(ack, "BUSY", str(exc))
@@ -514,6 +516,25 @@ class Hub:
         if chat.share != req.share:
             chat.share = req.share
             self._announce_access(chat, by=call.actor)
+
+    @_route("owner", "chat:auth")
+    async def _auth(self, req: AuthRequest, call: _Call) -> None:
+        """The sign-in card's controls (bridge/sign_in.py). An input's text goes to the
+        sign-in command's stdin and nowhere else."""
+        session = call.chat.session
+        if session.status == "exited":
+            raise AgentExited("the agent has exited", session.exit_detail)
+        sign_in = session.sign_in
+        if req.op == "start":
+            assert req.methodId is not None  # AuthRequest checks it
+            sign_in.start(req.methodId, by=call.actor)
+        elif req.op == "input":
+            assert req.text is not None
+            sign_in.input(req.text)
+        elif req.op == "stop":
+            await sign_in.stop()
+        else:
+            await sign_in.sign_out(by=call.actor)
 
     @_route("owner", "chat:permission.respond")
     async def _respond_permission(self, req: PermissionRespondRequest, call: _Call) -> None:

@@ -12,6 +12,7 @@ wrapper advertises it).
 Sessions are kept on disk (``demo_store``), so another agent process can list them
 (``session/list``) and load one (``session/load`` replays its conversation first); it
 closes (``session/close``), deletes (``session/delete``) and forks (``session/fork``) them.
+With ``ACP_DEMO_LOGIN=<file>`` it needs a sign-in first (``login.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent import jsonrpc
 from ..agent.jsonrpc import Notification, Request, Response, RpcError
+from . import login as demo_login
 from . import store as demo_store
 from .store import Record
 
@@ -57,6 +59,8 @@ STDIO_MCP = os.environ.get("ACP_DEMO_STDIO_MCP") == "1"
 # ACP_DEMO_COMMANDS=1: offer slash commands after session/new (off, the events of a new
 # session stay as tests pin them).
 COMMANDS_OFFERED = os.environ.get("ACP_DEMO_COMMANDS") == "1"
+# What the login mode (ACP_DEMO_LOGIN) answers with auth_required until signed in.
+NEEDS_SIGN_IN = frozenset({"session/new", "session/load", "session/resume", "session/prompt"})
 # Names every keyword (a test checks it), so a newcomer can find each of them.
 GREETING = (
     "Hello from the **demo agent**. You said: {prompt}\n\n"
@@ -261,7 +265,12 @@ class DemoAgent:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._sessions: dict[str, Session] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # ACP_DEMO_LOGIN: the login mode (login.py); None: no sign-in is needed.
+        path = demo_login.LOGIN_FILE
+        self.login = demo_login.Login(path) if path else None
         self._requests: dict[str, Callable[[Json], Awaitable[Json]]] = {
+            "authenticate": self._authenticate,
+            "logout": self._logout,
             "initialize": self._initialize,
             "session/new": self._new_session,
             "session/load": self._load_session,
@@ -348,6 +357,8 @@ class DemoAgent:
         try:
             if handler is None:
                 raise RpcError(-32601, f"Method not found: {method}")
+            if method in NEEDS_SIGN_IN and self.login is not None and not self.login.signed_in:
+                raise RpcError(demo_login.AUTH_REQUIRED, "Authentication required")
             if params is None:
                 params = {}
             if not isinstance(params, dict):
@@ -367,7 +378,9 @@ class DemoAgent:
         capabilities = params.get("clientCapabilities")
         elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
         self.form_advertised = isinstance(elicitation, dict) and elicitation.get("form") is not None
-        return {
+        auth = capabilities.get("auth") if isinstance(capabilities, dict) else None
+        terminal = isinstance(auth, dict) and auth.get("terminal") is True
+        result: Json = {
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {
                 "loadSession": True,
@@ -392,6 +405,25 @@ class DemoAgent:
             "agentInfo": {"name": "acp-notebook-demo", "title": "Demo agent", "version": "0.1.0"},
             "authMethods": [],
         }
+        if self.login is not None:
+            # A terminal method only for a client that runs them, as ACP asks.
+            methods = demo_login.AUTH_METHODS
+            result["authMethods"] = [m for m in methods if terminal or m.get("type") != "terminal"]
+            result["agentCapabilities"]["auth"] = {"logout": {}}
+        return result
+
+    async def _authenticate(self, params: Json) -> Json:
+        method = params.get("methodId")
+        if self.login is None or method != "demo-agent":
+            raise RpcError(-32602, f"no sign-in method {method!r} to authenticate with")
+        self.login.sign_in("agent")
+        return {}
+
+    async def _logout(self, params: Json) -> Json:
+        if self.login is None:
+            raise RpcError(-32601, "Method not found: logout")
+        self.login.sign_out()
+        return {}
 
     async def _new_session(self, params: Json) -> Json:
         cwd = params.get("cwd")
@@ -1151,6 +1183,8 @@ async def serve(delay: float) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == [demo_login.LOGIN_FLAG]:  # the login mode's terminal method
+        sys.exit(demo_login.main())
     delay = float(os.environ.get("ACP_DEMO_DELAY", "0.02"))
     asyncio.run(serve(delay))
 

@@ -24,6 +24,7 @@ import anywidget
 import traitlets
 
 from ..agent import mcp_servers as mcp_servers_shape
+from ..agent.auth_methods import env_hint
 from ..notebook_tools import attachments, running_cell
 from ..notebook_tools.variables import ipython_shell
 from ..notebook_tools.waiting import cell_waits
@@ -38,7 +39,7 @@ from ..wire.contracts import (
     TurnEndedEvent,
     error_ack,
 )
-from ..wire.errors import ChatError, InvalidRequest, error_for
+from ..wire.errors import AuthRequired, ChatError, InvalidRequest, error_for
 from . import transcript, widget_code
 from .local_transport import Client
 from .server_transport import connect, execute_id, why_local
@@ -58,7 +59,16 @@ class Action(str, enum.Enum):
 
 DECLINE = Action.DECLINE
 CANCEL = Action.CANCEL
-__all__ = ["CANCEL", "DECLINE", "Action", "Chat", "ChatError", "NeedsAnswer", "Turn"]
+__all__ = [
+    "CANCEL",
+    "DECLINE",
+    "Action",
+    "AuthRequired",
+    "Chat",
+    "ChatError",
+    "NeedsAnswer",
+    "Turn",
+]
 
 ElicitationPolicy = Callable[[dict[str, Any]], "Mapping[str, Any] | Action | None"]
 PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
@@ -66,6 +76,10 @@ PermissionPolicy = Callable[[dict[str, Any]], "str | Action | None"]
 EditPolicy = Callable[[dict[str, Any]], "Literal['accept', 'reject'] | None"]
 # What an edit policy's answer selects: the first option of that kind.
 _EDIT_OPTION_KINDS = {"accept": "allow_once", "reject": "reject_once"}
+
+
+# The sign-in states in which the agent waits for the user (ready() says "auth_required").
+_SIGN_IN_NEEDED = ("required", "signed_out")
 
 
 class NeedsAnswer(RuntimeError):
@@ -203,6 +217,7 @@ class Chat(anywidget.AnyWidget):
         self._policies: dict[str, Callable[[dict[str, Any]], Any] | None] = {}
         self._policy_done: set[str] = set()
         self._turn_number = 0
+        self._auth_events = 0  # auth events folded (authenticate waits for its first)
         self._closed = False
         self._displays: list[Any] = []
         self._comm_used = False  # a view fell back to the comm: events go there too
@@ -381,6 +396,8 @@ class Chat(anywidget.AnyWidget):
                     self._turn_number = max(self._turn_number, event["turn"])
                 elif event["kind"] == "turn_ended":
                     ended.append((event["turn"], self._turn_result(event)))
+                elif event["kind"] == "auth":
+                    self._auth_events += 1
                 elif event["kind"] == "queue":
                     # Turns that will never run: their waits end saying why.
                     why = f"removed from the queue ({event.get('reason') or 'removed'})"
@@ -493,8 +510,17 @@ class Chat(anywidget.AnyWidget):
             self._wakers.remove(wake)
 
     async def ready(self) -> str:
-        """Wait until the agent is ready (or has exited); returns the status."""
-        return await self._until(lambda: None if self.status == "starting" else self.status)
+        """Wait until the agent is ready (or has exited); returns the status, or
+        ``"auth_required"`` while it waits for a sign-in (``auth_methods``)."""
+        return await self._until(self._ready_status)
+
+    def _ready_status(self) -> str | None:
+        with self._lock:
+            status = str(self._state.agent["status"])
+            auth = self._state.auth
+        if status == "starting" and auth is not None and auth["state"] in _SIGN_IN_NEEDED:
+            return "auth_required"
+        return None if status == "starting" else status
 
     async def next_request(self, timeout: float | None = 30.0) -> dict[str, Any]:
         """The oldest question or permission the agent waits on, waiting for one to arrive."""
@@ -509,7 +535,8 @@ class Chat(anywidget.AnyWidget):
         or ``{name: object}``; a bad one raises ``AttachmentError`` and sends nothing.
         """
         message = {**_prompt_message(text, attach), "chatId": self.chat_id}
-        await self.ready()
+        if await self.ready() == "auth_required":
+            raise self._auth_required()
         ack = _accepted(await asyncio.wrap_future(self._submit(message)))
         future = self._turn_future(int(ack["turn"]))
         with cell_waits():
@@ -538,6 +565,8 @@ class Chat(anywidget.AnyWidget):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"turn {number} did not end within {timeout} s")
+                if self._ready_status() == "auth_required":
+                    raise self._auth_required()
                 # In local mode, a question only a person could answer: say so.
                 stuck = [p for p in self.pending if p["requestId"] not in self._policy_done]
                 if self.mode == "local" and stuck and self._policies.get(stuck[0]["type"]) is None:
@@ -591,6 +620,75 @@ class Chat(anywidget.AnyWidget):
         with self._lock:
             access = self._state.access
             return None if access is None else access["ownerName"] or access["owner"]
+
+    # ------------------------------------------------------------ sign-in
+
+    @property
+    def auth_methods(self) -> list[dict[str, Any]]:
+        """The agent's sign-in methods, once it asked for a sign-in: ``id``, ``name``,
+        ``description``, ``type``: "agent" (it signs in by itself), "terminal" (``command``
+        runs, ``env`` added; answer its prompts with ``auth_input``) or "env_var" (set
+        ``vars`` where the agent starts)."""
+        with self._lock:
+            auth = self._state.auth
+            return [dict(m) for m in auth["methods"]] if auth is not None else []
+
+    @property
+    def auth_state(self) -> str | None:
+        """The sign-in: "required", "signing_in", "signed_in", "signed_out" (after
+        ``logout``); None while the agent asked for none."""
+        with self._lock:
+            auth = self._state.auth
+            return None if auth is None else auth["state"]
+
+    def authenticate(self, method_id: str) -> None:
+        """Sign in with method ``method_id`` of ``auth_methods``; ``await chat.ready()``
+        then waits for the agent (``"auth_required"`` again: it did not work, and
+        ``chat.state["auth"]["detail"]`` says why). A terminal method runs its ``command``
+        (the agent's own, with the method's arguments): answer what it asks with
+        ``auth_input``. An ``env_var`` method cannot run: it raises, saying what to set."""
+        with self._lock:
+            seen = self._auth_events
+        self._request({"type": "chat:auth", "op": "start", "methodId": method_id})
+        # Its first event folded: ready() then waits for the outcome, not the old state.
+        with self._changed:
+            self._changed.wait_for(lambda: self._auth_events > seen, ACK_TIMEOUT)
+
+    def auth_input(self, text: str) -> None:
+        """One line to the running terminal sign-in, as if typed at its prompt (a
+        password: ``getpass.getpass()``). It goes to that process only: never logged,
+        shown or kept."""
+        self._request({"type": "chat:auth", "op": "input", "text": text})
+
+    def stop_sign_in(self) -> None:
+        """End the running sign-in (a terminal method's command, or the agent's own)."""
+        self._request({"type": "chat:auth", "op": "stop"})
+
+    def logout(self) -> None:
+        """Sign out (ACP ``logout``, where the agent advertises ``auth.logout``); the
+        agent then asks for a sign-in again."""
+        self._request({"type": "chat:auth", "op": "logout"})
+
+    def _auth_required(self) -> AuthRequired:
+        methods = self.auth_methods
+        ways = []
+        for m in methods:
+            if m["type"] == "env_var":
+                ways.append(env_hint(cast(Any, m)))
+            elif m["type"] == "terminal":
+                command = " ".join(m.get("command") or [])
+                ways.append(
+                    f"chat.authenticate({m['id']!r}) runs `{command}` ({m['name']});"
+                    " answer its prompts with chat.auth_input(...)"
+                )
+            else:
+                ways.append(f"chat.authenticate({m['id']!r}) ({m['name']})")
+        with self._lock:
+            auth = self._state.auth
+            detail = auth["detail"] if auth is not None else None
+        said = f" ({detail})" if detail else ""
+        text = f"the agent needs a sign-in{said}: " + "; or ".join(ways)
+        return AuthRequired(text, methods)
 
     # ------------------------------------------------------------ answers
 

@@ -84,8 +84,9 @@ def _compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
 def compact(snap: FoldSnapshot, max_text: int = MAX_TEXT) -> FoldSnapshot:
     """The fold snapshot cut down for widget state: recent items, texts of at most
     ``max_text`` characters (their end; an edit card's sources, their start), no raw
-    I/O, and no queue (prompts waiting for a turn are the live chat's, and may be long)."""
-    whole = {k: v for k, v in cast(dict[str, Any], snap).items() if k != "queue"}
+    I/O, no queue (prompts waiting for a turn are the live chat's, and may be long) and no
+    sign-in (the live agent's: a terminal method names its command line)."""
+    whole = {k: v for k, v in cast(dict[str, Any], snap).items() if k not in ("queue", "auth")}
     items = whole["items"][-MAX_ITEMS:]
     kept_items = []
     # The cards of the items kept, each under its map in the snapshot.

@@ -335,6 +335,81 @@ class QueueEvent(_Event):
     by: NotRequired[Maybe[str]]
 
 
+# ---- sign-in (the agent's authMethods, when it refuses to work without one)
+
+MAX_AUTH_METHODS = 16
+MAX_AUTH_ARGS = 64
+MAX_AUTH_ARG = 1024
+MAX_AUTH_VARS = 16
+MAX_AUTH_VALUE = 4096
+# A line the user types into a terminal sign-in (a password, a code).
+MAX_AUTH_INPUT = 4096
+AuthState = Literal["required", "signing_in", "signed_in", "signed_out"]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class AuthVar(TypedDict):
+    """A variable an ``env_var`` method needs set (``secret``: a key, not shown back)."""
+
+    name: Annotated[str, Field(max_length=MAX_NAME)]
+    label: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TITLE)]]]
+    secret: bool
+    optional: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
+class AuthEnvEntry(TypedDict):
+    """A variable a terminal method sets on the command it runs."""
+
+    name: Annotated[str, Field(max_length=MAX_NAME)]
+    value: Annotated[str, Field(max_length=MAX_AUTH_VALUE)]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class AuthMethodView(TypedDict):
+    """One of the agent's ``authMethods``, bounded and validated (agent/auth_methods.py):
+    ``agent``: the agent signs in itself (``authenticate``); ``terminal``: the client runs
+    ``command`` (the agent's own command line and the method's arguments) with ``env``
+    added, and a zero exit signs in; ``env_var``: the user sets ``vars`` where the agent
+    starts (``link``: where to get them, shown as text)."""
+
+    id: Annotated[str, Field(max_length=MAX_NAME)]
+    name: Annotated[str, Field(max_length=MAX_TITLE)]
+    type: Literal["agent", "terminal", "env_var"]
+    description: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_DESCRIPTION)]]]
+    command: NotRequired[
+        Maybe[
+            Annotated[
+                list[Annotated[str, Field(max_length=MAX_PATH)]],
+                Field(max_length=MAX_AUTH_ARGS + 256),
+            ]
+        ]
+    ]
+    env: NotRequired[Maybe[Annotated[list[AuthEnvEntry], Field(max_length=MAX_AUTH_VARS)]]]
+    # What the card shows of a terminal method before it runs: its variables and its
+    # command, as a shell would take them.
+    commandLine: NotRequired[Maybe[str]]
+    vars: NotRequired[Maybe[Annotated[list[AuthVar], Field(max_length=MAX_AUTH_VARS)]]]
+    link: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_URI)]]]
+
+
+class AuthEvent(_Event):
+    """Where the chat's sign-in stands. ``required``: the agent refused for want of one
+    (``detail``: what it said), ``methods`` show as a card; ``signing_in``: ``methodId``
+    runs (a terminal method's output is tool call ``toolCallId``); ``signed_in``;
+    ``signed_out``: after ``logout`` (the card offers the methods again). ``logout``:
+    the agent advertises ``auth.logout``."""
+
+    kind: Literal["auth"]
+    state: AuthState
+    methods: Annotated[list[AuthMethodView], Field(max_length=MAX_AUTH_METHODS)]
+    logout: bool
+    methodId: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_NAME)]]]
+    toolCallId: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_TOOL_CALL_ID)]]]
+    detail: NotRequired[Maybe[Annotated[str, Field(max_length=MAX_MESSAGE)]]]
+    by: NotRequired[Maybe[str]]
+
+
 RequestEvent = Union[PermissionRequestEvent, ElicitationRequestEvent]
 ResolvedEvent = Union[PermissionResolvedEvent, ElicitationResolvedEvent]
 StreamEvent = Annotated[
@@ -351,6 +426,7 @@ StreamEvent = Annotated[
         EditPolicyEvent,
         AccessEvent,
         QueueEvent,
+        AuthEvent,
     ],
     Field(discriminator="kind"),
 ]
@@ -520,6 +596,18 @@ class AccessView(TypedDict):
     share: str | None
 
 
+class AuthView(TypedDict):
+    """The chat's last ``auth`` event (see ``AuthEvent``)."""
+
+    state: AuthState
+    methods: list[AuthMethodView]
+    logout: bool
+    methodId: str | None
+    toolCallId: str | None
+    detail: str | None
+    by: str | None
+
+
 class Dropped(TypedDict):
     """What the bounds took: items dropped, and characters cut from one long message."""
 
@@ -549,6 +637,8 @@ class FoldSnapshot(TypedDict):
     access: NotRequired[AccessView]
     # The prompts waiting for the running turn; present once a queue event said it.
     queue: NotRequired[list[QueuedPrompt]]
+    # The sign-in; present once an auth event said it.
+    auth: NotRequired[AuthView]
     # Present once the bounds took something.
     dropped: NotRequired[Dropped]
 
@@ -866,6 +956,29 @@ class ElicitationRespondRequest(_ChatRequest):
     ) = None
 
 
+class AuthRequest(_ChatRequest):
+    """The sign-in card's controls: ``start`` method ``methodId`` (an agent method's
+    ``authenticate``, or a terminal method's command: only ever on this request); ``input``:
+    ``text`` as one line to the running terminal sign-in (never logged, never stored);
+    ``stop`` the running sign-in; ``logout`` (where the agent advertises it)."""
+
+    type: Literal["chat:auth"]
+    op: Literal["start", "input", "stop", "logout"]
+    methodId: Id | None = None
+    text: (
+        Annotated[str, StringConstraints(max_length=MAX_AUTH_INPUT, pattern=r"^[^\n\r\x00]*$")]
+        | None
+    ) = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> AuthRequest:
+        if self.op == "start" and self.methodId is None:
+            raise ValueError("a start names the methodId")
+        if self.op == "input" and self.text is None:
+            raise ValueError("an input gives the text")
+        return self
+
+
 class ShareRequest(_ChatRequest):
     """Let every reader of the chat act on it (``"anyone"``), or only its owner (null)."""
 
@@ -986,6 +1099,7 @@ ClientRequest = Annotated[
         ForkRequest,
         AcceptEditsRequest,
         ShareRequest,
+        AuthRequest,
         PermissionRespondRequest,
         ElicitationRespondRequest,
         VariablesRequest,

@@ -7,6 +7,8 @@ same exception whichever transport carried it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .contracts import Frame
 
 
@@ -38,6 +40,15 @@ class InvalidRequest(ChatError, ValueError):
 
 class ChatForbidden(ChatError, PermissionError):
     """``FORBIDDEN``: the server's rules, or the chat's owner, do not allow it."""
+
+
+class AuthRequired(ChatError):
+    """The agent will not work until the user signs in (ACP's ``auth_required``): the
+    message lists its methods, ``methods`` holds them (``Chat.auth_methods``)."""
+
+    def __init__(self, detail: str, methods: list[dict[str, Any]]) -> None:
+        super().__init__("AUTH_REQUIRED", detail)
+        self.methods = methods
 
 
 def error_for(ack: Frame) -> ChatError:

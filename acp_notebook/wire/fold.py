@@ -34,6 +34,8 @@ from .contracts import FOLD_TERMINAL_MAX as TERMINAL_MAX
 from .contracts import (
     AccessView,
     AgentStatusEvent,
+    AuthEvent,
+    AuthView,
     Dropped,
     FoldSnapshot,
     Phase,
@@ -178,6 +180,8 @@ class ChatState:
     access: AccessView | None = None
     # The prompts waiting for the running turn; None until a queue event said it.
     queue: list[dict[str, Json]] | None = None
+    # The sign-in; None until an auth event said it.
+    auth: AuthView | None = None
 
 
 def initial_state(max_items: int = MAX_ITEMS, max_weight: int = MAX_WEIGHT) -> ChatState:
@@ -248,6 +252,8 @@ def restore(
         state.access = dict(snap["access"])  # type: ignore[assignment]
     if "queue" in snap:
         state.queue = [dict(q) for q in snap["queue"]]
+    if "auth" in snap:
+        state.auth = dict(snap["auth"])  # type: ignore[assignment]
     if "dropped" in snap:
         dropped = snap["dropped"]
         state.dropped = {
@@ -314,6 +320,8 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
         }
     elif event["kind"] == "queue":
         _queue(state, event)
+    elif event["kind"] == "auth":
+        _auth(state, event)
     if len(state.items) > state.max_items or state.weight > state.max_weight:
         _compact(state)
     return state
@@ -350,6 +358,8 @@ def snapshot(state: ChatState) -> FoldSnapshot:
         snap["access"] = dict(state.access)
     if state.queue is not None:
         snap["queue"] = [dict(q) for q in state.queue]
+    if state.auth is not None:
+        snap["auth"] = dict(state.auth)
     if state.dropped is not None:
         snap["dropped"] = dict(state.dropped)
     return cast(FoldSnapshot, snap)
@@ -535,6 +545,22 @@ def _queue(state: ChatState, event: QueueEvent) -> None:
         _close_thought(state, _num(event.get("ts")))
         _add(state, _user_item(was))
     state.queue = [q for q in _records(event.get("prompts")) if _int(q.get("turn")) is not None]
+
+
+def _auth(state: ChatState, event: AuthEvent) -> None:
+    """The sign-in as the event says it (its methods are the bridge's, bounded)."""
+    auth_state = event.get("state")
+    if auth_state not in ("required", "signing_in", "signed_in", "signed_out"):
+        return
+    state.auth = {
+        "state": auth_state,
+        "methods": cast(Any, _records(event.get("methods"))),
+        "logout": event.get("logout") is True,
+        "methodId": _str(event.get("methodId")),
+        "toolCallId": _str(event.get("toolCallId")),
+        "detail": _str(event.get("detail")),
+        "by": _str(event.get("by")),
+    }
 
 
 def _user_item(prompt: Mapping[str, Json]) -> Item:

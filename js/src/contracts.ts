@@ -37,6 +37,12 @@ export const THUMBNAIL_PATTERN = "^data:image/(png|jpeg);base64,[A-Za-z0-9+/]+={
 export const MAX_EDIT_SOURCE = 200000;
 export const MAX_FILE_TEXT = 1000000;
 export const MAX_QUEUE = 32;
+export const MAX_AUTH_METHODS = 16;
+export const MAX_AUTH_ARGS = 64;
+export const MAX_AUTH_ARG = 1024;
+export const MAX_AUTH_VARS = 16;
+export const MAX_AUTH_VALUE = 4096;
+export const MAX_AUTH_INPUT = 4096;
 export const MAX_PAGE_NOTEBOOKS = 64;
 export const MAX_SELECTION = 10000;
 export const MAX_PAGE_ERROR = 2000;
@@ -55,6 +61,7 @@ export type ClientRequest =
   | ForkRequest
   | AcceptEditsRequest
   | ShareRequest
+  | AuthRequest
   | PermissionRespondRequest
   | ElicitationRespondRequest
   | VariablesRequest
@@ -102,7 +109,8 @@ export type StreamEvent =
   | ElicitationResolvedEvent
   | EditPolicyEvent
   | AccessEvent
-  | QueueEvent;
+  | QueueEvent
+  | AuthEvent;
 
 /** Turn the chat's "accept edits" setting on or off. */
 export interface AcceptEditsRequest {
@@ -209,6 +217,85 @@ export interface AttachmentSummary {
   label: string;
   mimeType?: string | null;
   thumbnail?: string | null;
+}
+
+/** A variable a terminal method sets on the command it runs. */
+export interface AuthEnvEntry {
+  name: string;
+  value: string;
+}
+
+/**
+ * Where the chat's sign-in stands. ``required``: the agent refused for want of one (``detail``:
+ * what it said), ``methods`` show as a card; ``signing_in``: ``methodId`` runs (a terminal method's
+ * output is tool call ``toolCallId``); ``signed_in``; ``signed_out``: after ``logout`` (the card
+ * offers the methods again). ``logout``: the agent advertises ``auth.logout``.
+ */
+export interface AuthEvent {
+  seq: number;
+  ts?: number | null;
+  kind: "auth";
+  state: "required" | "signing_in" | "signed_in" | "signed_out";
+  methods: AuthMethodView[];
+  logout: boolean;
+  methodId?: string | null;
+  toolCallId?: string | null;
+  detail?: string | null;
+  by?: string | null;
+}
+
+/**
+ * One of the agent's ``authMethods``, bounded and validated (agent/auth_methods.py): ``agent``: the
+ * agent signs in itself (``authenticate``); ``terminal``: the client runs ``command`` (the agent's
+ * own command line and the method's arguments) with ``env`` added, and a zero exit signs in;
+ * ``env_var``: the user sets ``vars`` where the agent starts (``link``: where to get them, shown as
+ * text).
+ */
+export interface AuthMethodView {
+  id: string;
+  name: string;
+  type: "agent" | "terminal" | "env_var";
+  description?: string | null;
+  command?: string[] | null;
+  env?: AuthEnvEntry[] | null;
+  commandLine?: string | null;
+  vars?: AuthVar[] | null;
+  link?: string | null;
+}
+
+/**
+ * The sign-in card's controls: ``start`` method ``methodId`` (an agent method's ``authenticate``,
+ * or a terminal method's command: only ever on this request); ``input``: ``text`` as one line to
+ * the running terminal sign-in (never logged, never stored); ``stop`` the running sign-in;
+ * ``logout`` (where the agent advertises it).
+ */
+export interface AuthRequest {
+  id?: number | string | null;
+  executeId?: string | null;
+  chatId: string;
+  type: "chat:auth";
+  op: "start" | "input" | "stop" | "logout";
+  methodId?: string | null;
+  text?: string | null;
+}
+
+/** A variable an ``env_var`` method needs set (``secret``: a key, not shown back). */
+export interface AuthVar {
+  name: string;
+  label?: string | null;
+  secret: boolean;
+  optional: boolean;
+}
+
+/** The chat's last ``auth`` event (see ``AuthEvent``). */
+export interface AuthView {
+  state: "required" | "signing_in" | "signed_in" | "signed_out";
+  methods: AuthMethodView[];
+  logout: boolean;
+  methodId: string | null;
+  toolCallId: string | null;
+  detail: string | null;
+  by: string | null;
 }
 
 export interface CancelRequest {
@@ -379,6 +466,7 @@ export interface FoldSnapshot {
   acceptEdits?: boolean;
   access?: AccessView;
   queue?: QueuedPrompt[];
+  auth?: AuthView;
   dropped?: Dropped;
 }
 

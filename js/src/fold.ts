@@ -22,6 +22,8 @@ import {
   type AccessView,
   type AgentView,
   type AttachmentSummary,
+  type AuthMethodView,
+  type AuthView,
   type Dropped,
   type Edit,
   type ElicitationField,
@@ -71,6 +73,8 @@ export interface ChatState {
   access?: AccessView;
   /** The prompts waiting for the running turn; absent until a queue event said it. */
   queue?: QueuedPrompt[];
+  /** The sign-in; absent until an auth event said it. */
+  auth?: AuthView;
   /** The fold's own bookkeeping; renderers need none of it. */
   internal: {
     /** What the agent was last seen doing in the active turn (the phase under "waiting"). */
@@ -270,6 +274,9 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
       case "queue":
         queue(state, ev, ts);
         break;
+      case "auth":
+        auth(state, ev);
+        break;
     }
     const internal = state.internal;
     if (state.items.length > internal.maxItems || internal.weight > internal.maxWeight) {
@@ -300,6 +307,7 @@ export function snapshot(state: ChatState): FoldSnapshot {
   if (state.acceptEdits !== undefined) snap.acceptEdits = state.acceptEdits;
   if (state.access !== undefined) snap.access = { ...state.access };
   if (state.queue !== undefined) snap.queue = state.queue.map((q) => ({ ...q }));
+  if (state.auth !== undefined) snap.auth = { ...state.auth };
   if (state.dropped !== null) snap.dropped = { ...state.dropped };
   return snap;
 }
@@ -502,6 +510,23 @@ function queue(state: ChatState, ev: JsonObject, ts: number | null): void {
   }
   const prompts = records(ev.prompts).filter((q) => int(q.turn) !== null);
   state.queue = prompts as unknown as QueuedPrompt[];
+}
+
+const AUTH_STATES = new Set(["required", "signing_in", "signed_in", "signed_out"]);
+
+/** The sign-in as the event says it (its methods are the bridge's, bounded). */
+function auth(state: ChatState, ev: JsonObject): void {
+  const authState = ev.state;
+  if (typeof authState !== "string" || !AUTH_STATES.has(authState)) return;
+  state.auth = {
+    state: authState as AuthView["state"],
+    methods: records(ev.methods) as unknown as AuthMethodView[],
+    logout: ev.logout === true,
+    methodId: str(ev.methodId),
+    toolCallId: str(ev.toolCallId),
+    detail: str(ev.detail),
+    by: str(ev.by),
+  };
 }
 
 /** A prompt's item: a turn_started event's, or a queued prompt's. */

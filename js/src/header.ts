@@ -1,5 +1,5 @@
 // The status line: agent name and status, turn status, usage, mode/config selectors, the
-// chat's "accept edits" setting, Stop.
+// chat's "accept edits" setting, Stop, and Sign out where the agent offers ACP's logout.
 
 import { ANYONE, type Role } from "./access";
 import { bdi, clip, contained, el, isRecord, setText, str } from "./dom";
@@ -58,6 +58,15 @@ function choices(options: unknown): Choice[] {
   });
 }
 
+/** Whether the agent offers ACP's `logout` (`agentCapabilities.auth.logout`). */
+export function offersLogout(state: ChatState): boolean {
+  const auth = state.agent.capabilities?.auth;
+  return state.auth?.logout ?? (isRecord(auth) && isRecord(auth.logout));
+}
+
+/** How long a first click on Sign out waits for the second that confirms it. */
+const CONFIRM_MS = 5000;
+
 export class Header {
   readonly el: HTMLElement;
   private readonly name = bdi("", "acpnb-agent-name");
@@ -67,6 +76,8 @@ export class Header {
   private readonly usage = el("span", "acpnb-usage");
   private readonly selectors = el("span", "acpnb-selectors");
   private readonly stop: HTMLButtonElement;
+  private readonly signOut: HTMLButtonElement;
+  private signOutArmed: ReturnType<typeof setTimeout> | null = null;
   private readonly error = el("span", "acpnb-header-error");
   private readonly note = el("span", "acpnb-header-note");
   private readonly acceptEdits = el("input");
@@ -83,6 +94,10 @@ export class Header {
     this.stop.type = "button";
     this.stop.hidden = true;
     this.stop.addEventListener("click", () => void this.send({ type: "chat:cancel" }));
+    this.signOut = el("button", "acpnb-btn acpnb-sign-out", t("signOut"));
+    this.signOut.type = "button";
+    this.signOut.hidden = true;
+    this.signOut.addEventListener("click", () => this.signOutClicked());
     this.status.setAttribute("role", "status");
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
@@ -97,6 +112,7 @@ export class Header {
       this.acceptEditsToggle(),
       this.shareToggle(),
       this.stop,
+      this.signOut,
       this.error,
       this.note,
     );
@@ -157,6 +173,10 @@ export class Header {
     setText(this.status, note ?? this.statusText(state, connected));
     const stoppable = state.turn.active && role.mayAct;
     if (this.stop.hidden === stoppable) this.stop.hidden = !stoppable;
+    const signedIn = state.auth === undefined || state.auth.state === "signed_in";
+    const canSignOut =
+      role.mayAct && state.agent.status === "ready" && signedIn && offersLogout(state);
+    if (this.signOut.hidden === canSignOut) this.signOut.hidden = !canSignOut;
     if (this.shareBox.hidden === role.owns) this.shareBox.hidden = !role.owns;
     const shared = state.access?.share === "anyone";
     if (this.share.checked !== shared) this.share.checked = shared;
@@ -207,6 +227,23 @@ export class Header {
   showError(text: string | null): void {
     this.error.textContent = text;
     this.error.hidden = text === null;
+  }
+
+  /** Signing out is undone only by signing in again: the first click asks for a second. */
+  private signOutClicked(): void {
+    const { t } = this;
+    if (this.signOutArmed === null) {
+      this.signOut.textContent = t("signOutConfirm");
+      this.signOutArmed = setTimeout(() => {
+        this.signOutArmed = null;
+        this.signOut.textContent = t("signOut");
+      }, CONFIRM_MS);
+      return;
+    }
+    clearTimeout(this.signOutArmed);
+    this.signOutArmed = null;
+    this.signOut.textContent = t("signOut");
+    void this.send({ type: "chat:auth", op: "logout" });
   }
 
   private async send(body: RequestBody): Promise<boolean> {

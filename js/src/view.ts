@@ -21,6 +21,7 @@ import { hasKey, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
+import { SignInPanel } from "./signin";
 import { TerminalPane } from "./terminal";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
@@ -108,6 +109,7 @@ export class ChatView {
   private readonly plan: PlanPanel;
   private readonly composer: Composer;
   private readonly queue: QueuePanel;
+  private readonly signIn: SignInPanel;
   private readonly ctx: CardContext;
   private readonly schedule: (callback: () => void) => () => void;
   private readonly afterPaint: (callback: () => void) => void;
@@ -179,12 +181,14 @@ export class ChatView {
     this.plan = new PlanPanel(this.t);
     this.composer = new Composer(this.t, options.request, options.draftKey);
     this.queue = new QueuePanel(this.t, options.request);
+    this.signIn = new SignInPanel(this.t, options.request);
     this.droppedNote.hidden = true;
     this.el.append(
       this.header.el,
       this.droppedNote,
       this.transcript,
       this.plan.el,
+      this.signIn.el,
       this.queue.el,
       this.composer.el,
     );
@@ -370,6 +374,8 @@ export class ChatView {
     this.composer.setQueueing(this.state.turn.active);
     const steer = this.state.turn.active && canSteer(this.state.agent.capabilities);
     this.queue.update(this.state.queue, steer, role.mayAct && this.note === null);
+    const live = this.state.agent.status !== "exited" && this.note === null && !this.gone;
+    this.signIn.update(this.state.auth, agentName(this.state, this.t), live, role.mayAct);
     for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);
     this.tick();
     if (this.stuck) {
