@@ -5,7 +5,11 @@ finds at startup that it needs auth; once ``session/new`` has answered, the wrap
 Claude Code for the authorization URL (``mcpAuthenticate``: Claude Code opens the
 localhost callback listener and, for the SDK, no browser), sends it to the client as a
 URL elicitation, polls the server's status and, once it is connected, sends
-``elicitation/complete`` (dist/acp-agent.js, ``authenticateMcpServer``).
+``elicitation/complete`` (dist/acp-agent.js, ``authenticateMcpServer``). It looks only
+once, right after ``session/new``: the claude-code agent has Claude Code connect MCP
+servers before that (``MCP_CONNECTION_NONBLOCKING=0``, agent/catalogue.py), or the
+server would still be connecting and nothing would be asked. ``/mcp reconnect`` asks
+again.
 """
 
 from __future__ import annotations
@@ -79,17 +83,11 @@ async def sign_in(request: dict[str, Any], vault: OAuthMcpServer) -> None:
     assert vault.hits(AUTHORIZE_PATH) == 1
 
 
-async def test_mcp_sign_in_from_mcp_reconnect(
+async def test_mcp_sign_in_at_startup(
     claude_chat: Callable[..., Chat], mock_api: MockAnthropic, vault: OAuthMcpServer
 ) -> None:
-    """By default Claude Code connects MCP servers in the background: when the wrapper
-    looks, once ``session/new`` has answered, the vault is still connecting, not yet
-    known to need auth, so nothing is asked at startup (dist/acp-agent.js,
-    ``authenticateMcpServers``). ``/mcp reconnect <server>`` asks."""
     chat = claude_chat(mcp_servers=[vault.entry()])
-    await ready(chat)
-    turn = await ask(chat, f"/mcp reconnect {NAME}")
-    assert "needs-auth" in turn.text, turn.text
+    # Asked at startup, with no prompt sent.
     request = await next_pending(chat, "elicitation")
     check_sign_in_link(request, vault)
 
@@ -117,22 +115,29 @@ async def test_mcp_sign_in_from_mcp_reconnect(
     assert mock_api.unmatched == []
 
 
-async def test_mcp_sign_in_at_startup_closes_without_an_answer(
-    claude_chat: Callable[..., Chat], vault: OAuthMcpServer, monkeypatch: pytest.MonkeyPatch
+async def test_declined_sign_in_asked_again_by_mcp_reconnect(
+    claude_chat: Callable[..., Chat], vault: OAuthMcpServer
 ) -> None:
-    """With ``MCP_CONNECTION_NONBLOCKING=0`` Claude Code connects MCP servers before the
-    session is ready, and the wrapper asks at startup, with no prompt sent. A user who
-    signs in from a copied link never presses the card's button: the wrapper's
+    """Declined at startup, the sign-in is asked again by ``/mcp reconnect <server>``. A
+    user who signs in from a copied link never presses the card's button: the wrapper's
     ``elicitation/complete`` closes the card (the bridge tells the agent cancel, since
     nobody consented, which the wrapper no longer waits for)."""
-    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "0")  # the agent inherits it
     chat = claude_chat(mcp_servers=[vault.entry()])
+    first = await next_pending(chat, "elicitation")
+    chat.decline(first["requestId"])
+    await outcome(chat, first["requestId"], "declined")
+    await ready(chat)
+
+    turn = await ask(chat, f"/mcp reconnect {NAME}")
+    assert "needs-auth" in turn.text, turn.text
     request = await next_pending(chat, "elicitation")
+    assert request["requestId"] != first["requestId"]
     check_sign_in_link(request, vault)
 
     await sign_in(request, vault)
     await outcome(chat, request["requestId"], "completed")
-    assert ("POST", "/token") in vault.requests
     assert chat.state["elicitations"][request["requestId"]]["by"] == "agent"
+    assert ("POST", "/token") in vault.requests
     assert chat.pending == []
+    assert chat.state["elicitations"][first["requestId"]]["outcome"] == "declined"
     assert chat.status == "ready"
