@@ -174,9 +174,9 @@ class OAuthMcpServer:
             NAME,
             auth_server_provider=self.authority,
             auth=AuthSettings(
-                issuer_url=self.origin,  # type: ignore[arg-type]  # validated into a URL
-                resource_server_url=self.url,  # type: ignore[arg-type]
-                validate_token_resource=False,
+                issuer_url=self.origin,
+                resource_server_url=self.url,
+                validate_token_resource=True,  # a token is good for the resource it names
                 client_registration_options=ClientRegistrationOptions(enabled=True),
             ),
         )
