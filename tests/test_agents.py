@@ -17,6 +17,9 @@ def test_claude_code_prefers_an_installed_adapter(
     spec = resolve_agent("claude-code")
     assert spec.argv == ("npx", "-y", "@agentclientprotocol/claude-agent-acp")
     assert spec.env["CLAUDE_CODE_ENABLE_TODO_TOOLS"] == "1" and spec.mode == "default"
+    # MCP servers connected before session/new answers: the wrapper's sign-in check sees
+    # them (tests/claude/test_mcp_oauth.py).
+    assert spec.env["MCP_CONNECTION_NONBLOCKING"] == "0"
     assert spec.drop == {"IS_SANDBOX"}
     for name in ("claude-agent-acp", "codex-acp"):
         binary = tmp_path / name
@@ -31,7 +34,11 @@ def test_overrides_and_commands() -> None:
         "claude-code", mode="plan", env={"X": "1"}, commands={"claude-code": ["/opt/c"]}
     )
     assert spec.argv == ("/opt/c",) and spec.mode == "plan"
-    assert spec.env == {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "X": "1"}
+    assert spec.env == {
+        "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
+        "MCP_CONNECTION_NONBLOCKING": "0",
+        "X": "1",
+    }
     custom = resolve_agent(command=["/usr/bin/my-agent", "--acp"], env={"K": "v"})
     assert (
         custom.name == "my-agent"

@@ -37,10 +37,15 @@ def builtin_agents() -> dict[str, AgentSpec]:
     # Plans only appear with the task tools on (reference/acp-protocol.md §7). As root
     # with IS_SANDBOX set (containers), the wrapper asks the CLI to skip permissions and
     # the CLI refuses to start; without it, the session just asks permission as usual.
+    # Claude Code connects MCP servers in the background unless told not to; the wrapper
+    # looks for those that need a sign-in once, right after session/new, when they are
+    # still connecting, so it would never ask (dist/acp-agent.js, authenticateMcpServers).
+    # Connected first, a server that needs OAuth gets its sign-in card at startup; an
+    # unreachable one delays the start by about 5 s.
     claude = AgentSpec(
         "claude-code",
         _installed_or_npx("claude-agent-acp", "@agentclientprotocol/claude-agent-acp"),
-        {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"},
+        {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "MCP_CONNECTION_NONBLOCKING": "0"},
         mode="default",
         drop=frozenset({"IS_SANDBOX"}),
     )

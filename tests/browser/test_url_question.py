@@ -3,7 +3,9 @@
 The demo agent's ``url-login <url>`` asks to open a page and, once accepted, sends
 ``elicitation/complete``. The page is a stub on 127.0.0.1 that records every request:
 showing the card must request nothing from it; the click opens it in a new tab that
-has no opener.
+has no opener. The real claude wrapper's sign-in to an MCP server that needs OAuth (the
+stub of tests/support/oauth_mcp_server.py) is shown and opened the same way, and the
+wrapper's elicitation/complete closes it.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.test_agent_edits import ClaudeLab, claude_lab
 from tests.support import lab
 from tests.support.chromium import PageLog
+from tests.support.oauth_mcp_server import AUTHORIZE_PATH, OAuthMcpServer
 
 OPEN = 'from acp_notebook import Chat\nchat = Chat("demo", env={"ACP_DEMO_DELAY": "0"})\nchat'
 
@@ -92,3 +97,39 @@ def test_url_question_shows_the_host_and_opens_only_on_click(
     expect(lab.agent_text(page)).to_contain_text('elicitation answered: {"action":"accept"}')
     # Notebook 7 itself logs a page error on load (as in test_queue_commands.py).
     assert page_log.dialogs == [] and (app == "notebook" or page_log.errors == [])
+
+
+@pytest.fixture
+def claude(tmp_path: Path) -> Iterator[ClaudeLab]:
+    yield from claude_lab(tmp_path / "jupyter", rtc=False)
+
+
+def test_claude_mcp_sign_in_opens_only_on_click(
+    page: Page, claude: ClaudeLab, page_log: PageLog
+) -> None:
+    with OAuthMcpServer() as vault:
+        code = (
+            "from acp_notebook import Chat\n"
+            f"chat = Chat('claude-code', mcp_servers=[{vault.entry()!r}])\nchat"
+        )
+        lab.open_chat_notebook(page, claude.lab, "mcp-sign-in", code)
+        host = f"127.0.0.1:{vault.port}"
+        card = lab.question_card(page)
+        expect(card.locator(".acpnb-link-host strong")).to_have_text(host, timeout=90_000)
+        expect(card.locator(".acpnb-link-url")).to_contain_text(
+            f"http://{host}{AUTHORIZE_PATH}?response_type=code"
+        )
+        expect(card).to_contain_text("Authenticate with MCP server vault")
+        assert card.locator("a, [href], [src]").count() == 0
+        page.wait_for_timeout(1000)  # time for any prefetch or preload to have gone out
+        assert vault.hits(AUTHORIZE_PATH) == 0
+
+        with page.context.expect_page() as opening:
+            card.get_by_role("button", name=f"Open {host}").click()
+        opened = opening.value
+        # The stub signs in at once and redirects to Claude Code's callback listener.
+        expect(opened.locator("body")).to_contain_text("Authentication successful")
+        assert opened.evaluate("() => window.opener") is None
+        assert vault.hits(AUTHORIZE_PATH) == 1
+        expect(card).to_have_count(0)  # the wrapper's elicitation/complete
+        assert page_log.dialogs == [] and page_log.errors == []
