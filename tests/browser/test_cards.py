@@ -163,10 +163,8 @@ def test_permission_allowed_in_the_card(page: Page, server: JupyterServer) -> No
     card.get_by_role("button", name="Allow", exact=True).click()
 
     expect(agent_text(page)).to_have_text("permission: allow-once")
-    # Who answered: the page's Jupyter user (a token login is an anonymous user by name).
-    expect(chat(page).locator(".acpnb-card-remnant")).to_have_text(
-        re.compile(r"^Allowed: Allow \(by Anonymous \w+\)$")
-    )
+    # Who answered: this page's own Jupyter login, named "you" (not "Anonymous Aitne").
+    expect(chat(page).locator(".acpnb-card-remnant")).to_have_text("Allowed (by you)")
     expect(permission_card(page)).to_have_count(0)
 
 
