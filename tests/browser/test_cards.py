@@ -158,7 +158,9 @@ def test_permission_allowed_in_the_card(page: Page, server: JupyterServer) -> No
 
     card = permission_card(page)
     expect(card).to_be_visible()
-    expect(card).to_contain_text("Run `ls`")
+    # The title's backticks quote code: shown as inline code, not as backticks.
+    expect(card.locator(".acpnb-card-title")).to_have_text("Run ls")
+    expect(card.locator(".acpnb-card-title code")).to_have_text("ls")
     expect(card.get_by_role("button")).to_have_text(["Allow", "Always allow", "Reject"])
     card.get_by_role("button", name="Allow", exact=True).click()
 
