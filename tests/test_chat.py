@@ -263,6 +263,16 @@ async def test_a_cancel_ends_the_queued_turns_saying_so(chat: Chat) -> None:
     assert (turn.number, turn.error) == (2, "removed from the queue (cancelled)")
 
 
+async def test_a_stopped_answer_says_so_in_the_saved_transcript(chat: Chat) -> None:
+    await chat.ready()
+    chat.send_prompt("ask-user")
+    await chat.next_request()
+    chat.cancel()
+    await chat._until(lambda: chat.state["items"][-1]["type"] == "stopped" or None, 10)
+    assert chat.state["items"][-1] == {"type": "stopped", "reason": "cancelled"}
+    assert "<i><bdi>Stopped</bdi></i>" in render_html(chat.snapshot)
+
+
 async def test_commands_are_the_agents_slash_commands() -> None:
     env = {"ACP_DEMO_DELAY": "0", "ACP_DEMO_COMMANDS": "1"}
     chat = Chat("demo", env=env, transport="local")

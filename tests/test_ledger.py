@@ -124,7 +124,9 @@ def test_a_question_answered(action: str, values: dict[str, str] | None, outcome
     result: dict[str, Any] = {"action": action}
     if values is not None:
         result["content"] = values
-    resolved = {"kind": "elicitation_resolved", "outcome": outcome, "by": "kernel"}
+    resolved: dict[str, Any] = {"kind": "elicitation_resolved", "outcome": outcome, "by": "kernel"}
+    if values is not None:
+        resolved["values"] = values  # as checked: what the answered card's note says
     ended_once(ledger, settled, Reply("q", result), **resolved)
 
 

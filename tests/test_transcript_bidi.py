@@ -78,6 +78,8 @@ def test_every_agent_string_is_in_a_bdi_of_its_own() -> None:
             "fields": [],
         },
         {"kind": "turn_ended", "turn": 1, "error": evil("error")},
+        {"kind": "turn_started", "turn": 2, "prompt": "again"},
+        {"kind": "turn_ended", "turn": 2, "stopReason": evil("stop reason")},
     ]
     state = folding.initial_state()
     for seq, event in enumerate(events, 1):
@@ -97,6 +99,7 @@ def test_every_agent_string_is_in_a_bdi_of_its_own() -> None:
         "option",
         "question",
         "error",
+        "stop reason",
     }, shown
     for tags, data in parser.found:
         # The override ends its own string, and that string is all its <bdi> holds.

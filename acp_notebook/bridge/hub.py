@@ -26,6 +26,8 @@ from ..agent.mcp_servers import NOTEBOOK, normalize
 from ..wire import bounded_json
 from ..wire.attachment_blocks import AttachmentError, adapt
 from ..wire.contracts import (
+    CHAT_GONE_CLOSED,
+    CHAT_GONE_KERNEL,
     MAX_DETAIL,
     MAX_REQUEST_BYTES,
     TRUSTED_TYPES,
@@ -316,7 +318,8 @@ class Hub:
         if session.session_id is not None:
             self.config.sessions.note(session.spec.name, session.cwd, session.session_id, owner)
 
-    async def close_chat(self, chat_id: str) -> None:
+    async def close_chat(self, chat_id: str, why: str = CHAT_GONE_CLOSED) -> None:
+        """End a chat; ``why`` tells its pages why (``CHAT_GONE_CLOSED``: someone closed it)."""
         chat = self.chats.pop(chat_id, None)
         if chat is None:
             return
@@ -324,13 +327,14 @@ class Hub:
         chat.start_task.cancel()  # a no-op once it is done
         await chat.session.close()
         for sub in list(chat.subscribers):
-            sub.close()
+            sub.close(why)
 
     async def close(self) -> None:
-        """End every chat and its agent process."""
+        """End every chat and its agent process: the kernel is gone."""
         self._closed = True
         await asyncio.gather(
-            *(self.close_chat(cid) for cid in list(self.chats)), return_exceptions=True
+            *(self.close_chat(cid, CHAT_GONE_KERNEL) for cid in list(self.chats)),
+            return_exceptions=True,
         )
 
     # ------------------------------------------------------------ events

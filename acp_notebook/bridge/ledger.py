@@ -228,6 +228,9 @@ class Ledger:
                 "requestId": request_id,
                 "outcome": cast(ElicitationOutcome, outcome),
             }
+            content = result.get("content") if result is not None else None
+            if isinstance(content, dict):  # checked against the fields: the card's note says it
+                event["values"] = content
         if by:
             event["by"] = by
         reply = (

@@ -65,6 +65,7 @@ class Subscription:
         self._urgent = asyncio.Event()
         self._sent = -math.inf  # the loop's time of the last frame
         self.closed = False
+        self.ended: str | None = None
 
     def push(self, event: StreamEvent) -> None:
         if self.closed:
@@ -125,9 +126,11 @@ class Subscription:
                 return None
             await self._wakeup.wait()
 
-    def close(self) -> None:
+    def close(self, why: str | None = None) -> None:
+        """No more frames; ``why``: why the chat ended, when it did (``CHAT_GONE_*``)."""
         if not self.closed:
             self.closed = True
+            self.ended = why
             self._wakeup.set()
             self._urgent.set()
             self._detach(self)

@@ -694,7 +694,8 @@ class Turn:
                 "sessionUpdate": "usage_update",
                 "used": 1000 * self.number + 500,
                 "size": CONTEXT_SIZE,
-                "cost": {"amount": round(0.0125 * self.number, 4), "currency": "USD"},
+                # The demo costs nothing: a made-up bill would teach the wrong thing.
+                "cost": {"amount": 0, "currency": "USD"},
             }
         )
 

@@ -181,8 +181,21 @@ def render_html(snap: FoldSnapshot) -> str:
     return f'<div class="acpnb-static">{head}{rows}</div>'
 
 
+# A turn cut short, by its stopReason (js/src/i18n.ts says the same).
+_STOPPED = {
+    "cancelled": "Stopped",
+    "max_tokens": "Stopped: the answer reached the agent's length limit",
+    "max_turn_requests": "Stopped: the agent reached its limit of steps in one turn",
+    "refusal": "The agent refused to go on",
+}
+
+
 def _row(snap: dict[str, Any], item: dict[str, Any]) -> str:
     kind = item["type"]
+    if kind == "stopped":
+        reason = item["reason"]
+        said = _STOPPED.get(reason)
+        return f"<div><i>{_text(said) if said else f'Stopped ({_text(reason)})'}</i></div>"
     if kind in _TEXT_ROWS:
         attached = item.get("attachments")  # a user message's
         extra = f" {_text(describe(attached))}" if attached else ""

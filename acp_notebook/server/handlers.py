@@ -141,10 +141,10 @@ class _ChatSocket(WebSocketMixin, WebSocketHandler, JupyterHandler):
             return
         if self._subs.get(sub.chat_id) is sub:  # closed by the hub, not replaced by us
             self._subs.pop(sub.chat_id)
-            self.chat_ended(sub.chat_id)
+            self.chat_ended(sub.chat_id, sub.ended)
 
-    def chat_ended(self, chat_id: str) -> None:
-        """A chat this socket follows was closed."""
+    def chat_ended(self, chat_id: str, why: str | None) -> None:
+        """A chat this socket follows was closed (``why``: a ``CHAT_GONE_*`` reason)."""
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -205,8 +205,8 @@ class BrowserSocket(_ChatSocket):
         who = self.principal
         return await self.hub.handle(message, user=who.id, name=who.name)
 
-    def chat_ended(self, chat_id: str) -> None:
-        self.close(CHAT_GONE, "the chat was closed")
+    def chat_ended(self, chat_id: str, why: str | None) -> None:
+        self.close(CHAT_GONE, why or "the chat was closed")
 
 
 class KernelSocket(_ChatSocket):

@@ -59,6 +59,10 @@ MAX_REQUEST_BYTES = MAX_PROMPT + MAX_ATTACHMENTS_TOTAL + 100_000
 
 # A chat's socket closes with this code when its chat is gone (its kernel or server ended).
 CHAT_GONE = 4404
+# ...and with one of these reasons when the server knows why: someone closed the chat
+# (chat:close, ``Chat.close()``), or its kernel shut down. Any other reason: it cannot say.
+CHAT_GONE_CLOSED = "closed"
+CHAT_GONE_KERNEL = "kernel ended"
 # The output of a chat in a saved notebook (``SavedChat``).
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
 # The fold's bounds: past these the oldest items go (fold.py, fold.ts).
@@ -279,6 +283,8 @@ class ElicitationResolvedEvent(_Event):
     requestId: str
     outcome: Literal["accepted", "declined", "cancelled", "timeout", "completed"]
     by: NotRequired[Maybe[str]]
+    # An accepted form's answer, as checked against its fields (what the agent was sent).
+    values: NotRequired[Maybe[dict[str, FieldValue]]]
 
 
 class EditPolicyEvent(_Event):
@@ -498,8 +504,25 @@ class ErrorItem(TypedDict):
     text: str
 
 
+class StoppedItem(TypedDict):
+    """A turn that ended before the agent was done: its ``stopReason`` (``cancelled``: the
+    user stopped it; ``max_tokens``, ``max_turn_requests``, ``refusal``: the agent did)."""
+
+    type: Literal["stopped"]
+    reason: str
+
+
 SnapshotItem = Annotated[
-    Union[UserItem, AgentItem, ThoughtItem, ToolItem, PermissionItem, ElicitationItem, ErrorItem],
+    Union[
+        UserItem,
+        AgentItem,
+        ThoughtItem,
+        ToolItem,
+        PermissionItem,
+        ElicitationItem,
+        ErrorItem,
+        StoppedItem,
+    ],
     Field(discriminator="type"),
 ]
 
@@ -583,6 +606,8 @@ class ElicitationView(TypedDict):
     outcome: str | None
     # Who answered: a Jupyter user, "kernel", "agent"; None while pending or unsaid.
     by: str | None
+    # An accepted form's answer (elicitation_resolved's ``values``), once there is one.
+    values: NotRequired[dict[str, FieldValue]]
     # URL mode only (see ElicitationRequestEvent).
     url: NotRequired[str | None]
     host: NotRequired[str | None]

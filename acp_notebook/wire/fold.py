@@ -208,7 +208,7 @@ def restore(
         state.activity = turn["phase"]
     for shown in snap["items"]:
         raw = cast(dict[str, Json], shown)
-        text = raw.get("text")
+        text = raw.get("reason" if raw["type"] == "stopped" else "text")
         ref = raw.get("toolCallId", raw.get("requestId"))
         item = Item(raw["type"], [] if text is None else [text], raw.get("messageId"), ref=ref)
         item.start_ts, item.end_ts = raw.get("startTs"), raw.get("endTs")
@@ -298,6 +298,9 @@ def fold(state: ChatState, event: StreamEvent) -> ChatState:
         state.error = _str(event.get("error"))
         if state.error is not None:
             _add(state, Item("error", [state.error]))
+        elif state.stop_reason not in (None, "end_turn"):
+            # Cut short (stopped, or a limit the agent met): the transcript says so there.
+            _add(state, Item("stopped", [state.stop_reason]))
     elif event["kind"] == "agent_status":
         _close_thought(state, ts)
         _agent_status(state, event)
@@ -659,6 +662,8 @@ def _resolve(state: ChatState, event: ResolvedEvent, ts: float | None) -> None:
     entry["by"] = _str(event.get("by"))  # who answered: a Jupyter user, "kernel", "agent"
     if kind == "permission":
         entry["optionId"] = _str(event.get("optionId"))
+    elif isinstance(values := event.get("values"), dict):
+        entry["values"] = values  # the bridge checked it against the fields (bounded)
     if state.pending.pop((kind, request_id), False) is None:
         state.weight += _card_size(state, (kind, request_id))
 
@@ -772,6 +777,8 @@ def _item_json(item: Item) -> dict[str, Json]:
         if item.attachments is not None:
             return {"type": item.type, "text": item.text(), "attachments": item.attachments}
         return {"type": item.type, "text": item.text()}
+    if item.type == "stopped":
+        return {"type": "stopped", "reason": item.text()}
     if item.type == "agent":
         return {"type": "agent", "messageId": item.message_id, "text": item.text()}
     if item.type == "thought":

@@ -1,6 +1,7 @@
 // Permission and elicitation cards: the two places where the agent waits on the user.
 // Same warn-tone chrome; a pending one shows a countdown to the watchdog's deadline.
 
+import { answerSummary } from "./answer_summary";
 import type {
   Edit,
   ElicitationField,
@@ -9,7 +10,7 @@ import type {
   FileEdit,
   PermissionView,
 } from "./contracts";
-import { bdi, clip, countdown, el, setText, str, uid } from "./dom";
+import { bdi, clip, codeTitle, countdown, el, setText, str, uid } from "./dom";
 import { describeError, type StringKey, type Translate, tIsolated } from "./i18n";
 import { breakable } from "./longtext";
 import { actionTitle, codeBlock, notebookTool } from "./notebook";
@@ -21,8 +22,16 @@ export interface CardContext {
   agentName(): string;
   /** The title of a tool call the chat knows, to say where a question comes from. */
   toolTitle(toolCallId: string): string | null;
+  /** Who answered, as this page names them (who.ts), or null to name no one. */
+  answerer(by: string | null): string | null;
   request(body: RequestBody): Promise<RequestResult>;
 }
+
+/**
+ * The countdown's last this-many milliseconds: it turns to a warning and is announced
+ * once. Time enough to read a short card and click, not so long that it cries wolf.
+ */
+export const WARN_MS = 15_000;
 
 /** What every card reads of its request's folded state. */
 type RequestView = Pick<PermissionView, "requestId" | "deadline" | "outcome">;
@@ -32,6 +41,9 @@ abstract class Card<S extends RequestView> {
   readonly el: HTMLElement;
   protected readonly errorLine: HTMLElement;
   private readonly clock: HTMLElement;
+  /** Says once, to a screen reader, that the time runs out (see WARN_MS). */
+  private readonly warning = el("span", "acpnb-sr-only");
+  private warned = false;
   /** Says who may answer, on a page that may not. */
   private readonly lockLine = el("div", "acpnb-card-locked");
   protected busy = false;
@@ -53,7 +65,8 @@ abstract class Card<S extends RequestView> {
     this.el.setAttribute("aria-labelledby", headingId);
     this.clock = el("span", "acpnb-countdown");
     this.clock.setAttribute("role", "timer");
-    head.append(title, this.clock);
+    this.warning.setAttribute("role", "status");
+    head.append(title, this.clock, this.warning);
     this.errorLine = el("div", "acpnb-card-error");
     this.errorLine.setAttribute("role", "alert");
     this.errorLine.hidden = true;
@@ -91,8 +104,18 @@ abstract class Card<S extends RequestView> {
   /** Updates the countdown (called every second by the view while the card is pending). */
   tick(now: number): void {
     const deadline = this.state.deadline ?? null;
-    if (deadline !== null) {
-      setText(this.clock, this.ctx.t("timeLeft", { time: countdown(deadline, now) }));
+    if (deadline === null) return;
+    const { t } = this.ctx;
+    const time = countdown(deadline, now);
+    const low = deadline - now <= WARN_MS;
+    setText(this.clock, t(low ? "timeLeftLow" : "timeLeft", { time }));
+    if (this.clock.classList.contains("acpnb-countdown-low") !== low) {
+      this.clock.classList.toggle("acpnb-countdown-low", low);
+    }
+    if (low && !this.warned && this.pending) {
+      this.warned = true;
+      const seconds = Math.max(0, Math.ceil((deadline - now) / 1000));
+      this.warning.textContent = t("timeRunningOut", { seconds });
     }
   }
 
@@ -118,6 +141,9 @@ abstract class Card<S extends RequestView> {
 }
 
 // ---------------------------------------------------------------- permission
+
+/** Option names that only repeat the outcome ("Allowed: Allow"). */
+const BARE_OPTION = /^(?:allow|reject|deny|yes|no)$/i;
 
 export class PermissionCard extends Card<PermissionView> {
   private readonly buttons: HTMLButtonElement[] = [];
@@ -165,7 +191,7 @@ export class PermissionCard extends Card<PermissionView> {
         : tool !== null
           ? actionTitle(tool, call.rawInput, t)
           : clip(str(call.title) ?? str(call.toolCallId) ?? "");
-    this.el.append(bdi(title, "acpnb-card-title"));
+    this.el.append(codeTitle(title, "acpnb-card-title"));
     const code = tool === "run_code" ? codeBlock(call.rawInput) : null;
     if (code !== null) this.el.append(code);
     const content = renderToolContent(call.content, t);
@@ -190,10 +216,9 @@ export class PermissionCard extends Card<PermissionView> {
     const line = el("div");
     // What became of it, and who answered (a Jupyter user, or "kernel" for Python).
     const outcome = this.outcomeText(state);
+    const who = this.ctx.answerer(state.by);
     const answer =
-      state.by === null
-        ? outcome
-        : tIsolated(this.ctx.t, "answeredBy", { answer: outcome, who: state.by });
+      who === null ? outcome : tIsolated(this.ctx.t, "answeredBy", { answer: outcome, who });
     // An edit's remnant still says which change it was.
     line.append(
       state.edit
@@ -212,9 +237,10 @@ export class PermissionCard extends Card<PermissionView> {
     if (state.outcome === "timeout") return t("timedOut");
     const chosen = state.options.find((o) => o.optionId === state.optionId);
     const option = str(chosen?.name) ?? state.optionId ?? "";
-    return tIsolated(t, (str(chosen?.kind) ?? "").startsWith("reject") ? "rejected" : "allowed", {
-      option,
-    });
+    const rejected = (str(chosen?.kind) ?? "").startsWith("reject");
+    // "Allowed: Allow" says one thing twice: an option named as the outcome is not repeated.
+    if (BARE_OPTION.test(option.trim())) return t(rejected ? "rejectedBare" : "allowedBare");
+    return tIsolated(t, rejected ? "rejected" : "allowed", { option });
   }
 
   protected refresh(): void {
@@ -467,8 +493,8 @@ export class ElicitationCard extends Card<ElicitationView> {
     form.addEventListener("change", () => this.refresh());
     form.append(row);
     this.el.append(form, this.errorLine);
-    super.update(state);
     this.refresh();
+    this.update(state); // a settled one (from history) is its note at once
   }
 
   /** Focuses the first control (a choice or input); choosing one never answers by itself. */
@@ -481,15 +507,49 @@ export class ElicitationCard extends Card<ElicitationView> {
     return this.state.outcome === null || linkWaits(this.state);
   }
 
-  /** Applies a new state; a settled card vanishes (the answer shows in the agent's reply). */
+  /** Applies a new state; once settled, the card shrinks to a one-line note of the answer. */
   override update(state: ElicitationView): void {
     super.update(state);
-    if (!this.pending) this.el.remove();
+    if (!this.pending) this.settle(state);
     else if (this.link !== null && state.outcome !== null) {
       // Accepted: it may be opened again; there is nothing left to decline.
       this.link.waiting.hidden = false;
       setText(this.link.open, this.ctx.t("openLinkAgain", { host: this.link.host }));
       for (const b of this.otherButtons) b.hidden = true;
+    }
+  }
+
+  /** The one-line note a settled question leaves, as a permission does. */
+  private settle(state: ElicitationView): void {
+    const { t } = this.ctx;
+    this.el.className = "acpnb-card-remnant";
+    this.el.removeAttribute("aria-labelledby"); // its heading goes
+    const outcome = this.outcomeText(state);
+    const who = this.ctx.answerer(state.by);
+    const line = el("div");
+    line.append(who === null ? outcome : tIsolated(t, "answeredBy", { answer: outcome, who }));
+    this.el.replaceChildren(line);
+  }
+
+  private outcomeText(state: ElicitationView): Node | string {
+    const { t } = this.ctx;
+    switch (state.outcome) {
+      case "accepted":
+      case "completed": {
+        if (state.url) {
+          const target = linkTarget(state.url);
+          const host = state.host ?? ("host" in target ? target.host : state.url);
+          return tIsolated(t, "linkOpened", { host: clip(host) });
+        }
+        const summary = answerSummary(state.fields, state.values ?? {}, t);
+        return summary === "" ? t("answered") : tIsolated(t, "answeredWith", { answer: summary });
+      }
+      case "declined":
+        return t("declined");
+      case "timeout":
+        return t("timedOut");
+      default:
+        return t("cancelled");
     }
   }
 
@@ -502,7 +562,11 @@ export class ElicitationCard extends Card<ElicitationView> {
       field.type === "enum" || field.type === "multi" || field.type === "boolean"
         ? null
         : textInput(field);
-    if (input === null) {
+    // A checkbox with no description is labelled by its title: no legend repeats it.
+    const lone = field.type === "boolean" && !field.description;
+    if (lone) {
+      // (its required mark goes in its label)
+    } else if (input === null) {
       legend.append(bdi(title));
     } else {
       input.id = uid();
@@ -511,8 +575,11 @@ export class ElicitationCard extends Card<ElicitationView> {
       label.htmlFor = input.id;
       legend.append(label);
     }
-    if (field.required) legend.append(el("span", "acpnb-required", ` (${t("required")})`));
-    box.append(legend);
+    const required = field.required ? el("span", "acpnb-required", ` (${t("required")})`) : null;
+    if (!lone) {
+      if (required !== null) legend.append(required);
+      box.append(legend);
+    }
     // A checkbox's description is its label.
     if (field.description && field.type !== "boolean") {
       const d = el("div", "acpnb-field-description");
@@ -534,6 +601,7 @@ export class ElicitationCard extends Card<ElicitationView> {
         null,
         field.default === true,
       );
+      if (lone && required !== null) row.querySelector(".acpnb-choice-text")?.append(required);
       box.append(row);
       this.controls.push({ field, read: () => ({ kind: "value", value: checkbox.checked }) });
     } else {

@@ -25,6 +25,8 @@ export const MAX_PATH = 4096;
 export const MAX_DETAIL = 500;
 export const MAX_REQUEST_BYTES = 4100000;
 export const CHAT_GONE = 4404;
+export const CHAT_GONE_CLOSED = "closed";
+export const CHAT_GONE_KERNEL = "kernel ended";
 export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
 export const FOLD_MAX_ITEMS = 5000;
 export const FOLD_MAX_WEIGHT = 8388608;
@@ -95,7 +97,8 @@ export type SnapshotItem =
   | ToolItem
   | PermissionItem
   | ElicitationItem
-  | ErrorItem;
+  | ErrorItem
+  | StoppedItem;
 
 export type StreamEvent =
   | UpdateEvent
@@ -391,6 +394,7 @@ export interface ElicitationResolvedEvent {
   requestId: string;
   outcome: "accepted" | "declined" | "cancelled" | "timeout" | "completed";
   by?: string | null;
+  values?: Record<string, FieldValue> | null;
 }
 
 export interface ElicitationRespondRequest {
@@ -412,6 +416,7 @@ export interface ElicitationView {
   deadline: number | null;
   outcome: string | null;
   by: string | null;
+  values?: Record<string, FieldValue>;
   url?: string | null;
   host?: string | null;
 }
@@ -744,6 +749,15 @@ export interface ShareRequest {
   chatId: string;
   type: "chat:share";
   share: "anyone" | null;
+}
+
+/**
+ * A turn that ended before the agent was done: its ``stopReason`` (``cancelled``: the user stopped
+ * it; ``max_tokens``, ``max_turn_requests``, ``refusal``: the agent did).
+ */
+export interface StoppedItem {
+  type: "stopped";
+  reason: string;
 }
 
 export interface SubscribeRequest {

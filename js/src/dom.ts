@@ -47,6 +47,23 @@ export function bdi(text: string, className?: string): HTMLElement {
   return el("bdi", className, typeof text === "string" ? contained(text) : text);
 }
 
+/**
+ * `bdi` for a one-line title that may quote code in backticks (a tool call's "Run `ls`"):
+ * each `span` shows as inline code, the rest as text; nothing else is read as Markdown.
+ */
+export function codeTitle(text: string, className?: string): HTMLElement {
+  const box = bdi("", className);
+  const safe = typeof text === "string" ? contained(text) : "";
+  let at = 0;
+  for (const match of safe.matchAll(/`([^`\n]+)`/g)) {
+    if (match.index > at) box.append(safe.slice(at, match.index));
+    box.append(el("code", "acpnb-title-code", match[1]));
+    at = match.index + match[0].length;
+  }
+  if (at < safe.length) box.append(safe.slice(at));
+  return box;
+}
+
 /** Sets `node`'s text only when it differs (no DOM mutation for an unchanged frame). */
 export function setText(node: Node, text: string): void {
   if (node.textContent !== text) node.textContent = text;

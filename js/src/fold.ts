@@ -28,6 +28,7 @@ import {
   type Edit,
   type ElicitationField,
   type ElicitationView,
+  type FieldValue,
   FOLD_MAX_ITEMS,
   FOLD_MAX_WEIGHT,
   FOLD_TERMINAL_MAX,
@@ -246,6 +247,10 @@ export function fold(state: ChatState, event: StreamEvent): ChatState {
         state.turn.stopReason = str(ev.stopReason);
         state.turn.error = error;
         if (error !== null) add(state, { type: "error", text: error });
+        else if (state.turn.stopReason !== null && state.turn.stopReason !== "end_turn") {
+          // Cut short (stopped, or a limit the agent met): the transcript says so there.
+          add(state, { type: "stopped", reason: state.turn.stopReason });
+        }
         break;
       }
       case "agent_status":
@@ -624,6 +629,10 @@ function resolve(state: ChatState, kind: RequestKind, ev: JsonObject, ts: number
   entry.outcome = str(ev.outcome);
   entry.by = str(ev.by);
   if ("optionId" in entry) entry.optionId = str(ev.optionId);
+  // The bridge checked an accepted form's answer against its fields (it is bounded).
+  else if (isRecord(ev.values)) {
+    (entry as ElicitationView).values = ev.values as Record<string, FieldValue>;
+  }
   const key = `${kind}:${requestId}`;
   if (state.internal.pending.delete(key)) state.internal.weight += cardSize(state, key);
 }
@@ -709,6 +718,7 @@ function cardSize(state: ChatState, key: string): number {
 }
 
 function itemSize(item: Item): number {
+  if (item.type === "stopped") return typeof item.reason === "string" ? item.reason.length : 0;
   return "text" in item && typeof item.text === "string" ? item.text.length : 0;
 }
 

@@ -6,6 +6,7 @@ import { bdi, clip, contained, el, isRecord, setText, str } from "./dom";
 import type { ChatState } from "./fold";
 import { describeError, isolate, type StringKey, type Translate } from "./i18n";
 import type { RequestBody, RequestResult } from "./transport";
+import { usageText } from "./usage";
 
 const PHASES: Record<string, StringKey> = {
   thinking: "phaseThinking",
@@ -13,24 +14,6 @@ const PHASES: Record<string, StringKey> = {
   tool: "phaseTool",
   waiting: "phaseWaiting",
 };
-
-/** 22000 -> "22k", 1500 -> "1.5k", 2000000 -> "2M". */
-export function compact(n: number): string {
-  const scale = (value: number, unit: string): string =>
-    `${Number.parseFloat(value.toFixed(value < 10 ? 1 : 0))}${unit}`;
-  if (n >= 1_000_000) return scale(n / 1_000_000, "M");
-  if (n >= 1000) return scale(n / 1000, "k");
-  return String(n);
-}
-
-function formatCost(cost: unknown): string | null {
-  if (!isRecord(cost)) return null;
-  const { amount, currency } = cost;
-  if (typeof amount !== "number") return null;
-  return currency === "USD" || currency === undefined
-    ? `$${amount.toFixed(2)}`
-    : `${amount.toFixed(2)} ${isolate(str(currency) ?? "")}`;
-}
 
 /** The agent's display name: its announced name, else its info's title or name. */
 export function agentName(state: ChatState, t: Translate): string {
@@ -181,14 +164,9 @@ export class Header {
     const shared = state.access?.share === "anyone";
     if (this.share.checked !== shared) this.share.checked = shared;
     this.acceptEdits.disabled = !role.mayAct;
-    const u = state.usage;
-    let usage = "";
-    if (u !== null && typeof u.used === "number" && typeof u.size === "number") {
-      const cost = formatCost(u.cost);
-      usage = t("usage", { used: compact(u.used), size: compact(u.size) });
-      if (cost !== null) usage += ` · ${cost}`;
-    }
-    setText(this.usage, usage);
+    const usage = usageText(state.usage, t);
+    setText(this.usage, usage.text);
+    if (this.usage.title !== usage.title) this.usage.title = usage.title;
     const accepting = state.acceptEdits ?? false;
     if (this.acceptEdits.checked !== accepting) this.acceptEdits.checked = accepting;
     // Rebuilt only when they change, so an open dropdown is not pulled from under the user.
@@ -214,6 +192,11 @@ export class Header {
       return t("stopReason", { reason: isolate(turn.stopReason) });
     }
     return t("phaseIdle");
+  }
+
+  /** Puts a control of the view's after the status (the jump to a waiting card). */
+  place(control: HTMLElement): void {
+    this.status.after(control);
   }
 
   /** Shows (or, with null, clears) a lasting note under the status: why the chat runs

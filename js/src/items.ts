@@ -3,8 +3,8 @@
 
 import { decorateCodeBlocks } from "./codeblocks";
 import type { ThoughtItem as Thought } from "./contracts";
-import { el, setText } from "./dom";
-import type { Translate } from "./i18n";
+import { clip, el, setText } from "./dom";
+import { hasKey, type Translate, tIsolated } from "./i18n";
 import { BreakingText } from "./longtext";
 import { MarkdownStream } from "./markdown";
 
@@ -83,4 +83,15 @@ export class ThoughtItem {
           : this.t("thoughtFor", { seconds: Math.max(1, Math.round((endTs - startTs) / 1000)) });
     setText(this.summary, label);
   }
+}
+
+/**
+ * The mark at the end of a turn cut short: "Stopped" when the user stopped it, or which
+ * limit the agent met (`reason`: the turn's stopReason).
+ */
+export function stoppedMark(reason: string, t: Translate): HTMLElement {
+  const key = `stopped_${reason}`;
+  const mark = el("div", "acpnb-item acpnb-stopped");
+  mark.append(hasKey(key) ? t(key) : tIsolated(t, "stoppedOther", { reason: clip(reason, 100) }));
+  return mark;
 }

@@ -6,7 +6,7 @@
 
 import DOMPurify from "dompurify";
 import { Lexer, Marked, Parser, type Token, type Tokens, type TokensList } from "marked";
-import { breakable, breakLongRuns } from "./longtext";
+import { breakable, breakLongRuns, SECTION } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 
@@ -205,8 +205,9 @@ function settled(tokens: Token[]): boolean {
  * but a block that is complete (another block follows it) is parsed and rendered once;
  * each update parses only the last block onwards. A long open paragraph (an answer with
  * no blank line) is cut into pieces whose inline Markdown is settled: each is rendered
- * once into a block of its own in the paragraph (so a cut is also a line break: the text
- * is the same), and only the paragraph's last kilobyte or so is parsed again.
+ * once into an inline box of its own, and only the paragraph's last kilobyte or so is
+ * parsed again. The pieces flow on as one paragraph (a cut shows nowhere) in sections of
+ * SECTION characters, blocks that the browser lays out on their own.
  */
 export class MarkdownStream {
   /** A prefix of the text shown, and its normalized source. */
@@ -222,6 +223,9 @@ export class MarkdownStream {
   private runSize = 0;
   /** The open paragraph shown in pieces, the source of its frozen pieces, its live nodes. */
   private para: HTMLElement | null = null;
+  /** The paragraph's last section (see SECTION), and how much frozen source it holds. */
+  private section: HTMLElement | null = null;
+  private sectionSize = 0;
   private frozen = "";
   private live: ChildNode[] = [];
   /** Whether the last piece ended inside a word. */
@@ -346,6 +350,8 @@ export class MarkdownStream {
     const newline = document.createTextNode("\n");
     this.el.append(this.para, newline);
     this.open = [this.para, newline];
+    this.section = null;
+    this.sectionSize = 0;
     this.frozen = "";
     this.live = [];
     this.midWord = false;
@@ -403,22 +409,39 @@ export class MarkdownStream {
   private endParagraph(): void {
     this.open = [];
     this.para = null;
+    this.section = null;
     this.frozen = "";
     this.live = [];
   }
 
   /**
-   * A piece of the open paragraph as a box of its own: the browser lays out a paragraph's
-   * lines all again when any of its text changes (600 KB took 300-750 ms a frame); a
-   * finished box keeps its layout.
+   * A piece of the open paragraph, rendered once, goes on in the paragraph's last section:
+   * the browser lays out a paragraph's lines all again when any of its text changes
+   * (600 KB took 300-750 ms a frame), so a full section (SECTION) is left as it is and the
+   * text goes on in a new one, whose layout is its own.
    */
   private freeze(text: string, rendered: DocumentFragment): void {
     const box = document.createElement("span");
     box.className = "acpnb-piece";
+    // A cut inside a word (one over SEARCH characters: see cutBefore) keeps the break
+    // opportunities of its runs (longtext.ts MAX_RUN) where the pieces meet.
+    if (this.midWord) box.append(document.createElement("wbr"));
     box.append(rendered);
-    this.para?.append(box);
+    this.liveBox().append(box);
+    this.sectionSize += text.length;
     this.frozen += text;
     this.midWord = !/\s$/.test(text);
+  }
+
+  /** Where the paragraph's text goes on: its last section, or a new one once that is full. */
+  private liveBox(): HTMLElement {
+    if (this.section === null || this.sectionSize >= SECTION) {
+      this.section = document.createElement("span");
+      this.section.className = "acpnb-section";
+      this.sectionSize = 0;
+      this.para?.append(this.section);
+    }
+    return this.section;
   }
 
   /**
@@ -436,7 +459,7 @@ export class MarkdownStream {
   private setLive(fragment: DocumentFragment | null): void {
     for (const node of this.live) node.remove();
     this.live = fragment === null ? [] : [...fragment.childNodes];
-    if (fragment !== null) this.para?.append(fragment);
+    if (fragment !== null) this.liveBox().append(fragment);
   }
 
   /** A settled prefix of the open paragraph's live text, if it is long enough to cut. */

@@ -12,12 +12,12 @@ export interface MountedChat {
   dispose(): void;
 }
 
-/** `onGone` runs once the chat is gone from the server (CHAT_GONE). */
+/** `onGone` runs once the chat is gone from the server (CHAT_GONE), with the server's why. */
 export function mountChat(
   model: WidgetModel,
   t: Translate,
   options: ClientOptions = {},
-  onGone?: () => void,
+  onGone?: (why: string | null) => void,
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
@@ -25,8 +25,8 @@ export function mountChat(
     status = next;
     view.setConnected(next === "server" || next === "comm");
     if (next === "closed") {
-      view.endedWithServer();
-      onGone?.();
+      view.endedWithServer(client.gone);
+      onGone?.(client.gone);
     }
     if (next === "connecting" || next === "waiting") return;
     for (const wake of waiters) wake(next !== "closed");

@@ -24,9 +24,20 @@ export function notebookTool(title: string | null): string | null {
   return Object.hasOwn(ACTIONS, name) ? name : null;
 }
 
-/** The action's heading: "Ran code", "Inspected sales". */
-export function actionTitle(tool: string, rawInput: unknown, t: Translate): string {
-  const key = ACTIONS[tool];
+/** run_code's heading by the call's status: it has not run until it runs. */
+const RUN_CODE: Record<string, StringKey> = {
+  pending: "nbRunCodePending",
+  in_progress: "nbRunCodeRunning",
+};
+
+/** The action's heading: "Ran code" ("Run code" while it waits), "Inspected sales". */
+export function actionTitle(
+  tool: string,
+  rawInput: unknown,
+  t: Translate,
+  status: string | null = "completed",
+): string {
+  const key = (tool === "run_code" ? RUN_CODE[status ?? "pending"] : undefined) ?? ACTIONS[tool];
   const name = isRecord(rawInput) ? str(rawInput.name) : null;
   if (key === undefined) return tool;
   return t(key, { name: clip(name ?? "") });

@@ -55,6 +55,8 @@ export interface SavedChatDeps {
    * the kernel), and there is no Continue.
    */
   copyNote: string | null;
+  /** Why the chat ended, when the server said (its CHAT_GONE reason: closed, its kernel). */
+  ended?: string | null;
   /** Shows what stands in for data that cannot be painted (see showUnreadable). */
   fallback?: (why: Unreadable | "savedBroken") => void;
 }
@@ -96,6 +98,8 @@ function readItem(item: unknown): Record<string, unknown> | null {
         : { type: "user", text: text(item.text) };
     case "error":
       return { type: "error", text: text(item.text) };
+    case "stopped":
+      return { type: "stopped", reason: text(item.reason) };
     case "agent":
       return { type: "agent", messageId: str(item.messageId), text: text(item.text) };
     case "thought":
@@ -280,7 +284,7 @@ export function renderSavedChat(host: HTMLElement, data: unknown, deps: SavedCha
   view.inertCards();
   try {
     view.paint(saved.snapshot);
-    if (deps.copyNote === null) view.endedWithServer();
+    if (deps.copyNote === null) view.endedWithServer(deps.ended ?? null);
     else view.savedCopy(deps.copyNote);
     // The first frame now (the last items); the earlier ones in later frames, so that no
     // file holds the page for long (see ChatView's TAIL_ITEMS).

@@ -3,7 +3,7 @@
 
 import type { ToolCallView } from "./contracts";
 import { unifiedDiff } from "./diff";
-import { bdi, clip, el, isRecord, records, str } from "./dom";
+import { bdi, clip, codeTitle, el, isRecord, records, str } from "./dom";
 import { hasKey, type StringKey, type Translate, tIsolated } from "./i18n";
 import { BreakingText } from "./longtext";
 import { actionTitle, codeBlock, notebookTool, renderOutput } from "./notebook";
@@ -98,7 +98,7 @@ export function renderToolContent(content: unknown, t: Translate): DocumentFragm
       fragment.append(line);
     } else {
       const text = el("pre", "acpnb-tool-text");
-      // In pieces: a long output is laid out a piece at a time (see PIECE).
+      // In sections: a long output is laid out a section at a time (see SECTION).
       new BreakingText(text).extend(blockText(item.content));
       fragment.append(text);
     }
@@ -129,7 +129,7 @@ function renderNotebookAction(
   const head = statusHead(call, t);
   head.append(
     el("span", "acpnb-tool-kind", t("nbAction")),
-    bdi(actionTitle(tool, call.rawInput, t), "acpnb-tool-title"),
+    bdi(actionTitle(tool, call.rawInput, t, call.status), "acpnb-tool-title"),
   );
   const parts: HTMLElement[] = [head];
   const body = el("div", "acpnb-tool-body acpnb-nb-body");
@@ -138,6 +138,31 @@ function renderNotebookAction(
   body.append(renderOutput(call.content));
   if (body.childElementCount > 0) parts.push(body);
   box.replaceChildren(...parts);
+}
+
+/** Output of one line up to this long is shown as it is: a fold would hide no more. */
+const SHORT_OUTPUT = 120;
+
+/**
+ * A tool's text output goes in a fold, closed (`open`: as the user left it before this
+ * render), its summary counting its lines: a transcript is read by its steps, and a
+ * file read or a listing in full pushes them apart. Diffs stay shown: they are the change.
+ */
+function foldOutput(body: HTMLElement, open: boolean, t: Translate): void {
+  const texts = [...body.querySelectorAll<HTMLElement>(":scope > .acpnb-tool-text")];
+  const text = texts
+    .map((node) => node.textContent ?? "")
+    .join("\n")
+    .replace(/\n$/, "");
+  if (texts.length === 0 || (!text.includes("\n") && text.length <= SHORT_OUTPUT)) return;
+  const fold = el("details", "acpnb-tool-output");
+  fold.open = open;
+  const lines = lineCount(text);
+  const summary =
+    lines === 1 ? t("toolOutputLine") : t("toolOutput", { lines: lines.toLocaleString() });
+  fold.append(el("summary", undefined, summary));
+  texts[0]?.before(fold);
+  fold.append(...texts);
 }
 
 function notTerminal(block: Record<string, unknown>): boolean {
@@ -156,7 +181,7 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
     const key = `kind_${call.kind}`;
     head.append(bdi(hasKey(key) ? t(key) : call.kind, "acpnb-tool-kind"));
   }
-  head.append(bdi(clip(call.title ?? call.toolCallId), "acpnb-tool-title"));
+  head.append(codeTitle(clip(call.title ?? call.toolCallId), "acpnb-tool-title"));
   const parts: HTMLElement[] = [head];
   if (call.locations.length > 0) {
     const list = el("ul", "acpnb-tool-locations");
@@ -172,6 +197,8 @@ export function renderToolCall(box: HTMLElement, call: ToolCallView, t: Translat
   // A terminal with its output is shown by the card's TerminalPane (terminal.ts).
   const shown = call.terminal === undefined ? call.content : call.content.filter(notTerminal);
   body.append(renderToolContent(shown, t));
+  const open = box.querySelector<HTMLDetailsElement>(".acpnb-tool-output")?.open ?? false;
+  foldOutput(body, open, t);
   if (body.childElementCount > 0) parts.push(body);
   if (call.rawOutput !== undefined && call.rawOutput !== null) {
     const raw = el("details", "acpnb-raw");

@@ -104,6 +104,8 @@ export class ChatClient {
   private readonly WS: typeof WebSocket | undefined;
   private readonly commFallback: boolean;
   private readonly slots: ConnectSlots;
+  /** Why the server ended the chat, once it has (its CHAT_GONE close reason). */
+  gone: string | null = null;
   /** Lets go of the connect slot of the socket being opened (or queued to be). */
   private letGo: () => void = () => {};
 
@@ -266,8 +268,10 @@ export class ChatClient {
       this.socket = null;
       this.failPending();
       // Reconnecting cannot bring back a chat the server has ended.
-      if (event.code === CHAT_GONE) this.setMode("closed");
-      else if (!this.everOpened) this.fallBack();
+      if (event.code === CHAT_GONE) {
+        this.gone = event.reason;
+        this.setMode("closed");
+      } else if (!this.everOpened) this.fallBack();
       else this.reconnect(url);
     };
   }

@@ -6,25 +6,29 @@ import { ANYONE, isViewer, type Role, roleOf } from "./access";
 import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, linkWaits, PermissionCard } from "./cards";
 import { Composer } from "./composer";
-import type {
-  AgentView,
-  FoldSnapshot,
-  SnapshotItem as Item,
-  StreamEvent,
-  Viewer,
+import {
+  type AgentView,
+  CHAT_GONE_CLOSED,
+  CHAT_GONE_KERNEL,
+  type FoldSnapshot,
+  type SnapshotItem as Item,
+  type StreamEvent,
+  type Viewer,
 } from "./contracts";
 import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
 import { hasKey, type Translate } from "./i18n";
-import { AgentItem, PlainItem, ThoughtItem } from "./items";
+import { AgentItem, PlainItem, stoppedMark, ThoughtItem } from "./items";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
 import { SignInPanel } from "./signin";
 import { TerminalPane } from "./terminal";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
+import { type ObserverFactory, WaitingButton } from "./waiting";
+import { answerer } from "./who";
 
 export interface ViewOptions {
   t: Translate;
@@ -36,6 +40,8 @@ export interface ViewOptions {
   now?: () => number;
   /** Keeps the composer's draft across views of one chat (a re-display re-creates the view). */
   draftKey?: string;
+  /** What tells whether a waiting card is in view (waiting.ts; default: the browser's). */
+  observe?: ObserverFactory;
 }
 
 interface ItemView {
@@ -107,6 +113,8 @@ export class ChatView {
   private readonly header: Header;
   private readonly transcript: HTMLElement;
   private readonly plan: PlanPanel;
+  /** Points to a card waiting for the user that is out of view. */
+  private readonly waiting: WaitingButton;
   private readonly composer: Composer;
   private readonly queue: QueuePanel;
   private readonly signIn: SignInPanel;
@@ -169,6 +177,7 @@ export class ChatView {
       t: this.t,
       agentName: () => agentName(this.state, this.t),
       toolTitle: (id) => this.state.toolCalls.get(id)?.title ?? null,
+      answerer: (by) => answerer(by, this.viewer, agentName(this.state, this.t), this.t),
       request: options.request,
     };
     this.el = el("div", "acpnb-root");
@@ -178,6 +187,8 @@ export class ChatView {
     this.transcript = el("div", "acpnb-transcript");
     this.transcript.setAttribute("role", "log");
     this.transcript.addEventListener("scroll", () => this.scrolled(), { passive: true });
+    this.waiting = new WaitingButton(this.t, options.observe);
+    this.header.place(this.waiting.el);
     this.plan = new PlanPanel(this.t);
     this.composer = new Composer(this.t, options.request, options.draftKey);
     this.queue = new QueuePanel(this.t, options.request);
@@ -240,10 +251,12 @@ export class ChatView {
   }
 
   /**
-   * The chat is gone from the server (CHAT_GONE: its kernel or server ended). Questions
-   * still open here can never be answered: they are shown cancelled, and the chat exited.
+   * The chat is gone from the server (CHAT_GONE), `why` as the server said (a closed chat,
+   * its kernel's end; else nobody here knows). Questions still open here can never be
+   * answered: they are shown cancelled. A chat someone closed is shown "closed"; any
+   * other end, as the agent's exit.
    */
-  endedWithServer(): void {
+  endedWithServer(why: string | null = null): void {
     this.gone = true;
     let seq = this.state.seq;
     const events: StreamEvent[] = [];
@@ -258,12 +271,13 @@ export class ChatView {
         events.push({ kind: "elicitation_resolved", seq: ++seq, requestId, outcome: "cancelled" });
       }
     }
-    if (this.state.agent.status !== "exited") {
+    if (why === CHAT_GONE_CLOSED) this.note = this.t("statusClosed");
+    else if (this.state.agent.status !== "exited") {
       events.push({
         kind: "agent_status",
         seq: ++seq,
         status: "exited",
-        detail: this.t("chatGone"),
+        detail: this.t(why === CHAT_GONE_KERNEL ? "chatKernelEnded" : "chatGone"),
       });
     }
     this.apply(events, false);
@@ -377,6 +391,10 @@ export class ChatView {
     const live = this.state.agent.status !== "exited" && this.note === null && !this.gone;
     this.signIn.update(this.state.auth, agentName(this.state, this.t), live, role.mayAct);
     for (const card of this.cards.values()) card.lock(role.mayAct ? null : role.owner);
+    // A saved copy's cards are answered nowhere, and others' cards do not wait for this page.
+    const mine = !this.inert && role.mayAct;
+    const waiting = mine ? [...this.cards.values()].filter((card) => card.pending) : [];
+    this.waiting.update(waiting);
     this.tick();
     if (this.stuck) {
       const bottom = box.scrollHeight - box.clientHeight;
@@ -474,6 +492,7 @@ export class ChatView {
     this.cancelFrame?.();
     this.cancelFrame = null;
     clearInterval(this.ticker);
+    this.waiting.dispose();
   }
 
   private scrolled(): void {
@@ -556,6 +575,8 @@ export class ChatView {
         const view = new PlainItem(item.type, attached && attachmentChips(attached));
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
+      case "stopped":
+        return { el: stoppedMark(item.reason, t), grows: false, update: () => {} };
       case "agent": {
         const view = new AgentItem(t);
         return {
@@ -615,9 +636,7 @@ export class ChatView {
         const state = this.state.elicitations.get(requestId);
         if (state === undefined) return;
         if (card instanceof ElicitationCard) card.update(state);
-        // A settled question shows nothing: its answer is in the agent's reply.
-        else if (state.outcome === null || linkWaits(state))
-          this.mount(key, slot, new ElicitationCard(state, this.ctx));
+        else this.mount(key, slot, new ElicitationCard(state, this.ctx));
       }
       if (this.cards.get(key)?.pending === false) this.cards.delete(key);
     };

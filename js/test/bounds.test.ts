@@ -6,7 +6,7 @@ import { FOLD_TERMINAL_MAX } from "../src/contracts";
 import { fold, initialState, snapshot } from "../src/fold";
 import { agentName } from "../src/header";
 import { translator } from "../src/i18n";
-import { BreakingText, PIECE } from "../src/longtext";
+import { BreakingText, SECTION } from "../src/longtext";
 import { renderToolContent } from "../src/tools";
 
 const t = translator("en");
@@ -53,17 +53,17 @@ describe("a big diff", () => {
 });
 
 describe("long plain text", () => {
-  it("goes on in pieces of PIECE characters, the text unchanged", () => {
+  it("goes on in sections of SECTION characters, the text unchanged", () => {
     const box = document.createElement("div");
     const text = new BreakingText(box);
-    // An emoji across the first piece's end stays whole.
-    const long = `${"a".repeat(PIECE - 1)}😀${"b c ".repeat(60_000)}`;
+    // An emoji across the first section's end stays whole.
+    const long = `${"a".repeat(SECTION - 1)}😀${"b c ".repeat(120_000)}`;
     for (let i = 0; i < long.length; i += 50_000) text.extend(long.slice(0, i + 50_000));
     expect(box.textContent).toBe(long);
-    const pieces = [...box.querySelectorAll(".acpnb-piece")];
-    expect(pieces.length).toBeGreaterThan(long.length / PIECE - 2);
-    for (const piece of pieces) expect(piece.textContent?.length).toBeLessThanOrEqual(PIECE);
-    expect(pieces[0]?.textContent?.startsWith("😀")).toBe(true);
+    const sections = [...box.querySelectorAll(".acpnb-section")];
+    expect(sections.length).toBeGreaterThan(long.length / SECTION - 2);
+    for (const one of sections) expect(one.textContent?.length).toBeLessThanOrEqual(SECTION);
+    expect(sections[0]?.textContent?.startsWith("😀")).toBe(true);
   });
 
   it("is one box while short", () => {

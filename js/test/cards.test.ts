@@ -14,16 +14,22 @@ import type {
   PermissionView,
 } from "../src/contracts";
 import { isolate, type Locale, translator } from "../src/i18n";
+import { answerer } from "../src/who";
 import { recorder, settle } from "./helpers";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
 
+/** This page's login, as a token holder's browser is named. */
+const ME = { id: "token-holders", name: "Anonymous Aitne" };
+
 function context(locale: Locale = "en") {
   const rec = recorder();
+  const t = translator(locale);
   const ctx: CardContext = {
-    t: translator(locale),
+    t,
     agentName: () => "Claude",
     toolTitle: (id: string) => (id === "mcp-1" ? "mcp__picker__pick" : null),
+    answerer: (by) => answerer(by, ME, "Claude", t),
     request: rec.request,
   };
   return { ctx, ...rec };
@@ -133,10 +139,29 @@ describe("elicitation card fields", () => {
     const root = mount(new ElicitationCard(question([field]), ctx));
     const box = root.querySelector<HTMLInputElement>("input[type=checkbox]");
     expect(box?.checked).toBe(true);
+    // Its title is its label, said once (no legend repeats it).
+    expect(root.querySelector(".acpnb-field")?.textContent).toBe("Confirm");
+    expect(root.querySelector("legend")).toBeNull();
     toggle(box as HTMLInputElement);
     buttons(root).get("Answer")?.click();
     await settle();
     expect(bodies[0]).toMatchObject({ values: { ok: false } });
+  });
+
+  it("labels a checkbox with a description by it, under its title", () => {
+    const { ctx } = context();
+    const field: ElicitationField = {
+      name: "ok",
+      type: "boolean",
+      title: "Confirm",
+      description: "Delete the files",
+      required: true,
+    };
+    const root = mount(new ElicitationCard(question([field]), ctx));
+    expect(root.querySelector("legend")?.textContent).toBe("Confirm (required)");
+    expect(root.querySelector(".acpnb-choice")?.textContent).toBe("Delete the files");
+    const lone = mount(new ElicitationCard(question([{ ...field, description: null }]), ctx));
+    expect(lone.querySelector(".acpnb-field")?.textContent).toBe("Confirm (required)");
   });
 
   it("renders number and integer fields as number inputs; a fraction blocks an integer", async () => {
@@ -325,10 +350,19 @@ describe("elicitation card actions", () => {
     card.tick(1_000_000);
     const timer = card.el.querySelector("[role=timer]");
     expect(timer?.textContent).toBe("01:15 left");
+    expect(timer?.classList.contains("acpnb-countdown-low")).toBe(false);
+    const status = card.el.querySelector("[role=status]");
+    expect(status?.textContent).toBe("");
+    // The last 15 s: a warning, in words and colour, announced once.
+    card.tick(1_000_000 + 60_000);
+    expect(timer?.textContent).toBe("00:15 left: answer now");
+    expect(timer?.classList.contains("acpnb-countdown-low")).toBe(true);
+    expect(status?.textContent).toBe("15 seconds left to answer before this question times out");
     card.tick(1_000_000 + 74_100);
-    expect(timer?.textContent).toBe("00:01 left");
+    expect(timer?.textContent).toBe("00:01 left: answer now");
+    expect(status?.textContent).toBe("15 seconds left to answer before this question times out");
     card.tick(1_000_000 + 90_000);
-    expect(timer?.textContent).toBe("00:00 left");
+    expect(timer?.textContent).toBe("00:00 left: answer now");
   });
 
   it("uses the Chinese strings", () => {
@@ -361,14 +395,31 @@ describe("elicitation card actions", () => {
     expect(root.textContent?.split(HOSTILE).length).toBeGreaterThan(6);
   });
 
-  it("vanishes once settled", () => {
+  it("leaves a one-line note of the answer once settled, as a permission does", () => {
     const { ctx } = context();
     const card = new ElicitationCard(question([COLOR]), ctx);
     mount(card);
     expect(card.pending).toBe(true);
-    card.update(question([COLOR], { outcome: "accepted" }));
+    card.update(
+      question([COLOR], { outcome: "accepted", values: { color: "red" }, by: "Anonymous Aitne" }),
+    );
     expect(card.pending).toBe(false);
-    expect(card.el.isConnected).toBe(false);
+    expect(card.el.isConnected).toBe(true);
+    expect(card.el.className).toBe("acpnb-card-remnant");
+    expect(card.el.textContent).toBe("Answered: Color: Red (by you)");
+    expect(card.el.querySelector("button, input")).toBeNull();
+    expect(card.el.hasAttribute("aria-labelledby")).toBe(false);
+  });
+
+  it.each([
+    [{ outcome: "accepted" }, "Answered"],
+    [{ outcome: "declined", by: "Anonymous Mneme" }, "Declined (by another browser)"],
+    [{ outcome: "cancelled", by: "agent" }, "Cancelled (by Claude)"],
+    [{ outcome: "timeout" }, "Timed out"],
+  ] as const)("is built settled from history as its note (%o)", (settled, text) => {
+    const { ctx } = context();
+    const card = new ElicitationCard(question([COLOR], settled), ctx);
+    expect(card.el.textContent).toBe(text);
   });
 });
 
@@ -412,12 +463,20 @@ describe("permission card", () => {
   });
 
   it.each([
-    [{ outcome: "selected", optionId: "allow-once" }, "Allowed: Yes"],
-    [{ outcome: "selected", optionId: "reject" }, "Rejected: No"],
+    [{ outcome: "selected", optionId: "allow-once" }, "Allowed"],
+    [{ outcome: "selected", optionId: "allow-always" }, "Allowed: Always"],
+    [{ outcome: "selected", optionId: "reject" }, "Rejected"],
     [{ outcome: "cancelled" }, "Cancelled"],
     [{ outcome: "timeout" }, "Timed out"],
-    [{ outcome: "selected", optionId: "allow-once", by: "alice" }, "Allowed: Yes (by alice)"],
-    [{ outcome: "cancelled", by: "kernel" }, "Cancelled (by kernel)"],
+    [{ outcome: "selected", optionId: "allow-once", by: "alice" }, "Allowed (by alice)"],
+    [{ outcome: "selected", optionId: "allow-once", by: "Anonymous Aitne" }, "Allowed (by you)"],
+    [
+      { outcome: "selected", optionId: "allow-always", by: "Anonymous Mneme" },
+      "Allowed: Always (by another browser)",
+    ],
+    [{ outcome: "cancelled", by: "kernel" }, "Cancelled (by the notebook's code)"],
+    [{ outcome: "cancelled", by: "agent" }, "Cancelled (by Claude)"],
+    [{ outcome: "cancelled", by: "teardown" }, "Cancelled"],
   ] as const)("settles to a one-line remnant (%o)", (settled, text) => {
     const { ctx } = context();
     const card = new PermissionCard(permission(), ctx);
@@ -425,6 +484,26 @@ describe("permission card", () => {
     expect(card.el.textContent).toBe(text);
     expect(card.el.querySelector("button")).toBeNull();
     expect(card.pending).toBe(false);
+  });
+
+  it("shows code quoted in backticks in its title as inline code", () => {
+    const { ctx } = context();
+    const card = new PermissionCard(
+      permission({ toolCall: { toolCallId: "t1", title: "Run `ls -la` in `/tmp`, then `" } }),
+      ctx,
+    );
+    const title = mount(card).querySelector(".acpnb-card-title") as HTMLElement;
+    expect(title.textContent).toBe("Run ls -la in /tmp, then `");
+    expect([...title.querySelectorAll("code")].map((c) => c.textContent)).toEqual([
+      "ls -la",
+      "/tmp",
+    ]);
+    const hostile = new PermissionCard(
+      permission({ toolCall: { toolCallId: "t1", title: `Run \`${HOSTILE}\`` } }),
+      ctx,
+    );
+    expect(mount(hostile).querySelector("code")?.textContent).toBe(HOSTILE);
+    expect(hostile.el.querySelector("img")).toBeNull();
   });
 
   it("shows an error line on a refused answer and keeps the buttons usable", async () => {
@@ -455,7 +534,7 @@ describe("permission card", () => {
     const card = new PermissionCard(permission(), ctx);
     expect(card.el.textContent).toContain("Claude 请求权限");
     card.update(permission({ outcome: "selected", optionId: "allow-once" }));
-    expect(card.el.textContent).toBe("已允许：Yes");
+    expect(card.el.textContent).toBe("已允许");
   });
 });
 
@@ -585,7 +664,7 @@ describe("file write card", () => {
     );
     expect(diffLines(card.el).slice(1)).toEqual(["+a\n"]);
     card.update(editCard(created, { outcome: "selected", optionId: "reject", by: "bob" }));
-    expect(card.el.textContent).toBe("New file notes/todo.md: Rejected: Reject (by bob)");
+    expect(card.el.textContent).toBe("New file notes/todo.md: Rejected (by bob)");
   });
 });
 
@@ -680,7 +759,7 @@ describe("URL question card", () => {
     // The agent's elicitation/complete closes it.
     card.update(question([], { ...URL_Q, outcome: "completed" }));
     expect(card.pending).toBe(false);
-    expect(root.isConnected).toBe(false);
+    expect(root.textContent).toBe("Opened xn--bcher-kva.example:8443");
   });
 
   it("declines and cancels as a form does, and a declined card closes", async () => {
@@ -691,7 +770,7 @@ describe("URL question card", () => {
       { type: "chat:elicitation.respond", requestId: "q1", action: "decline" },
     ]);
     card.update(question([], { ...URL_Q, outcome: "declined" }));
-    expect(root.isConnected).toBe(false);
+    expect(root.textContent).toBe("Declined");
     expect(opened).toEqual([]);
   });
 

@@ -11,8 +11,8 @@ function longestRun(root: Node): number {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_ALL);
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
     const block = ["WBR", "P", "PRE"].includes(node.nodeName);
-    // A piece of a long text is a block of its own (see PIECE).
-    if (block || (node as Element).classList?.contains("acpnb-piece")) run = 0;
+    // A section of a long text is a block of its own (see SECTION).
+    if (block || (node as Element).classList?.contains("acpnb-section")) run = 0;
     if (node.nodeType !== Node.TEXT_NODE) continue;
     for (const char of (node as Text).data) {
       run = /\s/.test(char) ? 0 : run + 1;

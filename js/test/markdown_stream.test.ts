@@ -2,11 +2,11 @@
 // A streamed answer is rendered block by block: the DOM is the same as a full render of
 // the same text, and completed blocks are never rendered again.
 import { describe, expect, it } from "vitest";
-import { MAX_RUN } from "../src/longtext";
+import { MAX_RUN, SECTION } from "../src/longtext";
 import { MarkdownStream, renderMarkdown } from "../src/markdown";
 
 // Completed blocks sit in boxes, and a frozen piece of a long paragraph in a box of its
-// own (a render has neither <div> nor <span>).
+// own inside a section (a render has neither <div> nor <span>).
 function unboxed(html: string): string {
   return html.replace(/<\/?(?:span|div)[^>]*>/g, "");
 }
@@ -133,8 +133,13 @@ describe("MarkdownStream", () => {
       }
       // The first piece was rendered once and kept.
       expect(firstNode).not.toBeNull();
-      expect(box.querySelector("p")?.firstChild).toBe(firstNode);
+      expect(box.querySelector("p > .acpnb-section")?.firstChild).toBe(firstNode);
       expect(box.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(1);
+      // The pieces flow as one paragraph: one block holds them all, and its live tail.
+      expect(box.querySelectorAll("p > *")).toHaveLength(1);
+      expect(box.querySelector("p > .acpnb-section")?.textContent).toBe(
+        box.querySelector("p")?.textContent,
+      );
       // The paragraph ends; what follows renders as usual.
       const more = `${text}\n\n## next\n\ntail`;
       stream.update(more);
@@ -197,6 +202,14 @@ describe("MarkdownStream", () => {
       // (The address at the end of the word makes all of it one link: no piece stays.)
       if (!text.endsWith("tail")) {
         expect(stepped.el.querySelectorAll(".acpnb-piece").length).toBeGreaterThan(10);
+        // A block every SECTION characters or so, and only there (the last: its tail).
+        const sections = [...stepped.el.querySelectorAll("p > .acpnb-section")];
+        expect(sections.length).toBeGreaterThan(1);
+        expect(sections.length).toBeLessThanOrEqual(Math.ceil(text.length / SECTION));
+        for (const one of sections.slice(0, -1)) {
+          expect(one.textContent?.length).toBeGreaterThanOrEqual(SECTION);
+          expect(one.textContent?.length).toBeLessThan(SECTION + 8192 + 1);
+        }
       }
       const once = new MarkdownStream(document.createElement("div"));
       expect(once.update(text, Number.POSITIVE_INFINITY)).toBe(true);

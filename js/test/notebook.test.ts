@@ -64,6 +64,17 @@ describe("notebook actions", () => {
     expect(box.textContent).not.toContain("ignored");
   });
 
+  it.each([
+    ["pending", "Run code"],
+    ["in_progress", "Running code"],
+    ["completed", "Ran code"],
+    ["failed", "Ran code"],
+    [null, "Run code"],
+  ] as const)("titles run_code by its status (%s: %s)", (status, title) => {
+    const box = render(call({ title: "mcp__notebook__run_code", status, rawInput: { code: "1" } }));
+    expect(box.querySelector(".acpnb-tool-title")?.textContent).toBe(title);
+  });
+
   it("names the other actions, in the widget's language", () => {
     const read = render(call({ title: "list_variables", content: [] }));
     expect(read.querySelector(".acpnb-tool-title")?.textContent).toBe("Read variables");
@@ -95,6 +106,7 @@ describe("notebook actions", () => {
       t: translator("en"),
       agentName: () => "Claude",
       toolTitle: () => null,
+      answerer: (by) => by,
       request: rec.request,
     };
     const card = new PermissionCard(

@@ -2,6 +2,7 @@
 // The chat view: incremental, frame-batched rendering of the folded stream.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentSummary, ElicitationField, StreamEvent } from "../src/contracts";
+import { CHAT_GONE_CLOSED, CHAT_GONE_KERNEL } from "../src/contracts";
 import { fold, initialState, MAX_ITEMS, snapshot } from "../src/fold";
 import { isolate, type Locale, translator } from "../src/i18n";
 import { ChatView, type ViewOptions } from "../src/view";
@@ -535,6 +536,42 @@ describe("transcript items", () => {
     expect(raw.querySelector("pre")?.textContent).toBe('{\n  "ok": true\n}');
   });
 
+  it("folds a tool's text output, and keeps the fold as the user left it", () => {
+    const { view } = setup();
+    current = view;
+    const call = (status: string, text: string, first = false): StreamEvent =>
+      ev({
+        kind: "update",
+        update: {
+          sessionUpdate: first ? "tool_call" : "tool_call_update",
+          toolCallId: "t1",
+          title: "Run `ls`",
+          kind: "execute",
+          status,
+          content: [{ type: "content", content: { type: "text", text } }],
+        },
+      });
+    view.apply([ready(), call("in_progress", "a.txt\n", true)], false);
+    view.flush();
+    const tool = q(view, ".acpnb-tool");
+    // One short line: shown as it is.
+    expect(tool.querySelector(".acpnb-tool-output")).toBeNull();
+    expect(tool.querySelector(".acpnb-tool-text")?.textContent).toBe("a.txt\n");
+    expect(tool.querySelector(".acpnb-tool-title code")?.textContent).toBe("ls");
+    view.apply([call("in_progress", "a.txt\nb.txt\nc.txt\n")], false);
+    view.flush();
+    const fold = tool.querySelector(".acpnb-tool-output") as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector("summary")?.textContent).toBe("Output (3 lines)");
+    expect(fold.querySelector(".acpnb-tool-text")?.textContent).toBe("a.txt\nb.txt\nc.txt\n");
+    fold.open = true;
+    view.apply([call("completed", "a.txt\nb.txt\nc.txt\nd.txt\n")], false);
+    view.flush();
+    const again = tool.querySelector(".acpnb-tool-output") as HTMLDetailsElement;
+    expect(again.open).toBe(true);
+    expect(again.querySelector("summary")?.textContent).toBe("Output (4 lines)");
+  });
+
   it("shows the plan as a todo panel with counts", () => {
     const { view } = setup("zh");
     current = view;
@@ -577,7 +614,7 @@ describe("header and composer", () => {
           kind: "update",
           update: {
             sessionUpdate: "usage_update",
-            used: 22_000,
+            used: 122_000,
             size: 200_000,
             cost: { amount: 0.0123, currency: "USD" },
           },
@@ -588,7 +625,10 @@ describe("header and composer", () => {
     view.flush();
     expect(q(view, ".acpnb-agent-name").textContent).toBe("Claude");
     expect(q(view, ".acpnb-status").textContent).toBe("thinking");
-    expect(q(view, ".acpnb-usage").textContent).toBe("ctx 22k/200k · $0.01");
+    expect(q(view, ".acpnb-usage").textContent).toBe("context 61% full · $0.01");
+    expect(q(view, ".acpnb-usage").title).toBe(
+      "122,000 of 200,000 tokens of the context window used",
+    );
     const stop = q<HTMLButtonElement>(view, ".acpnb-stop");
     expect(stop.hidden).toBe(false);
     stop.click();
@@ -740,7 +780,7 @@ describe("cards in the transcript", () => {
     expect(document.activeElement).toBe(elsewhere);
   });
 
-  it("removes a settled question and leaves a remnant for a settled permission", () => {
+  it("leaves a one-line remnant for a settled question and a settled permission", () => {
     const { view } = setup();
     current = view;
     view.apply(
@@ -768,7 +808,8 @@ describe("cards in the transcript", () => {
     view.flush();
     expect(view.el.querySelector(".acpnb-card-elicitation")).toBeNull();
     expect(view.el.querySelector(".acpnb-card")).toBeNull();
-    expect(q(view, ".acpnb-card-remnant").textContent).toBe("Allowed: Allow");
+    const remnants = [...view.el.querySelectorAll(".acpnb-card-remnant")];
+    expect(remnants.map((r) => r.textContent)).toEqual(["Answered", "Allowed"]);
   });
 
   it("keeps a pending card, and what the user entered, across a resync", () => {
@@ -854,6 +895,89 @@ describe("endedWithServer", () => {
     expect(view.el.textContent).toContain("questions still open were cancelled");
     expect(view.el.querySelector(".acpnb-status")?.textContent).toMatch(/^exited/);
     expect(view.el.querySelector("textarea")?.disabled).toBe(true);
+  });
+});
+
+describe("how a chat ended, in words", () => {
+  const open = (): ChatView => {
+    const view = new ChatView({
+      t: translator("en"),
+      request: recorder().request,
+      schedule: () => () => {},
+    });
+    view.apply(
+      [
+        { kind: "agent_status", seq: 1, status: "ready", agent: "demo" },
+        { kind: "elicitation_request", seq: 2, requestId: "r1", message: "Pick", fields: [] },
+      ] as StreamEvent[],
+      false,
+    );
+    view.flush();
+    return view;
+  };
+  const status = (view: ChatView) => view.el.querySelector(".acpnb-status")?.textContent;
+
+  it("says closed for a chat someone closed, with no alarm", () => {
+    const view = open();
+    view.endedWithServer(CHAT_GONE_CLOSED);
+    view.flush();
+    expect(status(view)).toBe("closed");
+    expect(view.el.querySelector(".acpnb-error")).toBeNull();
+    expect(view.el.querySelector(".acpnb-card-remnant")?.textContent).toBe("Cancelled");
+    expect(view.el.querySelector("textarea")?.disabled).toBe(true);
+  });
+
+  it.each([
+    [CHAT_GONE_KERNEL, "this chat ended with its kernel; questions still open were cancelled"],
+    [null, "this chat is no longer running; questions still open were cancelled"],
+    ["something else", "this chat is no longer running; questions still open were cancelled"],
+  ])("says what it knows of another end (%s)", (why, text) => {
+    const view = open();
+    view.endedWithServer(why);
+    view.flush();
+    expect(status(view)).toBe(`exited: \u2068${text}\u2069`);
+    expect(view.el.querySelector(".acpnb-error")?.textContent).toBe(text);
+  });
+});
+
+describe("a turn cut short", () => {
+  it("says so at its end: Stopped, or the limit the agent met", () => {
+    const { view } = setup();
+    current = view;
+    view.apply(
+      [
+        ready(),
+        ev({ kind: "turn_started", prompt: "stream 2000" }),
+        chunk("0 1 2", "agent_message_chunk", "m1"),
+        ev({ kind: "turn_ended", stopReason: "cancelled" }),
+        ev({ kind: "turn_started", prompt: "go on" }),
+        chunk("3 4", "agent_message_chunk", "m2"),
+        ev({ kind: "turn_ended", stopReason: "max_tokens" }),
+        ev({ kind: "turn_started", prompt: "odd" }),
+        ev({ kind: "turn_ended", stopReason: HOSTILE }),
+        ev({ kind: "turn_started", prompt: "done" }),
+        chunk("5", "agent_message_chunk", "m3"),
+        ev({ kind: "turn_ended", stopReason: "end_turn" }),
+      ],
+      false,
+    );
+    view.flush();
+    const items = [...view.el.querySelectorAll(".acpnb-item")].map((item) =>
+      item.textContent?.trim(),
+    );
+    expect(items).toEqual([
+      "stream 2000",
+      "0 1 2",
+      "Stopped",
+      "go on",
+      "3 4",
+      "Stopped: the answer reached the agent's length limit",
+      "odd",
+      `Stopped (${HOSTILE})`,
+      "done",
+      "5",
+    ]);
+    expect(view.el.querySelector("img")).toBeNull();
   });
 });
 

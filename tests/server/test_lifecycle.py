@@ -12,7 +12,7 @@ import pytest
 from jupyter_server.serverapp import ServerApp
 
 from acp_notebook.server.app import AcpNotebookApp
-from acp_notebook.wire.contracts import CHAT_GONE
+from acp_notebook.wire.contracts import CHAT_GONE, CHAT_GONE_CLOSED, CHAT_GONE_KERNEL
 from acp_notebook.wire.kernel_auth import SECRET_ENV, URL_ENV
 from tests.support.processes import exists, gone
 from tests.support.server_peers import OPEN_CHAT
@@ -59,9 +59,25 @@ async def test_shutdown_mid_question_cancels_the_card_and_ends_the_agent(
     await jp_fetch("api", "kernels", kernel_id, method="DELETE")
     resolved = await tab.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
     assert resolved["outcome"] == "cancelled"
-    assert (await tab.wait_closed())[0] == CHAT_GONE
+    # The page is told why: its widget says the chat ended with its kernel.
+    assert await tab.wait_closed() == (CHAT_GONE, CHAT_GONE_KERNEL)
     assert await gone(pid)
     assert extension.hubs.get(kernel_id) is None
+
+
+async def test_a_closed_chat_tells_its_pages_it_was_closed(
+    start_kernel: Any, cells: Any, browser: Any, extension: AcpNotebookApp
+) -> None:
+    kernel_id, chat_id, tab, card, pid = await question_pending(
+        start_kernel, cells, browser, extension
+    )
+
+    await (await cells(kernel_id)).run("chat.close()")
+    resolved = await tab.event(chat_id, "elicitation_resolved", requestId=card["requestId"])
+    assert resolved["outcome"] == "cancelled"
+    # Closed by the user: the widget says "closed", not that a kernel or server ended.
+    assert await tab.wait_closed() == (CHAT_GONE, CHAT_GONE_CLOSED)
+    assert await gone(pid)
 
 
 async def test_restart_keeps_the_chat(

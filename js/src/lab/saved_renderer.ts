@@ -62,8 +62,10 @@ function liveKey(kernelId: string, chatId: string): string {
 /** A live chat view as `acquire` keeps it, with the saved snapshot's way in. */
 interface LiveChat extends Live {
   paint(snapshot: unknown): void;
-  /** Set once the chat is gone from the server; `onGone` tells the output showing it. */
+  /** Set once the chat is gone from the server (with the server's why, if it said);
+   * `onGone` tells the output showing it. */
   gone: boolean;
+  why: string | null;
   onGone: (() => void) | null;
 }
 
@@ -148,8 +150,9 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
         socketModel(kernelId, chatId),
         localeOf(data),
         { commFallback: false },
-        () => {
+        (why) => {
           made.gone = true;
+          made.why = why;
           made.onGone?.();
         },
       );
@@ -164,6 +167,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
         },
         paint,
         gone: false,
+        why: null,
         onGone: null,
       };
       chat.client.start();
@@ -176,8 +180,9 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
     this.host.append(live.el);
     // Gone from the server (it restarted, the kernel ended): the saved chat, with Continue.
     held.onGone = () => {
+      const why = held.why;
       this.clear();
-      this.paintSaved(this.data, null);
+      this.paintSaved(this.data, null, why);
     };
     if (held.gone) held.onGone();
   }
@@ -225,9 +230,14 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
 
   /**
    * The saved chat in the host (null data: nothing). `note` null: the server or the kernel
-   * said the chat is gone, so it ended; else the status line of a copy that says only that.
+   * said the chat is gone, so it ended (`why`, if the server said); else the status line of
+   * a copy that says only that.
    */
-  private paintSaved(data: unknown, note: "savedTranscript" | "waitingForKernel" | null): void {
+  private paintSaved(
+    data: unknown,
+    note: "savedTranscript" | "waitingForKernel" | null,
+    why: string | null = null,
+  ): void {
     this.cleanup?.();
     this.cleanup = null;
     this.host.replaceChildren();
@@ -240,6 +250,7 @@ export class SavedChatRenderer extends Panel implements IRenderMime.IRenderer {
       openChat,
       confirm: this.trusted ? null : (what) => confirmContinue(t, what),
       copyNote: note === null ? null : t(note),
+      ended: why,
       fallback: (why) => this.showFallback(data, why),
     });
   }
