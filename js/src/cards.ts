@@ -22,6 +22,8 @@ export interface CardContext {
   /** The title of a tool call the chat knows, to say where a question comes from. */
   toolTitle(toolCallId: string): string | null;
   request(body: RequestBody): Promise<RequestResult>;
+  /** An answer given in a card was taken (the view moves the focus on). */
+  answered?(): void;
 }
 
 /** What every card reads of its request's folded state. */
@@ -77,12 +79,28 @@ abstract class Card<S extends RequestView> {
     return this.state.outcome === null;
   }
 
+  /** Whether the card waits for the user's answer (an accepted URL question no longer does). */
+  get open(): boolean {
+    return this.state.outcome === null;
+  }
+
+  /** What became of the request, in words (said once it settles). */
+  abstract settledText(): string;
+
   get requestId(): string {
     return this.state.requestId;
   }
 
+  /** The outcome the card last showed (undefined: none yet). */
+  private shownOutcome: string | null | undefined = undefined;
+  /** Whether the last update settled the request (it was open when shown before). */
+  settledNow = false;
+
   /** Applies a new state of the request. */
   update(state: S): void {
+    // The fold may change the state in place: what was shown is kept apart.
+    this.settledNow = this.shownOutcome === null && state.outcome !== null;
+    this.shownOutcome = state.outcome;
     this.state = state;
     // An answered card still shown (a URL question waiting for the agent) has no clock.
     this.clock.hidden = (state.deadline ?? null) === null || state.outcome !== null;
@@ -109,6 +127,8 @@ abstract class Card<S extends RequestView> {
     if (!result.ok) {
       this.errorLine.textContent = describeError(this.ctx.t, result.code, result.detail);
       this.errorLine.hidden = false;
+    } else {
+      this.ctx.answered?.();
     }
     this.refresh();
   }
@@ -187,6 +207,8 @@ export class PermissionCard extends Card<PermissionView> {
     super.update(state);
     if (state.outcome === null) return;
     this.el.className = "acpnb-card-remnant";
+    // Its heading goes: nothing may still name the remnant by it.
+    this.el.removeAttribute("aria-labelledby");
     const line = el("div");
     // What became of it, and who answered (a Jupyter user, or "kernel" for Python).
     const outcome = this.outcomeText(state);
@@ -204,6 +226,10 @@ export class PermissionCard extends Card<PermissionView> {
         : answer,
     );
     this.el.replaceChildren(line);
+  }
+
+  settledText(): string {
+    return this.state.outcome === null ? "" : (this.el.textContent ?? "");
   }
 
   private outcomeText(state: PermissionView): Node | string {
@@ -474,6 +500,23 @@ export class ElicitationCard extends Card<ElicitationView> {
   /** Focuses the first control (a choice or input); choosing one never answers by itself. */
   focus(): void {
     this.el.querySelector<HTMLElement>("input, button:not(:disabled)")?.focus();
+  }
+
+  settledText(): string {
+    const { t } = this.ctx;
+    switch (this.state.outcome) {
+      case null:
+        return "";
+      case "accepted":
+      case "completed":
+        return t("questionAnswered");
+      case "declined":
+        return t("questionDeclined");
+      case "timeout":
+        return t("timedOut");
+      default:
+        return t("cancelled");
+    }
   }
 
   /** An accepted URL question waits, still shown, until the agent says it is complete. */

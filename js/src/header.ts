@@ -70,17 +70,25 @@ export class Header {
   private readonly acceptEdits = el("input");
   private readonly share = el("input");
   private readonly shareBox = el("label", "acpnb-config-toggle acpnb-share");
+  /** Shown while a question of this chat waits (the status says "waiting for you"). */
+  private readonly waiting: HTMLButtonElement;
   private selectorsKey = "";
 
   constructor(
     private readonly t: Translate,
     private readonly request: (body: RequestBody) => Promise<RequestResult>,
+    jumpToCard: () => boolean = () => false,
   ) {
     this.el = el("div", "acpnb-header");
     this.stop = el("button", "acpnb-btn acpnb-stop", t("stop"));
     this.stop.type = "button";
     this.stop.hidden = true;
-    this.stop.addEventListener("click", () => void this.send({ type: "chat:cancel" }));
+    this.stop.title = t("stopHint");
+    this.stop.addEventListener("click", () => this.cancel());
+    this.waiting = el("button", "acpnb-btn acpnb-waiting", t("goToQuestion"));
+    this.waiting.type = "button";
+    this.waiting.hidden = true;
+    this.waiting.addEventListener("click", () => jumpToCard());
     this.status.setAttribute("role", "status");
     this.error.setAttribute("role", "alert");
     this.error.hidden = true;
@@ -92,10 +100,21 @@ export class Header {
       this.selectors,
       this.acceptEditsToggle(),
       this.shareToggle(),
+      this.waiting,
       this.stop,
       this.error,
       this.note,
     );
+  }
+
+  /** Stops the running turn (the Stop button, Escape in the chat). */
+  cancel(): void {
+    void this.send({ type: "chat:cancel" });
+  }
+
+  /** Offers "Go to the question" while a question of the chat waits for this page's answer. */
+  setWaiting(waiting: boolean): void {
+    if (this.waiting.hidden === waiting) this.waiting.hidden = !waiting;
   }
 
   /** The chat's "accept edits" setting: every page shows the folded state of it. */
