@@ -4,7 +4,7 @@
 // in sentence-sized pieces as they complete; outcomes (an answer given, a question waiting)
 // go through a status region.
 
-import { el } from "./dom";
+import { bdi, el } from "./dom";
 
 /** A piece is spoken at a sentence's end once it holds this many characters… */
 export const PIECE_MIN = 40;
@@ -35,14 +35,16 @@ export function nextPiece(text: string, from: number, done: boolean): [number, n
   return [start, start + (space > 0 ? space + 1 : window.length)];
 }
 
-/** Markdown read aloud: its markers dropped (fences, emphasis, code ticks, headings). */
-export function spoken(markdown: string): string {
+/** Markdown read aloud, a line each: its markers dropped (fences, emphasis, code ticks,
+ * headings) and its blank lines. */
+export function spoken(markdown: string): string[] {
   return markdown
     .replace(/^\s*(```|~~~).*$/gm, "")
     .replace(/^\s{0,3}(#{1,6}|>)\s+/gm, "")
     .replace(/(\*\*|__|`)/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
+    .split("\n")
+    .map((line) => line.replace(/[^\S\u2029]+/g, " ").trim())
+    .filter((line) => line !== "");
 }
 
 /** How many spoken pieces the message region keeps (older ones are removed, unspoken). */
@@ -61,15 +63,17 @@ export class Announcer {
     this.el.append(this.words, this.status);
   }
 
-  /** Speaks a piece of the agent's text. */
-  say(text: string): void {
-    if (text === "") return;
-    this.words.append(el("p", undefined, text));
+  /** Speaks a piece of the agent's text (its lines, each isolated: they are the agent's). */
+  say(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    const piece = el("p");
+    lines.forEach((line, i) => piece.append(...(i > 0 ? [" "] : []), bdi(line)));
+    this.words.append(piece);
     while (this.words.childElementCount > KEPT) this.words.firstElementChild?.remove();
   }
 
   /** Says what just happened (a question answered, a question waiting). */
-  tell(text: string): void {
-    this.status.textContent = text;
+  tell(what: string | Node): void {
+    this.status.replaceChildren(what);
   }
 }

@@ -85,7 +85,7 @@ abstract class Card<S extends RequestView> {
   }
 
   /** What became of the request, in words (said once it settles). */
-  abstract settledText(): string;
+  abstract settledText(): string | Node;
 
   get requestId(): string {
     return this.state.requestId;
@@ -228,8 +228,9 @@ export class PermissionCard extends Card<PermissionView> {
     this.el.replaceChildren(line);
   }
 
-  settledText(): string {
-    return this.state.outcome === null ? "" : (this.el.textContent ?? "");
+  settledText(): string | Node {
+    // A copy of the remnant's line: the option's name in it stays isolated.
+    return this.el.firstElementChild?.cloneNode(true) ?? "";
   }
 
   private outcomeText(state: PermissionView): Node | string {

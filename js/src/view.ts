@@ -12,7 +12,7 @@ import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
-import { hasKey, type Translate } from "./i18n";
+import { hasKey, isolate, type Translate } from "./i18n";
 import { AgentItem, PlainItem, ThoughtItem } from "./items";
 import { keepKeysInChats } from "./keys";
 import { labHooks } from "./lab_hooks";
@@ -756,7 +756,7 @@ export class ChatView {
       // In another view of this chat: that view takes the focus to its card.
       const other = active?.closest<HTMLElement>(".acpnb-root");
       if (other != null && this.chatId !== "" && other.dataset.chat === this.chatId) continue;
-      const text = this.t("cardWaiting", { agent: agentName(this.state, this.t) });
+      const text = this.t("cardWaiting", { agent: isolate(agentName(this.state, this.t)) });
       this.announcer.tell(text);
       if (this.role().mayAct) {
         const jump = (): boolean => this.jumpTo(this.cards.get(key));

@@ -53,9 +53,11 @@ describe("nextPiece", () => {
   });
 
   it("reads Markdown without its markers", () => {
-    expect(spoken("## Result\n\nThe answer is **42** in `x`.\n```python\nx = 42\n```")).toBe(
-      "Result The answer is 42 in x. x = 42",
-    );
+    expect(spoken("## Result\n\nThe answer is **42** in  `x`.\n```python\nx = 42\n```")).toEqual([
+      "Result",
+      "The answer is 42 in x.",
+      "x = 42",
+    ]);
   });
 });
 

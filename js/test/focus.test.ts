@@ -3,7 +3,7 @@
 // announced, marked in the header and told to the page; answering moves on to the composer.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ElicitationField, StreamEvent } from "../src/contracts";
-import { translator } from "../src/i18n";
+import { isolate, translator } from "../src/i18n";
 import { setLabHooks } from "../src/lab_hooks";
 import { ChatView } from "../src/view";
 import { elicitation, ev, recorder, settle } from "./helpers";
@@ -77,10 +77,9 @@ describe("a new card", () => {
     view.apply([elicitation("q1", [FIELD])], false);
     view.flush();
     expect(document.activeElement).toBe(cell);
-    expect(opened).toEqual(["c1/elicitation:q1: Demo is waiting for your answer"]);
-    expect(q(view.el, ".acpnb-sr-only [role=status]").textContent).toBe(
-      "Demo is waiting for your answer",
-    );
+    const said = `${isolate("Demo")} is waiting for your answer`;
+    expect(opened).toEqual([`c1/elicitation:q1: ${said}`]);
+    expect(q(view.el, ".acpnb-sr-only [role=status]").textContent).toBe(said);
     const waiting = q<HTMLButtonElement>(view.el, ".acpnb-waiting");
     expect(waiting.hidden).toBe(false);
     // The notification's button focuses the card's first control.
