@@ -67,7 +67,7 @@ export class Announcer {
   say(lines: readonly string[]): void {
     if (lines.length === 0) return;
     const piece = el("p");
-    lines.forEach((line, i) => piece.append(...(i > 0 ? [" "] : []), bdi(line)));
+    piece.append(...lines.flatMap((line, i) => (i > 0 ? [" ", bdi(line)] : [bdi(line)])));
     this.words.append(piece);
     while (this.words.childElementCount > KEPT) this.words.firstElementChild?.remove();
   }
