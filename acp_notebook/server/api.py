@@ -3,7 +3,8 @@
 ``GET  acp-notebook/api/agents``: the agent names a chat may start here, and the default.
 ``GET  acp-notebook/api/chats?kernel=<id>``: the chats of a kernel, each with its owner
 (``owner``, ``ownerName``), its sharing and whether this login may act on it (``mayAct``);
-its content (``title``, the first prompt, and ``sessionId``) only where it may act.
+its content (``title``, the first prompt, ``sessionId``, and ``waiting``: a question waits
+for its answer) only where it may act.
 ``POST acp-notebook/api/chats`` ``{"kernel", "agent", "cwd"?, "mode"?, "loadSessionId"?}``:
 opens a chat on the kernel's hub, owned by the logged-in principal (identity.py),
 continuing the ACP session ``loadSessionId`` if given; ``{"chatId"}``. One live chat per
@@ -243,6 +244,8 @@ class ChatsHandler(_SessionsHandler):
                     "status": chat.session.status,
                     "title": None if theirs else chat_title(chat.session),
                     "sessionId": None if theirs else chat.session.session_id,
+                    # A question waits for an answer this login may give (the panel marks it).
+                    "waiting": not theirs and bool(chat.session.pending),
                 }
             )
         self.finish({"chats": chats})

@@ -25,6 +25,8 @@ export interface CardContext {
   /** Who answered, as this page names them (who.ts), or null to name no one. */
   answerer(by: string | null): string | null;
   request(body: RequestBody): Promise<RequestResult>;
+  /** An answer given in a card was taken (the view moves the focus on). */
+  answered?(): void;
 }
 
 /**
@@ -90,12 +92,28 @@ abstract class Card<S extends RequestView> {
     return this.state.outcome === null;
   }
 
+  /** Whether the card waits for the user's answer (an accepted URL question no longer does). */
+  get open(): boolean {
+    return this.state.outcome === null;
+  }
+
+  /** What became of the request, in words (said once it settles). */
+  abstract settledText(): string | Node;
+
   get requestId(): string {
     return this.state.requestId;
   }
 
+  /** The outcome the card last showed (undefined: none yet). */
+  private shownOutcome: string | null | undefined = undefined;
+  /** Whether the last update settled the request (it was open when shown before). */
+  settledNow = false;
+
   /** Applies a new state of the request. */
   update(state: S): void {
+    // The fold may change the state in place: what was shown is kept apart.
+    this.settledNow = this.shownOutcome === null && state.outcome !== null;
+    this.shownOutcome = state.outcome;
     this.state = state;
     // An answered card still shown (a URL question waiting for the agent) has no clock.
     this.clock.hidden = (state.deadline ?? null) === null || state.outcome !== null;
@@ -132,6 +150,8 @@ abstract class Card<S extends RequestView> {
     if (!result.ok) {
       this.errorLine.textContent = describeError(this.ctx.t, result.code, result.detail);
       this.errorLine.hidden = false;
+    } else {
+      this.ctx.answered?.();
     }
     this.refresh();
   }
@@ -213,6 +233,8 @@ export class PermissionCard extends Card<PermissionView> {
     super.update(state);
     if (state.outcome === null) return;
     this.el.className = "acpnb-card-remnant";
+    // Its heading goes: nothing may still name the remnant by it.
+    this.el.removeAttribute("aria-labelledby");
     const line = el("div");
     // What became of it, and who answered (a Jupyter user, or "kernel" for Python).
     const outcome = this.outcomeText(state);
@@ -229,6 +251,11 @@ export class PermissionCard extends Card<PermissionView> {
         : answer,
     );
     this.el.replaceChildren(line);
+  }
+
+  settledText(): string | Node {
+    // A copy of the remnant's line: the option's name in it stays isolated.
+    return this.el.firstElementChild?.cloneNode(true) ?? "";
   }
 
   private outcomeText(state: PermissionView): Node | string {
@@ -500,6 +527,23 @@ export class ElicitationCard extends Card<ElicitationView> {
   /** Focuses the first control (a choice or input); choosing one never answers by itself. */
   focus(): void {
     this.el.querySelector<HTMLElement>("input, button:not(:disabled)")?.focus();
+  }
+
+  settledText(): string {
+    const { t } = this.ctx;
+    switch (this.state.outcome) {
+      case null:
+        return "";
+      case "accepted":
+      case "completed":
+        return t("questionAnswered");
+      case "declined":
+        return t("questionDeclined");
+      case "timeout":
+        return t("timedOut");
+      default:
+        return t("cancelled");
+    }
   }
 
   /** An accepted URL question waits, still shown, until the agent says it is complete. */

@@ -4,19 +4,7 @@
 
 import { el } from "./dom";
 import type { Translate } from "./i18n";
-
-export interface LabHooks {
-  /** Puts `code` in a new code cell below the active cell of the active notebook; never runs it. */
-  insertCellBelow(code: string): boolean;
-}
-
-// On globalThis: the widget bundle and the lab extension are separate bundles of one page.
-const shared = globalThis as typeof globalThis & { __acpnbLab?: LabHooks };
-
-export function setLabHooks(hooks: LabHooks | undefined): void {
-  if (hooks === undefined) delete shared.__acpnbLab;
-  else shared.__acpnbLab = hooks;
-}
+import { labHooks } from "./lab_hooks";
 
 /** The code of a rendered block: its text without the newline Markdown ends it with. */
 export function blockCode(pre: HTMLElement): string {
@@ -33,7 +21,7 @@ function flash(button: HTMLButtonElement, text: string): void {
 
 /** Adds the actions above every `<pre>` of freshly rendered Markdown blocks. */
 export function decorateCodeBlocks(root: ParentNode, t: Translate): void {
-  const hooks = shared.__acpnbLab;
+  const hooks = labHooks();
   for (const pre of root.querySelectorAll("pre")) {
     const bar = el("div", "acpnb-code-actions");
     const copy = el("button", "acpnb-btn acpnb-code-copy", t("copy"));

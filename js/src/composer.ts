@@ -6,7 +6,7 @@
 import { AttachError, attachmentChips, imageAttachment, summarize } from "./attach";
 import { commandAt, commandItems } from "./commands";
 import { type Attachment, MAX_ATTACHMENTS, type VariableName } from "./contracts";
-import { el } from "./dom";
+import { el, uid } from "./dom";
 import { describeError, type Translate, tIsolated } from "./i18n";
 import { MentionMenu, matching, mentionAt } from "./mentions";
 import type { RequestBody, RequestResult } from "./transport";
@@ -52,6 +52,10 @@ export class Composer {
     this.input.rows = 2;
     this.input.placeholder = t("composerPlaceholder");
     this.input.setAttribute("aria-label", t("composerPlaceholder"));
+    // The chat's keys, told to screen readers (the placeholder shows the first two).
+    const keys = el("span", "acpnb-sr-only", t("keysHint"));
+    keys.id = uid();
+    this.input.setAttribute("aria-describedby", keys.id);
     this.button = el("button", "acpnb-btn acpnb-send", t("send"));
     this.button.type = "submit";
     this.error.setAttribute("role", "alert");
@@ -100,6 +104,7 @@ export class Composer {
       this.commandMenu.el,
       row,
       this.error,
+      keys,
     );
     if (draftKey) this.keepDraft(draftKey);
   }
@@ -121,6 +126,11 @@ export class Composer {
 
   private saveDraft(key: string, focused: boolean): void {
     drafts.set(key, { text: this.input.value, focused, attachments: this.attachments });
+  }
+
+  /** Takes the focus (after a card was answered, when the panel opens). */
+  focus(): void {
+    if (!this.input.disabled) this.input.focus();
   }
 
   /** Disabled once the agent has exited. */

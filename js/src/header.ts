@@ -76,7 +76,8 @@ export class Header {
     this.stop = el("button", "acpnb-btn acpnb-stop", t("stop"));
     this.stop.type = "button";
     this.stop.hidden = true;
-    this.stop.addEventListener("click", () => void this.send({ type: "chat:cancel" }));
+    this.stop.title = t("stopHint");
+    this.stop.addEventListener("click", () => this.cancel());
     this.signOut = el("button", "acpnb-btn acpnb-sign-out", t("signOut"));
     this.signOut.type = "button";
     this.signOut.hidden = true;
@@ -99,6 +100,11 @@ export class Header {
       this.error,
       this.note,
     );
+  }
+
+  /** Stops the running turn (the Stop button, Escape in the chat). */
+  cancel(): void {
+    void this.send({ type: "chat:cancel" });
   }
 
   /** The chat's "accept edits" setting: every page shows the folded state of it. */

@@ -238,6 +238,15 @@ const en = {
   cellsIntro: "About these Jupyter cells:",
   tracebackLabel: "The traceback:",
   cut: "[… {count} characters cut …]",
+  // Keys, focus and what screen readers hear (keys.ts, announce.ts).
+  keysHint:
+    "Enter sends, Shift+Enter adds a line, Escape stops the running turn, Ctrl+Shift+Y opens the Agent panel",
+  stopHint: "Stop the running turn (Escape)",
+  goToQuestion: "Go to the question",
+  cardWaiting: "{agent} is waiting for your answer",
+  questionAnswered: "Answer sent",
+  questionDeclined: "Question declined",
+  chatWaiting: "{chat} · waiting for you",
 };
 
 export type StringKey = keyof typeof en;
@@ -473,6 +482,13 @@ const zh: Strings = {
   cellsIntro: "关于这些笔记本单元格：",
   tracebackLabel: "错误回溯：",
   cut: "[… 省略 {count} 个字符 …]",
+  keysHint: "Enter 发送，Shift+Enter 换行，Escape 停止当前回合，Ctrl+Shift+Y 打开智能体面板",
+  stopHint: "停止当前回合（Escape）",
+  goToQuestion: "转到问题",
+  cardWaiting: "{agent} 正在等待你的回答",
+  questionAnswered: "已发送回答",
+  questionDeclined: "已拒绝提问",
+  chatWaiting: "{chat} · 等待你的回答",
 };
 
 export type Locale = "en" | "zh";

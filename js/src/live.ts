@@ -9,6 +9,8 @@ export const PARK_MS = 3000;
 
 export interface Live {
   readonly el: HTMLElement;
+  /** A render put `el` in its output (the focus a re-render took away goes back). */
+  shown?(): void;
   dispose(): void;
 }
 

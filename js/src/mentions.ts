@@ -37,10 +37,9 @@ export class MentionMenu {
     this.el.id = uid();
     this.el.setAttribute("role", "listbox");
     this.el.hidden = true;
-    // The input is a combobox whose list is whichever menu shows (mentions, commands).
-    input.setAttribute("role", "combobox");
+    // The input stays a text box (a textarea may take no other role): it offers a list,
+    // names it while shown, and its active option (mentions, or commands).
     input.setAttribute("aria-autocomplete", "list");
-    input.setAttribute("aria-expanded", "false");
   }
 
   get open(): boolean {
@@ -68,14 +67,13 @@ export class MentionMenu {
     this.el.replaceChildren(...(rows.length > 0 ? rows : [el("li", "acpnb-mention-empty", empty)]));
     this.el.hidden = false;
     this.input.setAttribute("aria-controls", this.el.id);
-    this.input.setAttribute("aria-expanded", "true");
     this.highlight();
   }
 
   hide(): void {
     if (!this.open) return; // the other menu may be the one showing
     this.el.hidden = true;
-    this.input.setAttribute("aria-expanded", "false");
+    this.input.removeAttribute("aria-controls");
     this.input.removeAttribute("aria-activedescendant");
   }
 

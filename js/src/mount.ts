@@ -36,6 +36,7 @@ export function mountChat(
     t,
     request: (body) => client.request(body),
     draftKey: String(model.get("chat_id") ?? ""),
+    chatId: String(model.get("chat_id") ?? ""),
   });
   const client = new ChatClient(
     model,

@@ -44,9 +44,11 @@ export class PlanPanel {
       ...entries.map((entry) => {
         const status = planStatus(entry.status);
         const item = el("li", `acpnb-plan-item acpnb-plan-${status}`);
+        // The mark is seen; its words are read (an aria-label on a plain span is not).
         const mark = el("span", "acpnb-plan-mark", MARKS[status].mark);
-        mark.setAttribute("aria-label", this.t(MARKS[status].key));
-        item.append(mark, bdi(str(entry.content) ?? "", "acpnb-plan-content"));
+        mark.setAttribute("aria-hidden", "true");
+        const said = el("span", "acpnb-sr-only", `${this.t(MARKS[status].key)}: `);
+        item.append(mark, said, bdi(str(entry.content) ?? "", "acpnb-plan-content"));
         return item;
       }),
     );

@@ -3,6 +3,7 @@
 // item grows in place, and tool calls and cards are updated by id.
 
 import { ANYONE, isViewer, type Role, roleOf } from "./access";
+import { Announcer, nextPiece, spoken } from "./announce";
 import { attachmentChips } from "./attach";
 import { type CardContext, ElicitationCard, linkWaits, PermissionCard } from "./cards";
 import { Composer } from "./composer";
@@ -19,8 +20,10 @@ import { el, isRecord, setText } from "./dom";
 import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
-import { hasKey, type Translate } from "./i18n";
+import { hasKey, isolate, type Translate } from "./i18n";
 import { AgentItem, PlainItem, stoppedMark, ThoughtItem } from "./items";
+import { keepKeysInChats } from "./keys";
+import { labHooks } from "./lab_hooks";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
 import { SignInPanel } from "./signin";
@@ -42,6 +45,8 @@ export interface ViewOptions {
   draftKey?: string;
   /** What tells whether a waiting card is in view (waiting.ts; default: the browser's). */
   observe?: ObserverFactory;
+  /** The chat's id: the page's notices of a waiting question name it (lab_hooks.ts). */
+  chatId?: string;
 }
 
 interface ItemView {
@@ -167,6 +172,14 @@ export class ChatView {
   /** The next scroll event is the view's own. */
   private autoScrolled = false;
   private readonly ticker: ReturnType<typeof setInterval>;
+  private readonly announcer = new Announcer();
+  /** The agent message being spoken (its index counted from the chat's start) and how far. */
+  private spokenTo = { item: -1, chars: 0 };
+  /** The open cards the page was told of (lab_hooks.ts cardOpened), by request key. */
+  private readonly told = new Set<string>();
+  private readonly chatId: string;
+  /** What had the focus when the view was taken out of the page (a re-render, live.ts). */
+  private focusLost: HTMLElement | null = null;
 
   constructor(options: ViewOptions) {
     this.t = options.t;
@@ -179,13 +192,25 @@ export class ChatView {
       toolTitle: (id) => this.state.toolCalls.get(id)?.title ?? null,
       answerer: (by) => answerer(by, this.viewer, agentName(this.state, this.t), this.t),
       request: options.request,
+      answered: () => this.answered(),
     };
+    this.chatId = options.chatId ?? "";
     this.el = el("div", "acpnb-root");
-    // Keeps JupyterLab's notebook shortcuts (a, b, d d, …) away from our inputs.
-    this.el.setAttribute("data-lm-suppress-shortcuts", "true");
+    // Views of one chat (inline, the panel) know each other by it (focusNewCards).
+    this.el.dataset.chat = this.chatId;
+    // JupyterLab's notebook shortcuts (a, b, d d, …) never act from inside a chat.
+    keepKeysInChats();
+    this.el.addEventListener("keydown", (event) => this.key(event));
+    this.el.addEventListener("focusout", (event) => {
+      if (!this.el.isConnected && event.target instanceof HTMLElement) {
+        this.focusLost = event.target;
+      }
+    });
     this.header = new Header(this.t, options.request);
     this.transcript = el("div", "acpnb-transcript");
     this.transcript.setAttribute("role", "log");
+    // Not live: every chunk would be read out; the announcer speaks whole pieces (announce.ts).
+    this.transcript.setAttribute("aria-live", "off");
     this.transcript.addEventListener("scroll", () => this.scrolled(), { passive: true });
     this.waiting = new WaitingButton(this.t, options.observe);
     this.header.place(this.waiting.el);
@@ -202,6 +227,7 @@ export class ChatView {
       this.signIn.el,
       this.queue.el,
       this.composer.el,
+      this.announcer.el,
     );
     this.ticker = setInterval(() => this.tick(), 1000);
     this.requestFrame();
@@ -236,7 +262,10 @@ export class ChatView {
       if (event.kind === "queue" && !reset) this.queueRemoved(event);
       this.state = fold(this.state, event);
     }
-    if (reset) this.dropStaleCards();
+    if (reset) {
+      this.dropStaleCards();
+      this.spokenAll(); // the history is not read out again
+    }
     this.requestFrame();
   }
 
@@ -381,6 +410,11 @@ export class ChatView {
     }
     const role = this.role();
     this.header.update(this.state, this.connected || this.gone, this.note, role);
+    const busy = String(this.state.turn.active);
+    if (this.transcript.getAttribute("aria-busy") !== busy) {
+      this.transcript.setAttribute("aria-busy", busy);
+    }
+    this.speak();
     this.showDropped();
     this.composer.setEnabled(this.state.agent.status !== "exited" && this.note === null);
     this.composer.setLocked(role.mayAct ? null : role.owner);
@@ -493,6 +527,73 @@ export class ChatView {
     this.cancelFrame = null;
     clearInterval(this.ticker);
     this.waiting.dispose();
+    for (const key of this.told) labHooks()?.cardClosed?.(this.chatId, key);
+    this.told.clear();
+  }
+
+  /**
+   * The view is back in the page after a re-render (each turn's end re-displays the
+   * output): the focus it had goes back, unless the user has put it somewhere since.
+   */
+  refocus(): void {
+    const target = this.focusLost;
+    this.focusLost = null;
+    if (target === null) return;
+    queueMicrotask(() => {
+      const active = document.activeElement;
+      const free = active === null || active === document.body;
+      if (free && target.isConnected && this.el.contains(target)) target.focus();
+    });
+  }
+
+  /** Puts the focus in the composer (the panel was opened to type in it). */
+  focusComposer(): void {
+    this.composer.focus();
+  }
+
+  /** Escape stops the running turn (an open menu's Escape is the menu's: it prevents it). */
+  private key(event: KeyboardEvent): void {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing) return;
+    if (!this.state.turn.active || !this.role().mayAct || this.note !== null) return;
+    event.preventDefault();
+    this.header.cancel();
+  }
+
+  /** A card of this view was answered here: the focus goes on to the composer. */
+  private answered(): void {
+    const active = document.activeElement;
+    if (active === null || active === document.body || this.el.contains(active)) {
+      this.composer.focus();
+    }
+  }
+
+  /**
+   * Speaks the agent's messages once each, in sentence-sized pieces as they complete. A
+   * reset's history is not spoken again: it starts from the end.
+   */
+  private speak(): void {
+    const items = this.state.items;
+    const offset = this.state.dropped?.items ?? 0;
+    for (let i = Math.max(0, this.spokenTo.item - offset); i < items.length; i++) {
+      const item = items[i] as Item;
+      if (item.type !== "agent") continue;
+      if (offset + i !== this.spokenTo.item) this.spokenTo = { item: offset + i, chars: 0 };
+      const done = i < items.length - 1 || !this.state.turn.active;
+      for (let pieces = 0; pieces < 5; pieces++) {
+        const piece = nextPiece(item.text, this.spokenTo.chars, done);
+        if (piece === null) break;
+        this.announcer.say(spoken(item.text.slice(piece[0], piece[1])));
+        this.spokenTo.chars = piece[1];
+      }
+    }
+  }
+
+  /** After a reset: what the chat already holds counts as spoken. */
+  private spokenAll(): void {
+    const items = this.state.items;
+    const last = items[items.length - 1];
+    const at = (this.state.dropped?.items ?? 0) + items.length - 1;
+    this.spokenTo = { item: at, chars: last?.type === "agent" ? last.text.length : 0 };
   }
 
   private scrolled(): void {
@@ -507,6 +608,7 @@ export class ChatView {
   }
 
   private reset(): void {
+    this.spokenAll();
     this.rebuild = true;
     this.planDirty = true;
     this.dirtyKeys.clear();
@@ -638,7 +740,10 @@ export class ChatView {
         if (card instanceof ElicitationCard) card.update(state);
         else this.mount(key, slot, new ElicitationCard(state, this.ctx));
       }
-      if (this.cards.get(key)?.pending === false) this.cards.delete(key);
+      const now = this.cards.get(key);
+      // An answer given here, elsewhere, or by Python: said through the status region.
+      if (now?.settledNow) this.announcer.tell(now.settledText());
+      if (now?.pending === false) this.cards.delete(key);
     };
     // A card still pending from before a resync moves into the new slot as it is.
     const kept = this.cards.get(key);
@@ -660,16 +765,44 @@ export class ChatView {
     card.tick(this.now());
   }
 
+  /**
+   * A card that arrives live takes the focus only when the focus is in this chat already;
+   * otherwise it is announced, and the page is told (a notification offers to jump to it).
+   */
   private focusNewCards(): void {
-    if (this.focusKeys.size === 0) return;
-    const active = document.activeElement;
-    // Take the focus only from the page body or from this chat, never from another cell.
-    const mayFocus = active === null || active === document.body || this.el.contains(active);
     for (const key of this.focusKeys) {
       const card = this.cards.get(key);
-      if (mayFocus && card?.pending) card.focus();
+      if (card === undefined || !card.open) continue;
+      const active = document.activeElement;
+      if (this.el.contains(active)) {
+        card.focus();
+        continue;
+      }
+      // In another view of this chat: that view takes the focus to its card.
+      const other = active?.closest<HTMLElement>(".acpnb-root");
+      if (other != null && this.chatId !== "" && other.dataset.chat === this.chatId) continue;
+      const text = this.t("cardWaiting", { agent: isolate(agentName(this.state, this.t)) });
+      this.announcer.tell(text);
+      if (this.role().mayAct) {
+        const jump = (): boolean => this.jumpTo(this.cards.get(key));
+        labHooks()?.cardOpened?.(this.chatId, key, { text, jump });
+        this.told.add(key);
+      }
     }
     this.focusKeys.clear();
+    for (const key of this.told) {
+      if (this.cards.get(key)?.open !== true) {
+        this.told.delete(key);
+        labHooks()?.cardClosed?.(this.chatId, key);
+      }
+    }
+  }
+
+  /** Focuses `card` if this view shows it open. */
+  private jumpTo(card: Card | undefined): boolean {
+    if (card === undefined || !card.open || !card.el.isConnected) return false;
+    card.focus(); // which scrolls it into view
+    return true;
   }
 
   private tick(): void {

@@ -29,6 +29,7 @@ function liveChat(model: WidgetModel): Live {
   client.start();
   return {
     el: view.el,
+    shown: () => view.refocus(),
     dispose(): void {
       model.off("change:snapshot", onSnapshot);
       chat.dispose();
@@ -40,6 +41,7 @@ function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => v
   const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}`;
   const { live, release } = acquire(key, () => liveChat(model));
   el.append(live.el);
+  live.shown?.();
   return release;
 }
 

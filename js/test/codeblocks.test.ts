@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 // Code blocks of agent messages: Copy always, "Insert cell below" only with the lab hook.
 import { afterEach, describe, expect, it } from "vitest";
-import { setLabHooks } from "../src/codeblocks";
 import { translator } from "../src/i18n";
 import { AgentItem } from "../src/items";
+import { setLabHooks } from "../src/lab_hooks";
 
 const t = translator("en");
 const MESSAGE = "Try this:\n\n```python\nx = 1\nprint(x)\n```\n";

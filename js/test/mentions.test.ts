@@ -68,7 +68,9 @@ describe("@ in the composer", () => {
     await tick();
     const options = [...composer.el.querySelectorAll(".acpnb-mention")];
     expect(options.map((o) => o.textContent)).toEqual(["dfpandas.DataFrame"]);
-    expect(input.getAttribute("aria-expanded")).toBe("true");
+    expect(input.getAttribute("aria-controls")).toBe(
+      composer.el.querySelector(".acpnb-mentions:not([hidden])")?.id,
+    );
 
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
     await tick();

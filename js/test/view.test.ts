@@ -595,10 +595,14 @@ describe("transcript items", () => {
     view.flush();
     expect(plan.hidden).toBe(false);
     expect(plan.querySelector("summary")?.textContent).toBe("计划已完成 1 · 待办 1 (1/2)");
+    // The mark is hidden from screen readers; words say the status instead.
     expect([...plan.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
-      "✓alpha",
-      "○beta",
+      "✓已完成: alpha",
+      "○待办: beta",
     ]);
+    for (const mark of plan.querySelectorAll(".acpnb-plan-mark")) {
+      expect(mark.getAttribute("aria-hidden")).toBe("true");
+    }
   });
 });
 
@@ -740,9 +744,10 @@ describe("cards in the transcript", () => {
   it("focuses a live card's first control, but not one re-sent by a resync", () => {
     const { view } = setup();
     current = view;
+    q<HTMLTextAreaElement>(view, "textarea").focus();
     view.apply([ready(), elicitation("q1", [FIELD])], true);
     view.flush();
-    expect(document.activeElement).toBe(document.body);
+    expect(document.activeElement).toBe(q(view, "textarea"));
     view.apply([elicitation("q2", [FIELD])], false);
     view.flush();
     const cards = view.el.querySelectorAll(".acpnb-card-elicitation");

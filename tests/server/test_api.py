@@ -91,6 +91,7 @@ async def test_open_a_chat_list_it_and_talk_to_it(
     assert entry["mayAct"] and entry["mine"] and entry["share"] is None
     assert entry["status"] == "ready" and entry["title"] == "hello there"
     assert isinstance(entry["sessionId"], str) and entry["sessionId"]
+    assert entry["waiting"] is False
     said = tab.text(chat_id)
     tab.close()
 
@@ -104,6 +105,31 @@ async def test_open_a_chat_list_it_and_talk_to_it(
     ready = await tab.event(second, "agent_status", status="ready")
     assert ready["sessionId"] == entry["sessionId"]
     assert tab.text(second) == said
+    tab.close()
+
+
+async def test_a_chat_with_an_open_question_is_listed_as_waiting(
+    jp_fetch: Any, start_kernel: Any, browser: Any
+) -> None:
+    kernel_id = await start_kernel()
+    params = {"kernel": kernel_id}
+    chat_id = json.loads((await post_chat(jp_fetch, {"kernel": kernel_id, "agent": "demo"})).body)[
+        "chatId"
+    ]
+    tab = await browser(kernel_id, chat_id)
+    await tab.resync(chat_id)
+    await tab.event(chat_id, "agent_status", status="ready")
+    assert (await tab.prompt(chat_id, "ask-user")).get("accepted")
+    asked = await tab.event(chat_id, "elicitation_request")
+
+    async def waiting() -> bool:
+        listed = json.loads((await api(jp_fetch, "chats", params=params)).body)
+        return bool(listed["chats"][0]["waiting"])
+
+    assert await waiting()
+    await tab.respond(chat_id, asked, action="decline")
+    await tab.event(chat_id, "turn_ended")
+    assert not await waiting()
     tab.close()
 
 

@@ -14,6 +14,8 @@ export interface ChatInfo {
   sessionId: string | null;
   /** The owner's name when it is not this page's login (the panel says whose chat it is). */
   othersOwner: string | null;
+  /** A question of the chat waits for an answer this login may give. */
+  waiting: boolean;
 }
 
 /** A refused request; `fromExtension`: the extension's own JSON answer, not a page of the server. */
@@ -75,6 +77,7 @@ export async function listChats(kernelId: string): Promise<ChatInfo[]> {
         title: str(c.title),
         sessionId: str(c.sessionId),
         othersOwner: c.mine === true ? null : (str(c.ownerName) ?? str(c.owner)),
+        waiting: c.waiting === true,
       },
     ];
   });

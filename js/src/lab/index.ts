@@ -10,16 +10,18 @@ import type { CodeCell } from "@jupyterlab/cells";
 import { INotebookTracker, NotebookActions, type NotebookPanel } from "@jupyterlab/notebook";
 import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import { LabIcon } from "@jupyterlab/ui-components";
-import { setLabHooks } from "../codeblocks";
 import { SAVED_MIME } from "../contracts";
 import { resolveLocale, translator } from "../i18n";
+import { setLabHooks } from "../lab_hooks";
 import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
+import { WaitingCards } from "./card_notices";
 import { PageDocuments } from "./documents";
 import { withFiles } from "./open_files";
 import { pagesSocketUrl, trackerHost } from "./open_notebooks";
 import { AgentPanel } from "./panel";
 import { cellsPrompt, errorPrompt } from "./prompt";
 import { SAVED_RANK, SavedChatRenderer, WIDGET_MIME } from "./saved_renderer";
+import { boundWithin } from "./shortcuts";
 
 const COMMAND_OPEN = "acp-notebook:open-panel";
 const COMMAND_ASK = "acp-notebook:ask-selected";
@@ -58,7 +60,14 @@ function activate(
   follow();
   const show = (): void => app.shell.activateById(panel.id);
 
-  app.commands.addCommand(COMMAND_OPEN, { label: t("openPanel"), execute: show });
+  // Opened by its keys or the palette, the panel takes the focus into its composer.
+  app.commands.addCommand(COMMAND_OPEN, {
+    label: t("openPanel"),
+    execute: () => {
+      panel.focusComposer();
+      show();
+    },
+  });
   app.commands.addCommand(COMMAND_ASK, {
     label: t("askSelected"),
     isEnabled: () => tracker.currentWidget !== null,
@@ -86,7 +95,13 @@ function activate(
     void panel.ask(errorPrompt(t, error.source, error.traceback, notebookLanguage(notebook)));
   });
 
-  setLabHooks({ insertCellBelow: (code) => insertBelow(tracker, code) });
+  const waiting = new WaitingCards(t, () => void panel.refresh());
+  setLabHooks({
+    insertCellBelow: (code) => insertBelow(tracker, code),
+    boundWithin: (event, top) => boundWithin(app.commands, event, top),
+    cardOpened: (chatId, key, notice) => waiting.opened(chatId, key, notice),
+    cardClosed: (chatId, key) => waiting.closed(chatId, key),
+  });
 
   // The agent's edits land in the notebooks open here (without real-time collaboration), its
   // reads and writes of text files in the editors open here.

@@ -25,6 +25,8 @@ export class AgentPanel extends Widget {
   private refreshing: Promise<void> | null = null;
   private agentsLoaded = false;
   private readonly history: History;
+  /** The composer takes the focus once the chat is shown (the panel was opened to type). */
+  private focusWanted = false;
 
   constructor(t: Translate) {
     super();
@@ -102,6 +104,12 @@ export class AgentPanel extends Widget {
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /** Focuses the shown chat's composer, or the next chat's once it is shown. */
+  focusComposer(): void {
+    if (this.mounted !== null && this.isVisible) this.mounted.chat.view.focusComposer();
+    else this.focusWanted = true;
   }
 
   /** Re-reads the kernel's chats (and, once, the agents the server allows). */
@@ -185,7 +193,8 @@ export class AgentPanel extends Widget {
   private listChats(chats: ChatInfo[]): void {
     this.chatSelect.replaceChildren(
       ...chats.map((c) => {
-        const named = c.title ? this.t("chatTitle", { agent: c.agent, title: c.title }) : c.agent;
+        const titled = c.title ? this.t("chatTitle", { agent: c.agent, title: c.title }) : c.agent;
+        const named = c.waiting ? this.t("chatWaiting", { chat: titled }) : titled;
         const label =
           c.othersOwner === null
             ? named
@@ -220,6 +229,8 @@ export class AgentPanel extends Widget {
     this.body.append(chat.view.el);
     chat.client.start();
     this.history.refresh();
+    if (this.focusWanted) chat.view.focusComposer();
+    this.focusWanted = false;
   }
 
   private unmount(): void {
