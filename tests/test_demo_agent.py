@@ -220,7 +220,7 @@ def test_hello_reply(agent: AgentProcess) -> None:
         "Try `ask-user`, `permission`, `plan`, `tool`, `think`, `notebook`, `edit`, `stream 100`."
     )
     [usage] = updates(seen, "usage_update")
-    assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"
+    assert usage["size"] == 200000 and "cost" not in usage  # the demo is free
     assert updates(seen)[-1] == usage  # near the end of the turn
 
 
