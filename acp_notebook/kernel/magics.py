@@ -10,8 +10,9 @@
 
     turn = %agent what does this error mean?   (options first, then the prompt)
 
-The chat is displayed under the cell and streams there; the magic's value is the
-finished ``Turn``. While it waits, questions and permissions show as cards in the
+Under the cell the chat shows this cell's turn (``Chat.from_here``: a button shows the
+whole chat) and streams there; the magic's value is the finished ``Turn``, which the
+cell does not show again (``_`` holds it). While it waits, questions and permissions show as cards in the
 chat and can be answered there: the magic is rewritten into an awaited call (IPython's
 autoawait), and ipykernel (>= 7.4) handles comm messages while a cell awaits, so a
 card's answer reaches a local-mode chat too. With autoawait off the magic blocks
@@ -20,6 +21,7 @@ card's answer reaches a local-mode chat too. With autoawait off the magic blocks
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,7 +117,7 @@ def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, str, dict[s
         raise MagicError(f"--attach: no variable named {', '.join(missing)}")
     attach = {name: ns[name] for name in options.attach}
     chat = _choose(ns, options)
-    display(chat)  # type: ignore[no-untyped-call]
+    display(chat.from_here())  # type: ignore[no-untyped-call]
     return chat, options.prompt, attach
 
 
@@ -146,7 +148,12 @@ async def run_cell(name: str, line: str, cell: str | None) -> Turn:
     if id(shell) not in _loaded:
         raise RuntimeError("the agent magics are not loaded: %load_ext acp_notebook")
     chat, prompt, attach = _prepare(shell, line, cell)
-    return await chat.ask(prompt, attach=attach)
+    return _shown(await chat.ask(prompt, attach=attach))
+
+
+def _shown(turn: Turn) -> Turn:
+    """The turn as the magic's value: the view under the cell shows it already."""
+    return dataclasses.replace(turn, shown=True)
 
 
 async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
@@ -163,7 +170,7 @@ def load(shell: Any) -> None:
     def agent(line: str, cell: str | None = None) -> Turn:
         """``%agent`` (a line) or ``%%agent`` (a cell) where the cell cannot await."""
         chat, prompt, attach = _prepare(shell, line, cell)
-        return chat.wait(chat.send_prompt(prompt, attach=attach))
+        return _shown(chat.wait(chat.send_prompt(prompt, attach=attach)))
 
     def awaited(lines: list[str]) -> list[str]:
         # Only where the cell's await runs on an asyncio loop: ipykernel's, or IPython's own.

@@ -12,12 +12,16 @@ export interface MountedChat {
   dispose(): void;
 }
 
-/** `onGone` runs once the chat is gone from the server (CHAT_GONE). */
+/**
+ * `onGone` runs once the chat is gone from the server (CHAT_GONE); `fromItem`: the view
+ * shows the chat from there on (ViewOptions.fromItem).
+ */
 export function mountChat(
   model: WidgetModel,
   t: Translate,
   options: ClientOptions = {},
   onGone?: () => void,
+  fromItem = 0,
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
@@ -36,6 +40,7 @@ export function mountChat(
     t,
     request: (body) => client.request(body),
     draftKey: String(model.get("chat_id") ?? ""),
+    fromItem,
   });
   const client = new ChatClient(
     model,

@@ -29,6 +29,11 @@ export interface ViewOptions {
   now?: () => number;
   /** Keeps the composer's draft across views of one chat (a re-display re-creates the view). */
   draftKey?: string;
+  /**
+   * Shows the items from this place in the whole chat on (the items the fold dropped
+   * counted), with a button for the whole chat: `%%agent`'s view of its own turn. 0: all.
+   */
+  fromItem?: number;
 }
 
 interface ItemView {
@@ -121,6 +126,10 @@ export class ChatView {
   private cut = 0;
   /** Says that the fold dropped earlier items (it is bounded, see fold.ts). */
   private readonly droppedNote = el("div", "acpnb-dropped");
+  /** See ViewOptions.fromItem. */
+  private fromItem: number;
+  /** Says that the items before fromItem are not shown, with a button that shows them. */
+  private readonly earlier = el("div", "acpnb-earlier");
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
   /** Items whose text is still being shown in steps (as many a frame as the budget allows). */
@@ -174,9 +183,16 @@ export class ChatView {
     this.composer = new Composer(this.t, options.request, options.draftKey);
     this.queue = new QueuePanel(this.t, options.request);
     this.droppedNote.hidden = true;
+    this.fromItem = Math.max(0, options.fromItem ?? 0);
+    const whole = el("button", "acpnb-btn acpnb-whole-chat", this.t("showWholeChat"));
+    whole.type = "button";
+    whole.addEventListener("click", () => this.showWholeChat());
+    this.earlier.append(el("span", undefined, this.t("earlierHidden")), " ", whole);
+    this.earlier.hidden = this.fromItem === 0;
     this.el.append(
       this.header.el,
       this.droppedNote,
+      this.earlier,
       this.transcript,
       this.plan.el,
       this.queue.el,
@@ -312,7 +328,7 @@ export class ChatView {
     if (reset) {
       this.rebuild = false;
       this.views = [];
-      this.base = whole ? 0 : this.tailStart();
+      this.base = Math.max(this.floor(), whole ? 0 : this.tailStart());
       this.unfinished = new Set();
       this.keyed = new Map();
       this.page = null;
@@ -337,7 +353,7 @@ export class ChatView {
       updated.add(view);
     }
     // The earlier pages, a page at least a frame, not in the reset's own frame.
-    while (this.base > 0 && (whole || !reset)) {
+    while (this.base > this.floor() && (whole || !reset)) {
       this.buildPageBefore(updated, deadline);
       if (!whole && performance.now() >= deadline) break;
     }
@@ -368,7 +384,7 @@ export class ChatView {
         box.scrollTop = bottom;
       }
     }
-    if (this.unfinished.size === 0 && this.base === 0) return null;
+    if (this.unfinished.size === 0 && this.base <= this.floor()) return null;
     this.requestFrame();
     return budget;
   }
@@ -392,9 +408,21 @@ export class ChatView {
     return start - (start % PAGE_ITEMS);
   }
 
+  /** The first item this view shows: fromItem, where the fold holds it now (or will). */
+  private floor(): number {
+    return Math.max(0, this.fromItem - (this.state.dropped?.items ?? 0));
+  }
+
+  /** Shows the chat's earlier items too (fromItem's button). */
+  private showWholeChat(): void {
+    this.fromItem = 0;
+    this.earlier.hidden = true;
+    this.reset();
+  }
+
   /** Builds the page of items before `base` and puts it first (see TAIL_ITEMS). */
   private buildPageBefore(updated: Set<ItemView>, deadline: number): void {
-    const start = this.base - PAGE_ITEMS;
+    const start = Math.max(this.floor(), this.base - PAGE_ITEMS);
     const page = el("div", "acpnb-page");
     const views = this.state.items.slice(start, this.base).map((item) => this.createView(item));
     for (const view of views) {
@@ -427,6 +455,8 @@ export class ChatView {
     for (const [key, view] of this.keyed) if (gone.has(view)) this.keyed.delete(key);
     this.views = this.views.filter((view) => !gone.has(view));
     this.base = old.slice(0, this.base).filter((item) => live.has(item)).length;
+    // A view from a turn on that has built nothing yet still waits for that turn's items.
+    if (this.views.length === 0) this.base = Math.max(this.base, this.floor());
     for (const page of [...this.transcript.children]) {
       if (page.childElementCount === 0) page.remove();
     }

@@ -18,9 +18,15 @@ function readSnapshot(model: WidgetModel): unknown {
   }
 }
 
+/** The `from_item` trait of a `%%agent` view (`TurnView`): 0 for a whole chat. */
+function fromItem(model: WidgetModel): number {
+  const value = Number(model.get("from_item") ?? 0);
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
 function liveChat(model: WidgetModel): Live {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
-  const chat = mountChat(model, t);
+  const chat = mountChat(model, t, {}, undefined, fromItem(model));
   const { view, client } = chat;
   const onSnapshot = (): void => view.paint(readSnapshot(model));
   model.on("change:snapshot", onSnapshot);
@@ -37,7 +43,9 @@ function liveChat(model: WidgetModel): Live {
 }
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
-  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}`;
+  // A view from one turn on is a view of its own, not the whole chat's.
+  const from = fromItem(model);
+  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from > 0 ? `@${from}` : ""}`;
   const { live, release } = acquire(key, () => liveChat(model));
   el.append(live.el);
   return release;
