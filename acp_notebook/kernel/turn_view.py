@@ -76,8 +76,8 @@ class TurnView(anywidget.AnyWidget):
 
     def items_of(self, snap: FoldSnapshot) -> FoldSnapshot:
         """``snap`` with this view's items only, compact as a saved transcript."""
-        dropped = (snap.get("dropped") or {}).get("items", 0)
-        start = max(0, self.from_item - dropped)
+        dropped = snap.get("dropped")
+        start = max(0, self.from_item - (dropped["items"] if dropped else 0))
         # Without "dropped": what went was before this view's items.
         whole = {k: v for k, v in cast(dict[str, Any], snap).items() if k != "dropped"}
         mine = cast(FoldSnapshot, {**whole, "items": whole["items"][start:]})
