@@ -107,10 +107,14 @@ async def test_a_view_from_here_shows_that_turn_only() -> None:
         view = chat.from_here()
         assert view.from_item == len(chat.state["items"]) and view.chat_id == chat.chat_id
         await chat.ask("second question", timeout=60)
+        view.end_here()
+        assert view.to_item == len(chat.state["items"]) > view.from_item
+        await chat.ask("third question", timeout=60)
         # What a notebook shows where the widget cannot be: that turn's transcript.
         saved = view._repr_mimebundle_()[0]
         assert "second question" in saved["text/html"]
         assert "first question" not in saved["text/html"]
+        assert "third question" not in saved["text/html"]
         assert saved["text/plain"] == f"Chat(agent='demo'), from item {view.from_item}"
         assert "first question" in chat._repr_mimebundle_()[0]["text/html"]  # the whole chat
     finally:

@@ -349,15 +349,20 @@ class Chat(anywidget.AnyWidget):
         return f"Chat(agent={self.agent!r})"
 
     def from_here(self) -> TurnView:
-        """A view of this chat that starts after what it holds now: display it, then
-        send a prompt, and it shows that turn (and its cards) only, with a button for
-        the whole chat (``%%agent`` does this)."""
+        """A view of this chat that starts after what it holds now: display it, send a
+        prompt, and call its ``end_here()`` when the turn has ended; it shows that turn
+        (and its cards) only, with a button for the whole chat (``%%agent`` does this)."""
         with self._lock:
-            dropped = self._state.dropped
-            at = (dropped["items"] if dropped else 0) + len(self._state.items)
+            at = self._position()
         view = TurnView(self, at)
         self._turn_views = [*self._turn_views, view][-MAX_TURN_VIEWS:]
         return view
+
+    def _position(self) -> int:
+        """Where the next item goes in the whole chat (the items the fold dropped counted);
+        call it holding the lock."""
+        dropped = self._state.dropped
+        return (dropped["items"] if dropped else 0) + len(self._state.items)
 
     # ------------------------------------------------------------ state
 

@@ -1,10 +1,10 @@
-"""A view of one chat from one turn on: what ``%%agent`` shows under its cell.
+"""A view of one turn of a chat: what ``%%agent`` shows under its cell.
 
 The widget of a ``Chat`` is one model, and every output of a model shows the same
 view, so a cell that asks one question would show the whole conversation again. A
 ``TurnView`` is a model of its own on the same chat: the widget shows the chat's items
-from ``from_item`` on (an item's place in the whole chat, the ones the fold dropped
-counted), with a button for the whole chat. It talks to the chat as the chat's own
+from ``from_item`` on, up to ``to_item`` once its turn has ended (an item's place in the
+whole chat, the ones the fold dropped counted), with a button for the whole chat. It talks to the chat as the chat's own
 widget does: over the server's socket, or through the chat's comm handler (local mode).
 """
 
@@ -31,6 +31,8 @@ class TurnView(anywidget.AnyWidget):
     locale = traitlets.Unicode("").tag(sync=True)
     local_reason = traitlets.Unicode("").tag(sync=True)
     from_item = traitlets.Int(0).tag(sync=True)
+    # Where the view's items end (its turn's end), 0 while the turn runs.
+    to_item = traitlets.Int(0).tag(sync=True)
 
     _esm = widget_code.bundle_esm()
     _css = widget_code.css()
@@ -77,11 +79,18 @@ class TurnView(anywidget.AnyWidget):
     def items_of(self, snap: FoldSnapshot) -> FoldSnapshot:
         """``snap`` with this view's items only, compact as a saved transcript."""
         dropped = snap.get("dropped")
-        start = max(0, self.from_item - (dropped["items"] if dropped else 0))
+        gone = dropped["items"] if dropped else 0
+        start = max(0, self.from_item - gone)
+        end = max(start, self.to_item - gone) if self.to_item else None
         # Without "dropped": what went was before this view's items.
         whole = {k: v for k, v in cast(dict[str, Any], snap).items() if k != "dropped"}
-        mine = cast(FoldSnapshot, {**whole, "items": whole["items"][start:]})
+        mine = cast(FoldSnapshot, {**whole, "items": whole["items"][start:end]})
         return transcript.compact(mine, transcript.STATIC_TEXT)
+
+    def end_here(self) -> None:
+        """The view's turn has ended: what comes after it is not this view's."""
+        with self._chat._lock:
+            self.to_item = self._chat._position()
 
     def refresh(self, snap: FoldSnapshot) -> None:
         """At a turn's end: the saved transcript under each display, brought up to date."""

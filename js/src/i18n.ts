@@ -178,7 +178,7 @@ const en = {
   cellsIntro: "About these Jupyter cells:",
   tracebackLabel: "The traceback:",
   cut: "[… {count} characters cut …]",
-  earlierHidden: "This cell's turn: the chat's earlier messages are not shown here.",
+  earlierHidden: "This cell's turn: the chat's other messages are not shown here.",
   showWholeChat: "Show the whole chat",
 };
 
@@ -354,7 +354,7 @@ const zh: Strings = {
   cellsIntro: "关于这些笔记本单元格：",
   tracebackLabel: "错误回溯：",
   cut: "[… 省略 {count} 个字符 …]",
-  earlierHidden: "这个单元格的一轮对话：会话中较早的消息未在此显示。",
+  earlierHidden: "这个单元格的一轮对话：会话中的其他消息未在此显示。",
   showWholeChat: "显示整个会话",
 };
 

@@ -13,8 +13,8 @@ export interface MountedChat {
 }
 
 /**
- * `onGone` runs once the chat is gone from the server (CHAT_GONE); `fromItem`: the view
- * shows the chat from there on (ViewOptions.fromItem).
+ * `onGone` runs once the chat is gone from the server (CHAT_GONE); `fromItem`, `toItem`:
+ * the view shows that part of the chat (ViewOptions).
  */
 export function mountChat(
   model: WidgetModel,
@@ -22,6 +22,7 @@ export function mountChat(
   options: ClientOptions = {},
   onGone?: () => void,
   fromItem = 0,
+  toItem = 0,
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
@@ -41,6 +42,7 @@ export function mountChat(
     request: (body) => client.request(body),
     draftKey: String(model.get("chat_id") ?? ""),
     fromItem,
+    toItem,
   });
   const client = new ChatClient(
     model,

@@ -34,6 +34,8 @@ export interface ViewOptions {
    * counted), with a button for the whole chat: `%%agent`'s view of its own turn. 0: all.
    */
   fromItem?: number;
+  /** With fromItem: where the view's items end (its turn's end); 0 while it runs. */
+  toItem?: number;
 }
 
 interface ItemView {
@@ -126,8 +128,9 @@ export class ChatView {
   private cut = 0;
   /** Says that the fold dropped earlier items (it is bounded, see fold.ts). */
   private readonly droppedNote = el("div", "acpnb-dropped");
-  /** See ViewOptions.fromItem. */
+  /** See ViewOptions.fromItem and toItem. */
   private fromItem: number;
+  private toItem: number;
   /** Says that the items before fromItem are not shown, with a button that shows them. */
   private readonly earlier = el("div", "acpnb-earlier");
   /** The page new items go to (see PAGE_ITEMS). */
@@ -184,6 +187,7 @@ export class ChatView {
     this.queue = new QueuePanel(this.t, options.request);
     this.droppedNote.hidden = true;
     this.fromItem = Math.max(0, options.fromItem ?? 0);
+    this.toItem = Math.max(0, options.toItem ?? 0);
     const whole = el("button", "acpnb-btn acpnb-whole-chat", this.t("showWholeChat"));
     whole.type = "button";
     whole.addEventListener("click", () => this.showWholeChat());
@@ -328,7 +332,8 @@ export class ChatView {
     if (reset) {
       this.rebuild = false;
       this.views = [];
-      this.base = Math.max(this.floor(), whole ? 0 : this.tailStart());
+      const start = Math.max(this.floor(), whole ? 0 : this.tailStart());
+      this.base = Math.min(this.ceiling(), start);
       this.unfinished = new Set();
       this.keyed = new Map();
       this.page = null;
@@ -345,7 +350,8 @@ export class ChatView {
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
     for (const view of updated) view.update(deadline);
-    for (let i = this.base + this.views.length; i < items.length; i++) {
+    const end = this.ceiling();
+    for (let i = this.base + this.views.length; i < end; i++) {
       const view = this.createView(items[i] as Item);
       this.pageFor(i).append(view.el);
       this.views.push(view);
@@ -413,9 +419,24 @@ export class ChatView {
     return Math.max(0, this.fromItem - (this.state.dropped?.items ?? 0));
   }
 
-  /** Shows the chat's earlier items too (fromItem's button). */
+  /** The item after the last one this view shows: toItem's place now, else the end. */
+  private ceiling(): number {
+    const items = this.state.items.length;
+    if (this.toItem === 0) return items;
+    return Math.min(items, Math.max(0, this.toItem - (this.state.dropped?.items ?? 0)));
+  }
+
+  /** The view's turn has ended at `toItem` (ViewOptions.toItem): later items are not its. */
+  endAt(toItem: number): void {
+    if (this.fromItem === 0 || toItem === this.toItem) return;
+    this.toItem = Math.max(0, toItem);
+    this.reset();
+  }
+
+  /** Shows the chat's other items too (fromItem's button). */
   private showWholeChat(): void {
     this.fromItem = 0;
+    this.toItem = 0;
     this.earlier.hidden = true;
     this.reset();
   }

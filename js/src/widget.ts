@@ -18,18 +18,21 @@ function readSnapshot(model: WidgetModel): unknown {
   }
 }
 
-/** The `from_item` trait of a `%%agent` view (`TurnView`): 0 for a whole chat. */
-function fromItem(model: WidgetModel): number {
-  const value = Number(model.get("from_item") ?? 0);
+/** A `%%agent` view's (`TurnView`) `from_item` or `to_item` trait: 0 for a whole chat. */
+function place(model: WidgetModel, trait: "from_item" | "to_item"): number {
+  const value = Number(model.get(trait) ?? 0);
   return Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
 function liveChat(model: WidgetModel): Live {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
-  const chat = mountChat(model, t, {}, undefined, fromItem(model));
+  const from = place(model, "from_item");
+  const chat = mountChat(model, t, {}, undefined, from, place(model, "to_item"));
   const { view, client } = chat;
   const onSnapshot = (): void => view.paint(readSnapshot(model));
+  const onEnd = (): void => view.endAt(place(model, "to_item"));
   model.on("change:snapshot", onSnapshot);
+  model.on("change:to_item", onEnd);
   onSnapshot();
   view.showLocalReason(String(model.get("local_reason") ?? ""));
   client.start();
@@ -37,6 +40,7 @@ function liveChat(model: WidgetModel): Live {
     el: view.el,
     dispose(): void {
       model.off("change:snapshot", onSnapshot);
+      model.off("change:to_item", onEnd);
       chat.dispose();
     },
   };
@@ -44,7 +48,7 @@ function liveChat(model: WidgetModel): Live {
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
   // A view from one turn on is a view of its own, not the whole chat's.
-  const from = fromItem(model);
+  const from = place(model, "from_item");
   const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from > 0 ? `@${from}` : ""}`;
   const { live, release } = acquire(key, () => liveChat(model));
   el.append(live.el);

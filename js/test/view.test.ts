@@ -281,7 +281,7 @@ describe("streaming", () => {
     expect([...transcript.children].map((page) => page.children.length)).toEqual([2]);
   });
 
-  it("shows a %%agent cell's turn only, from its place in the whole chat, and the rest on a click", () => {
+  it("shows a %%agent cell's turn only, by its place in the whole chat, and the rest on a click", () => {
     const { view, frames } = framed({ fromItem: 2 });
     const turn = (n: number): StreamEvent[] => [
       ev({ kind: "turn_started", prompt: `q${n}` }),
@@ -298,13 +298,18 @@ describe("streaming", () => {
     expect(texts()).toEqual(["q2", "a2"]);
     const earlier = q(view, ".acpnb-earlier");
     expect(earlier.hidden).toBe(false);
-    expect(earlier.textContent).toContain("earlier messages are not shown here");
+    expect(earlier.textContent).toContain("other messages are not shown here");
     view.apply(turn(3), false);
     view.flush();
     expect(texts()).toEqual(["q2", "a2", "q3", "a3"]);
+    // Its turn ended after its fourth item: the next turn is not its.
+    view.endAt(4);
+    view.apply(turn(4), false);
+    view.flush();
+    expect(texts()).toEqual(["q2", "a2"]);
     q<HTMLButtonElement>(view, ".acpnb-whole-chat").click();
     view.flush();
-    expect(texts()).toEqual(["q1", "a1", "q2", "a2", "q3", "a3"]);
+    expect(texts()).toEqual(["q1", "a1", "q2", "a2", "q3", "a3", "q4", "a4"]);
     expect(earlier.hidden).toBe(true);
   });
 

@@ -175,4 +175,4 @@ def test_at_df_completes_and_attaches_the_frame(
     saved = cell(page, 0).locator(".jp-OutputArea-output")
     expect(saved.locator(".acpnb-continue")).to_be_visible()
     chips = saved.locator(".acpnb-user .acpnb-attachment")
-    expect(chips).to_have_text(["📎df · DataFrame 2x2", "🖼plot.png · PNG 40x30"])
+    expect(chips).to_have_text(["📎df · DataFrame 2×2", "🖼plot.png · PNG 40×30"])
