@@ -21,7 +21,7 @@ export function mountChat(
   t: Translate,
   options: ClientOptions = {},
   onGone?: () => void,
-  fromItem = 0,
+  fromItem?: number,
   toItem = 0,
 ): MountedChat {
   let status: LinkStatus = "waiting";
@@ -41,7 +41,7 @@ export function mountChat(
     t,
     request: (body) => client.request(body),
     draftKey: String(model.get("chat_id") ?? ""),
-    fromItem,
+    ...(fromItem === undefined ? {} : { fromItem }),
     toItem,
   });
   const client = new ChatClient(

@@ -31,7 +31,8 @@ export interface ViewOptions {
   draftKey?: string;
   /**
    * Shows the items from this place in the whole chat on (the items the fold dropped
-   * counted), with a button for the whole chat: `%%agent`'s view of its own turn. 0: all.
+   * counted), with a button for the whole chat: `%%agent`'s view of its own turn.
+   * Absent: the whole chat.
    */
   fromItem?: number;
   /** With fromItem: where the view's items end (its turn's end); 0 while it runs. */
@@ -129,7 +130,7 @@ export class ChatView {
   /** Says that the fold dropped earlier items (it is bounded, see fold.ts). */
   private readonly droppedNote = el("div", "acpnb-dropped");
   /** See ViewOptions.fromItem and toItem. */
-  private fromItem: number;
+  private fromItem: number | null;
   private toItem: number;
   /** Says that the items before fromItem are not shown, with a button that shows them. */
   private readonly earlier = el("div", "acpnb-earlier");
@@ -186,13 +187,13 @@ export class ChatView {
     this.composer = new Composer(this.t, options.request, options.draftKey);
     this.queue = new QueuePanel(this.t, options.request);
     this.droppedNote.hidden = true;
-    this.fromItem = Math.max(0, options.fromItem ?? 0);
+    this.fromItem = options.fromItem === undefined ? null : Math.max(0, options.fromItem);
     this.toItem = Math.max(0, options.toItem ?? 0);
     const whole = el("button", "acpnb-btn acpnb-whole-chat", this.t("showWholeChat"));
     whole.type = "button";
     whole.addEventListener("click", () => this.showWholeChat());
     this.earlier.append(el("span", undefined, this.t("earlierHidden")), " ", whole);
-    this.earlier.hidden = this.fromItem === 0;
+    this.earlier.hidden = this.fromItem === null;
     this.el.append(
       this.header.el,
       this.droppedNote,
@@ -416,26 +417,26 @@ export class ChatView {
 
   /** The first item this view shows: fromItem, where the fold holds it now (or will). */
   private floor(): number {
-    return Math.max(0, this.fromItem - (this.state.dropped?.items ?? 0));
+    return Math.max(0, (this.fromItem ?? 0) - (this.state.dropped?.items ?? 0));
   }
 
   /** The item after the last one this view shows: toItem's place now, else the end. */
   private ceiling(): number {
     const items = this.state.items.length;
-    if (this.toItem === 0) return items;
+    if (this.fromItem === null || this.toItem === 0) return items;
     return Math.min(items, Math.max(0, this.toItem - (this.state.dropped?.items ?? 0)));
   }
 
   /** The view's turn has ended at `toItem` (ViewOptions.toItem): later items are not its. */
   endAt(toItem: number): void {
-    if (this.fromItem === 0 || toItem === this.toItem) return;
+    if (this.fromItem === null || toItem === this.toItem) return;
     this.toItem = Math.max(0, toItem);
     this.reset();
   }
 
   /** Shows the chat's other items too (fromItem's button). */
   private showWholeChat(): void {
-    this.fromItem = 0;
+    this.fromItem = null;
     this.toItem = 0;
     this.earlier.hidden = true;
     this.reset();

@@ -18,19 +18,22 @@ function readSnapshot(model: WidgetModel): unknown {
   }
 }
 
-/** A `%%agent` view's (`TurnView`) `from_item` or `to_item` trait: 0 for a whole chat. */
-function place(model: WidgetModel, trait: "from_item" | "to_item"): number {
-  const value = Number(model.get(trait) ?? 0);
-  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+/**
+ * A `%%agent` view's (`TurnView`) `from_item` or `to_item` trait; undefined for a chat's
+ * own model, which has none (the whole chat).
+ */
+function place(model: WidgetModel, trait: "from_item" | "to_item"): number | undefined {
+  const value = Number(model.get(trait));
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 function liveChat(model: WidgetModel): Live {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
   const from = place(model, "from_item");
-  const chat = mountChat(model, t, {}, undefined, from, place(model, "to_item"));
+  const chat = mountChat(model, t, {}, undefined, from, place(model, "to_item") ?? 0);
   const { view, client } = chat;
   const onSnapshot = (): void => view.paint(readSnapshot(model));
-  const onEnd = (): void => view.endAt(place(model, "to_item"));
+  const onEnd = (): void => view.endAt(place(model, "to_item") ?? 0);
   model.on("change:snapshot", onSnapshot);
   model.on("change:to_item", onEnd);
   onSnapshot();
@@ -49,7 +52,7 @@ function liveChat(model: WidgetModel): Live {
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
   // A view from one turn on is a view of its own, not the whole chat's.
   const from = place(model, "from_item");
-  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from > 0 ? `@${from}` : ""}`;
+  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from === undefined ? "" : `@${from}`}`;
   const { live, release } = acquire(key, () => liveChat(model));
   el.append(live.el);
   return release;
