@@ -50,14 +50,14 @@ def test_a_dataframe_is_an_embedded_resource_with_schema_shape_and_head() -> Non
     resource = block["resource"]
     assert resource["uri"] == "notebook://variables/df"
     text = resource["text"]
-    assert text.startswith("pandas DataFrame `df`: 100 rows x 2 columns")
+    assert text.startswith("pandas DataFrame `df`: 100 rows × 2 columns")
     assert "  city: " in text and "  temp: int64" in text
     assert "first 20 rows (CSV):\ncity,temp\nc0,0\n" in text
     assert "c19,19" in text and "c20,20" not in text
-    assert result["label"] == "df · DataFrame 100x2"
+    assert result["label"] == "df · DataFrame 100×2"
     assert summary(result) == {
         "type": "resource",
-        "label": "df · DataFrame 100x2",
+        "label": "df · DataFrame 100×2",
         "mimeType": "text/plain",
     }
     as_request([result])  # fits the wire contract
@@ -74,7 +74,7 @@ def test_a_wide_frame_with_long_cells_stays_bounded() -> None:
 def test_a_series_keeps_its_name_and_dtype() -> None:
     result = attach(pd.Series([1.5, 2.5], name="price"))
     text = result["block"]["resource"]["text"]
-    assert text.startswith("pandas Series `price`: 2 rows x 1 columns")
+    assert text.startswith("pandas Series `price`: 2 rows × 1 columns")
     assert "price: float64" in text and "all rows (CSV)" in text
 
 
@@ -83,7 +83,7 @@ def test_a_figure_is_a_png_image_scaled_to_the_cap() -> None:
     block = result["block"]
     assert block["type"] == "image" and block["mimeType"] == "image/png"
     assert png_size(base64.b64decode(block["data"])) == (400, 300)
-    assert result["label"] == "fig · PNG 400x300"
+    assert result["label"] == "fig · PNG 400×300"
     assert result["thumbnail"].startswith("data:image/jpeg;base64,")
     big = attach(figure(40, 20, 300))["block"]
     width, height = png_size(base64.b64decode(big["data"]))

@@ -26,20 +26,21 @@ async def test_a_dataframe_and_a_figure_reach_the_agent() -> None:
         df = pd.DataFrame({"city": ["Oslo", "Lima"], "temp": [3, 19]})
         turn = await chat.ask("what do you see?", attach={"df": df, "fig": figure()})
         assert turn.ok, turn
-        assert "- resource notebook://variables/df: " in turn.text
-        assert "pandas DataFrame `df`: 2 rows x 2 columns" in turn.text
-        assert "- image image/png: " in turn.text and "PNG 400x300" in turn.text
+        # The demo names each attachment as people do, not by its URI.
+        assert "- df: pandas DataFrame `df`: 2 rows × 2 columns (" in turn.text
+        assert "notebook://" not in turn.text
+        assert "- image: " in turn.text and ", PNG 400×300" in turn.text
         user = chat.state["items"][0]
         assert user["text"] == "what do you see?"
         assert [a["label"] for a in user["attachments"]] == [
-            "df · DataFrame 2x2",
-            "fig · PNG 400x300",
+            "df · DataFrame 2×2",
+            "fig · PNG 400×300",
         ]
         assert user["attachments"][1]["thumbnail"].startswith("data:image/jpeg;base64,")
         saved = transcript.compact(chat.state)["items"][0]["attachments"]
         assert "thumbnail" not in saved[1]
         html = transcript.render_html(chat.state)
-        assert "[📎 df · DataFrame 2x2] [🖼 fig · PNG 400x300]" in html
+        assert "[📎 df · DataFrame 2×2] [🖼 fig · PNG 400×300]" in html
         # A bad attachment: a clear error and no turn.
         with pytest.raises(AttachmentError, match=r"cannot attach a builtins\.object"):
             chat.send_prompt("again", attach=[df, object()])

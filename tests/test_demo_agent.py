@@ -225,7 +225,7 @@ def test_hello_reply(agent: AgentProcess) -> None:
     assert {c["messageId"] for c in chunks} == {"msg-1-2"}
     assert reply_text(seen) == GREETING.format(prompt="hello")
     [usage] = updates(seen, "usage_update")
-    assert usage["size"] == 200000 and usage["cost"]["currency"] == "USD"
+    assert usage["size"] == 200000 and "cost" not in usage  # the demo is free
     assert updates(seen)[-1] == usage  # near the end of the turn
 
 

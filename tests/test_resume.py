@@ -11,7 +11,7 @@ import pytest
 
 from acp_notebook import SessionInfo, sessions
 from acp_notebook.agent.session_list import SessionsUnavailable
-from acp_notebook.bridge.hub import Hub
+from acp_notebook.bridge.hub import Forbidden, Hub
 from acp_notebook.kernel.chat import Chat
 from acp_notebook.kernel.transcript import MAX_TEXT, STATIC_TEXT
 from acp_notebook.wire.contracts import SAVED_MIME, saved_chat_data
@@ -56,6 +56,51 @@ async def test_load_replays_the_conversation_into_the_new_chat(hub: Hub, tmp_pat
     hub.chats[again].session.prompt("think")
     ended = await rec2.kind("turn_ended")
     assert ended["stopReason"] == "end_turn"
+
+
+async def test_a_session_has_one_live_chat(hub: Hub, tmp_path: Path) -> None:
+    chat_id, rec = await open_demo(hub, cwd=str(tmp_path))
+    session_id = (await rec.kind("agent_status", status="ready"))["sessionId"]
+    hub.chats[chat_id].session.prompt("hello there")
+    await rec.kind("turn_ended")
+    load = {"env": DEMO, "cwd": str(tmp_path), "load_session_id": session_id}
+    # Continuing the session of a live chat is that chat: no second agent process on it.
+    assert await hub.open_chat("demo", **load) == chat_id
+    assert len(hub.chats) == 1
+    # Only its owner's to continue, when it has one.
+    owned = await hub.open_chat("demo", env=DEMO, cwd=str(tmp_path), owner="alice")
+    await hub.chats[owned].start_task
+    theirs = hub.chats[owned].session.session_id
+    assert theirs is not None
+    with pytest.raises(Forbidden, match=r"open in another user's chat|started by another user"):
+        await hub.open_chat("demo", **{**load, "load_session_id": theirs}, owner="bob")
+    await hub.close_chat(owned)
+
+    await hub.close_chat(chat_id)
+    # Ended, it is continued by a new chat; and one still loading it is that chat too.
+    loading = await hub.open_chat("demo", **load)
+    assert loading != chat_id
+    assert await hub.open_chat("demo", **load) == loading
+    await hub.chats[loading].start_task
+    assert hub.chats[loading].session.status == "ready"
+
+
+async def test_chat_resume_of_a_live_session_is_that_chat(tmp_path: Path) -> None:
+    chat = Chat("demo", env=DEMO, cwd=str(tmp_path), transport="local")
+    try:
+        await chat.ask("hello there", timeout=30)
+        session_id = chat.state["agent"]["sessionId"]
+        again = Chat.resume(session_id, "demo", cwd=str(tmp_path), env=DEMO, transport="local")
+        assert again is chat
+    finally:
+        chat.close()
+    # Closed, it is continued by a new chat.
+    again = Chat.resume(session_id, "demo", cwd=str(tmp_path), env=DEMO, transport="local")
+    try:
+        assert again is not chat and await again.ready() == "ready"
+        assert again.state["items"][0] == {"type": "user", "text": "hello there"}
+    finally:
+        again.close()
 
 
 async def test_resume_when_the_agent_cannot_load(hub: Hub, tmp_path: Path) -> None:

@@ -4,13 +4,16 @@ refusal naming the argument and its bound) and the variables' visibility rules, 
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import types
 from typing import Any
 
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from acp_notebook.kernel.chat import Chat
 from acp_notebook.notebook_tools import arguments, kernel_side, variables
 from acp_notebook.notebook_tools.arguments import MAX_NAME, Refused
 from acp_notebook.notebook_tools.mcp_endpoint import ToolHost
@@ -99,6 +102,12 @@ def test_the_kernel_side_checks_the_same_way() -> None:
 
 def test_inspect_follows_the_listing_rules() -> None:
     module = types.ModuleType("pandas_like")
+
+    def helper() -> None: ...
+
+    class Mine: ...
+
+    helper.__module__ = Mine.__module__ = "__main__"  # as a notebook cell defines them
     namespace: dict[str, Any] = {
         "__builtins__": {"secret": 1},
         "_ih": ["", "x = 1"],
@@ -106,9 +115,15 @@ def test_inspect_follows_the_listing_rules() -> None:
         "In": ["", "x = 1"],
         "pd": module,
         "sales": [1, 2, 3],
+        "Chat": Chat,
+        "sqrt": math.sqrt,
+        "dumps": json.dumps,
+        "helper": helper,
+        "Mine": Mine,
     }
     listed = [name for name, _ in variables.user_variables(namespace)]
-    assert listed == ["sales"]
+    # The user's data and own code; not what they imported.
+    assert listed == ["Mine", "helper", "sales"]
     assert "## length\n3" in variables.inspect_variable("sales", namespace)
     for name, rule in [
         ("__builtins__", "names starting with _"),
@@ -116,6 +131,8 @@ def test_inspect_follows_the_listing_rules() -> None:
         ("_1", "names starting with _"),
         ("In", "IPython's own names"),
         ("pd", "modules (imports)"),
+        ("Chat", "classes and functions imported from modules"),
+        ("sqrt", "classes and functions imported from modules"),
     ]:
         said = variables.inspect_variable(name, namespace)
         assert said.startswith(f"Not shown: {name!r} is hidden, as list_variables hides "), said

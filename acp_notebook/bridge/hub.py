@@ -250,7 +250,9 @@ class Hub:
 
         ``owner``: the principal id of who alone may act on it (None: anyone who may read
         it), shown as ``owner_name``; a session another owner started here is not theirs
-        to continue (``Forbidden``). ``options`` are ``Chat``'s. The admin's rules apply
+        to continue (``Forbidden``). A session a live chat of this hub has (or loads) is
+        not opened twice: its chat's id is returned, and the other options are that
+        chat's. ``options`` are ``Chat``'s. The admin's rules apply
         to the agent (``Forbidden``). ``mcp_servers`` are the user's own (``ValueError``
         when malformed); the chat's ``notebook`` server is added unless ``notebook_tools``
         is False.
@@ -266,6 +268,13 @@ class Hub:
             raise Forbidden(
                 f"session {load!r} was started by another user: only they can continue it"
             )
+        live = None if load is None else self._live_chat(spec.name, cwd, load)
+        if live is not None:
+            # One live chat per session: a second agent process on it would write the
+            # same conversation twice. The chat that has it is the one to continue.
+            if owner is not None and self.chats[live].owner not in (None, owner):
+                raise Forbidden(f"session {load!r} is open in another user's chat")
+            return live
         servers = normalize(options.get("mcp_servers", ()))
         tools = options.get("notebook_tools", True) and self.notebook_tools is not None
         if tools and any(s["name"] == NOTEBOOK for s in servers):
@@ -312,6 +321,17 @@ class Hub:
         self.chats[chat_id] = chat
         self._announce_access(chat)
         return chat_id
+
+    def _live_chat(self, agent: str, cwd: str, session_id: str) -> str | None:
+        """The chat of this hub that has (or is loading) ``session_id`` of ``agent`` in
+        ``cwd`` and has not exited, if there is one."""
+        for chat_id, chat in self.chats.items():
+            session = chat.session
+            held = session_id in (session.session_id, session.load_session_id)
+            same = session.spec.name == agent and session.cwd == cwd
+            if held and same and session.status != "exited":
+                return chat_id
+        return None
 
     def _note_session(self, session: ChatSession, owner: str) -> None:
         """The session the chat's agent opened (or loaded) is its owner's."""

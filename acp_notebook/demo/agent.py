@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent import jsonrpc
 from ..agent.jsonrpc import Notification, Request, Response, RpcError
+from ..wire.attachment_blocks import resource_name
 from . import login as demo_login
 from . import store as demo_store
 from .store import Record
@@ -98,8 +99,8 @@ def prompt_text(blocks: list[Any]) -> str:
 
 
 def received(blocks: list[Any]) -> str:
-    """What the prompt carried besides text, one line per block (the demo's echo of
-    attachments, so tests and people can see what reached the agent)."""
+    """What the prompt carried besides text, one line per block, each by its name (the
+    demo's echo of attachments, so tests and people can see what reached the agent)."""
     lines = []
     for block in blocks:
         kind = block.get("type") if isinstance(block, dict) else None
@@ -108,17 +109,23 @@ def received(blocks: list[Any]) -> str:
                 data = base64.b64decode(str(block.get("data")), validate=True)
             except ValueError:
                 data = b""
-            size = ""
+            what = str(block.get("mimeType")).removeprefix("image/").upper()
             if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
-                size = f", PNG {int.from_bytes(data[16:20], 'big')}x{int.from_bytes(data[20:24], 'big')}"
-            lines.append(f"- image {block.get('mimeType')}: {len(data):,} bytes{size}")
+                width, height = (int.from_bytes(data[at : at + 4], "big") for at in (16, 20))
+                what = f"PNG {width}×{height}"
+            lines.append(f"- image: {len(data):,} bytes, {what}")
         elif kind == "resource":
             resource = block.get("resource") or {}
             text = str(resource.get("text", ""))
-            first = text.splitlines()[0] if text else ""
-            lines.append(f"- resource {resource.get('uri')}: {len(text):,} characters, {first}")
+            first = text.splitlines()[0] if text else "empty"
+            name = resource_name(str(resource.get("uri")))
+            lines.append(f"- {name}: {first} ({len(text):,} characters)")
         elif kind == "resource_link":
-            lines.append(f"- link {block.get('uri')} ({block.get('size')} bytes)")
+            name = block.get("name") or resource_name(str(block.get("uri")))
+            size = block.get("size")
+            lines.append(
+                f"- {name}: a link" + (f" ({size:,} bytes)" if isinstance(size, int) else "")
+            )
     return "Received:\n" + "\n".join(lines) if lines else ""
 
 
@@ -689,6 +696,7 @@ class Turn:
         return compact(result)
 
     def usage(self) -> None:
+        # No cost: the demo is free, and a price would say otherwise.
         self.update(
             {
                 "sessionUpdate": "usage_update",

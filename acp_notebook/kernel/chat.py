@@ -17,7 +17,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, cast
 
 import anywidget
@@ -40,14 +39,18 @@ from ..wire.contracts import (
     error_ack,
 )
 from ..wire.errors import AuthRequired, ChatError, InvalidRequest, error_for
-from . import transcript, widget_code
+from . import transcript, turn_display, widget_code
 from .local_transport import Client
 from .server_transport import connect, execute_id, why_local
+from .turn_view import TurnView
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 ACK_TIMEOUT = 30.0
+# The %%agent views a chat keeps sending its events to over the comm (local mode); an
+# older one shows what it had, and the whole chat is in the chat's own output.
+MAX_TURN_VIEWS = 20
 
 
 class Action(str, enum.Enum):
@@ -97,15 +100,30 @@ class Turn:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     plan: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] | None = None
+    # The chat under the cell shows this turn already (a magic's value): show nothing more.
+    shown: bool = field(default=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.stop_reason in ("end_turn", None)
 
     def __repr__(self) -> str:
-        # Short: a magic cell's value is shown under the chat that already has the text.
+        # For the REPL and nbval's text/plain; a notebook shows the text (_ipython_display_).
         end = f"error {self.error!r}" if self.error else (self.stop_reason or "ended")
         return f"<Turn {self.number}: {end}, {len(self.text):,} characters>"
+
+    def _repr_html_(self) -> str:
+        return turn_display.turn_html(self.text, self.stop_reason, self.error)
+
+    def _ipython_display_(self) -> None:
+        """As a cell's value: the answer's text; nothing for a magic's turn, whose chat
+        under the cell shows it (``_`` still holds the turn)."""
+        if self.shown:
+            return
+        from IPython.display import display
+
+        bundle = {"text/plain": repr(self), "text/html": self._repr_html_()}
+        display(bundle, raw=True)  # type: ignore[no-untyped-call]
 
 
 Attachable = Union[Sequence[Any], Mapping[str, Any]]
@@ -151,16 +169,16 @@ def _elicitation_answer(
     return {"type": "chat:elicitation.respond", "requestId": request_id, "action": action, **answer}
 
 
-def _css() -> str | Path:
-    css = widget_code.STATIC / "widget.css"
-    return css if css.exists() else ""
+def _agent_name(agent: str | None, command: Sequence[str] | None) -> str:
+    """What a chat calls its agent: its name, else its program's."""
+    return agent or (os.path.basename(command[0]) if command else "demo")
 
 
 class Chat(anywidget.AnyWidget):
     """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
 
     _esm = widget_code.bundle_esm()  # a chat in server mode carries the loader instead
-    _css = _css()
+    _css = widget_code.css()
 
     chat_id = traitlets.Unicode("").tag(sync=True)
     kernel_id = traitlets.Unicode("").tag(sync=True)
@@ -200,10 +218,11 @@ class Chat(anywidget.AnyWidget):
         loader = widget_code.server_esm() if client.mode == "server" else None
         reason = why_local() if client.mode == "local" else ""
         super().__init__(locale=locale, local_reason=reason, **({"_esm": loader} if loader else {}))
-        self.agent = agent or (os.path.basename(command[0]) if command else "demo")
+        self.agent = _agent_name(agent, command)
         # Resolved here: in server mode the agent runs in the server's process.
         self.cwd = os.path.abspath(cwd or os.getcwd())
         self._named = command is None
+        self._load_session_id = load_session_id
         self._client: Client = client
         self._lock = threading.RLock()
         self._state = folding.initial_state()
@@ -221,6 +240,8 @@ class Chat(anywidget.AnyWidget):
         self._closed = False
         self._displays: list[Any] = []
         self._comm_used = False  # a view fell back to the comm: events go there too
+        # The views of this chat from one turn on (%%agent's), the latest MAX_TURN_VIEWS.
+        self._turn_views: list[TurnView] = []
         # What fork() opens its chat with: this one's options, the session aside.
         self._options: dict[str, Any] = {
             "command": command,
@@ -286,8 +307,23 @@ class Chat(anywidget.AnyWidget):
         it (``session/resume``: it remembers, nothing is shown); an agent that can do
         neither ends the chat with a message saying so (``await chat.ready()`` is
         ``"exited"``). ``options`` are those of ``Chat``.
+
+        One live chat per session: a chat of this kernel that has the session and has
+        not exited is returned as it is; in server mode, so is the chat a page's
+        "Continue" opened on this kernel (a new ``Chat`` object for that chat).
         """
+        name = _agent_name(agent, options.get("command"))
+        where = os.path.abspath(cwd or os.getcwd())
+        for chat in reversed(_opened):
+            if chat._holds(session_id, name, where):
+                return chat
         return cls(agent, cwd=cwd, load_session_id=session_id, **options)
+
+    def _holds(self, session_id: str, agent: str, cwd: str) -> bool:
+        """Whether this chat has (or is loading) ``session_id`` of ``agent`` in ``cwd``."""
+        with self._lock:
+            held = session_id in (self._state.agent["sessionId"], self._load_session_id)
+            return held and (self.agent, self.cwd) == (agent, cwd) and self.status != "exited"
 
     def fork(self) -> Chat:
         """A new chat on a fork of this one's session (``session/fork``, where the agent
@@ -326,6 +362,22 @@ class Chat(anywidget.AnyWidget):
     def __repr__(self) -> str:
         # Stable across runs (nbval compares text/plain): no ids, no addresses.
         return f"Chat(agent={self.agent!r})"
+
+    def from_here(self) -> TurnView:
+        """A view of this chat that starts after what it holds now: display it, send a
+        prompt, and call its ``end_here()`` when the turn has ended; it shows that turn
+        (and its cards) only, with a button for the whole chat (``%%agent`` does this)."""
+        with self._lock:
+            at = self._position()
+        view = TurnView(self, at)
+        self._turn_views = [*self._turn_views, view][-MAX_TURN_VIEWS:]
+        return view
+
+    def _position(self) -> int:
+        """Where the next item goes in the whole chat (the items the fold dropped counted);
+        call it holding the lock."""
+        dropped = self._state.dropped
+        return (dropped["items"] if dropped else 0) + len(self._state.items)
 
     # ------------------------------------------------------------ state
 
@@ -408,7 +460,8 @@ class Chat(anywidget.AnyWidget):
             if ended:  # one snapshot for the widget state and the saved transcript
                 snap = folding.snapshot(self._state)
         if self.transport == "comm" or self._comm_used:
-            self.send(frame)
+            for view in [self, *self._turn_views]:
+                view.send(frame)
         if snap is not None:
             # Only a compact snapshot goes into widget state; deltas travel as messages.
             self.snapshot = cast(dict[str, Any], transcript.compact(snap))
@@ -417,6 +470,8 @@ class Chat(anywidget.AnyWidget):
             for handle in self._displays:
                 with contextlib.suppress(Exception):  # a closed frontend must not break the stream
                     handle.update(bundle, raw=True)
+            for view in self._turn_views:
+                view.refresh(snap)
         for number, turn in ended:
             future = self._turn_future(number)
             if not future.done():
@@ -462,9 +517,10 @@ class Chat(anywidget.AnyWidget):
         message.setdefault("chatId", self.chat_id)
         return _accepted(self._submit(message).result(ACK_TIMEOUT))
 
-    def _on_widget_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """The widget's requests over the comm: forward them, ack them back, and from
-        then on send this chat's events over the comm too.
+    def _on_widget_msg(self, widget: Any, content: Any, _buffers: Any) -> None:
+        """The widget's requests over the comm (``widget``: this chat's, or one of its
+        ``TurnView``s): forward them, ack them back on that comm, and from then on send
+        this chat's events over the comms too.
 
         In local mode the comm is the widget's only link. In server mode it is a
         fallback, for a page whose WebSocket to the extension failed (a proxy that
@@ -476,16 +532,16 @@ class Chat(anywidget.AnyWidget):
         if not isinstance(content, dict):
             return
         if content.get("type") == widget_code.CODE_REQUEST:  # the loader could not fetch it
-            self.send({"type": widget_code.CODE_REQUEST, "code": widget_code.bundle_text()})
+            widget.send({"type": widget_code.CODE_REQUEST, "code": widget_code.bundle_text()})
             return
         self._comm_used = True
         kind = content.get("type")  # a page's: a list here is no hashable set member
         if isinstance(kind, str) and kind in TRUSTED_TYPES:  # the kernel's own requests
-            self.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
+            widget.send(error_ack(content.get("id"), "FORBIDDEN", "not from the widget"))
             return
         message = {**content, "chatId": self.chat_id}
         future = self._submit(message)
-        future.add_done_callback(lambda f: self.send(f.result()) if not f.exception() else None)
+        future.add_done_callback(lambda f: widget.send(f.result()) if not f.exception() else None)
 
     async def _until(self, check: Callable[[], T | None], timeout: float | None = None) -> T:
         """``check()``'s first result that is not None, re-checked after every frame."""

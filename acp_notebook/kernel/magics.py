@@ -10,9 +10,10 @@
 
     turn = %agent what does this error mean?   (options first, then the prompt)
 
-The chat is displayed under the cell and streams there; the magic's value is the
-finished ``Turn``. While it waits, questions and permissions show as cards in the
-chat and can be answered there: the magic is rewritten into an awaited call (IPython's
+Under the cell the chat shows this cell's turn (``Chat.from_here``: a button shows the
+whole chat) and streams there; the magic's value is the finished ``Turn``, which the
+cell does not show again (``_`` holds it). While it waits, questions and permissions
+show as cards in the chat and can be answered there: the magic is rewritten into an awaited call (IPython's
 autoawait), and ipykernel (>= 7.4) handles comm messages while a cell awaits, so a
 card's answer reaches a local-mode chat too. With autoawait off the magic blocks
 (``Chat.wait``), which in local mode raises ``NeedsAnswer`` on a question.
@@ -20,11 +21,13 @@ card's answer reaches a local-mode chat too. With autoawait off the magic blocks
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .chat import Chat, Turn
+from .turn_view import TurnView
 
 # What IPython turns a magic into; rewritten into an await at a cell's top level.
 _CALL = re.compile(r"\bget_ipython\(\)\.run_(cell|line)_magic\('agent', ")
@@ -104,8 +107,8 @@ def rewrite(lines: list[str]) -> list[str]:
     return [_CALL.sub(_AWAIT, line) if not line[:1].isspace() else line for line in lines]
 
 
-def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, str, dict[str, Any]]:
-    """The chat the magic picks (displayed under the cell), its prompt and attachments."""
+def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, TurnView, str, dict[str, Any]]:
+    """The chat the magic picks, its view under the cell, its prompt and attachments."""
     from IPython.display import display
 
     options = parse(line, cell)
@@ -115,8 +118,9 @@ def _prepare(shell: Any, line: str, cell: str | None) -> tuple[Chat, str, dict[s
         raise MagicError(f"--attach: no variable named {', '.join(missing)}")
     attach = {name: ns[name] for name in options.attach}
     chat = _choose(ns, options)
-    display(chat)  # type: ignore[no-untyped-call]
-    return chat, options.prompt, attach
+    view = chat.from_here()
+    display(view)  # type: ignore[no-untyped-call]
+    return chat, view, options.prompt, attach
 
 
 def _choose(ns: dict[str, Any], options: Options) -> Chat:
@@ -145,8 +149,14 @@ async def run_cell(name: str, line: str, cell: str | None) -> Turn:
     shell = get_ipython()
     if id(shell) not in _loaded:
         raise RuntimeError("the agent magics are not loaded: %load_ext acp_notebook")
-    chat, prompt, attach = _prepare(shell, line, cell)
-    return await chat.ask(prompt, attach=attach)
+    chat, view, prompt, attach = _prepare(shell, line, cell)
+    return _shown(await chat.ask(prompt, attach=attach), view)
+
+
+def _shown(turn: Turn, view: TurnView) -> Turn:
+    """The turn as the magic's value: the view under the cell shows it (up to its end)."""
+    view.end_here()
+    return dataclasses.replace(turn, shown=True)
 
 
 async def run_line(name: str, line: str, _stack_depth: int = 0) -> Turn:
@@ -162,8 +172,8 @@ def load(shell: Any) -> None:
 
     def agent(line: str, cell: str | None = None) -> Turn:
         """``%agent`` (a line) or ``%%agent`` (a cell) where the cell cannot await."""
-        chat, prompt, attach = _prepare(shell, line, cell)
-        return chat.wait(chat.send_prompt(prompt, attach=attach))
+        chat, view, prompt, attach = _prepare(shell, line, cell)
+        return _shown(chat.wait(chat.send_prompt(prompt, attach=attach)), view)
 
     def awaited(lines: list[str]) -> list[str]:
         # Only where the cell's await runs on an asyncio loop: ipykernel's, or IPython's own.

@@ -151,7 +151,7 @@ def _figure(fig: Any, name: str | None) -> Attachment:
             raise AttachmentError(f"the figure could not be rendered: {exc}") from exc
         data = buffer.getvalue()
         if len(data) <= MAX_IMAGE_BYTES:
-            px = f"{round(width * dpi)}x{round(height * dpi)}"
+            px = f"{round(width * dpi)}×{round(height * dpi)}"
             return _image(name or "figure", data, "image/png", px)
         dpi *= 0.6
     raise AttachmentError(f"the figure does not fit in {MAX_IMAGE_BYTES:,} bytes as a PNG")
@@ -172,7 +172,7 @@ def _pil(image: Any, name: str | None) -> Attachment:
     data = buffer.getvalue()
     if len(data) > MAX_IMAGE_BYTES:
         raise AttachmentError(f"the image does not fit in {MAX_IMAGE_BYTES:,} bytes")
-    return _image(name or "image", data, mime, f"{image.width}x{image.height}")
+    return _image(name or "image", data, mime, f"{image.width}×{image.height}")
 
 
 def _thumbnail(data: bytes) -> dict[str, str]:
@@ -198,7 +198,7 @@ def _frame(pd: Any, obj: Any, name: str | None) -> Attachment:
     rows, cols = frame.shape
     kind = "Series" if is_series else "DataFrame"
     label = name or (str(obj.name) if is_series and obj.name is not None else kind.lower())
-    lines = [f"pandas {kind} `{label}`: {rows:,} rows x {cols:,} columns", "columns (dtype):"]
+    lines = [f"pandas {kind} `{label}`: {rows:,} rows × {cols:,} columns", "columns (dtype):"]
     for column, dtype in list(frame.dtypes.items())[:MAX_COLUMNS]:
         lines.append(f"  {_one_line(str(column), MAX_CELL)}: {dtype}")
     if cols > MAX_COLUMNS:
@@ -210,7 +210,7 @@ def _frame(pd: Any, obj: Any, name: str | None) -> Attachment:
     lines.append(f"first {shown} rows (CSV):" if shown < rows else "all rows (CSV):")
     lines.append(head.to_csv(index=keep_index).rstrip("\n"))
     text = clip("\n".join(lines), MAX_ATTACHMENT_TEXT)
-    return text_resource(f"{label} · {kind} {rows:,}x{cols:,}", variable_uri(label), text)
+    return text_resource(f"{label} · {kind} {rows:,}×{cols:,}", variable_uri(label), text)
 
 
 def _path(path: Path, name: str | None) -> Attachment:

@@ -79,7 +79,34 @@ def hidden_by(name: str, value: Any, startup: Mapping[str, Any]) -> str | None:
         return "the names IPython put in the namespace when the kernel started"
     if issubclass(type(value), types.ModuleType):
         return "modules (imports)"
+    if _imported_code(value):
+        return "classes and functions imported from modules (from x import Chat)"
+    if _is_chat(value):
+        return "the notebook's chats (Chat objects)"
     return None
+
+
+# What defines a class or function: code of this notebook is in __main__.
+_CODE_TYPES = (type, types.FunctionType, types.BuiltinFunctionType)
+
+
+def _imported_code(value: Any) -> bool:
+    """A class or function defined in a module, not in the notebook (``from x import y``).
+
+    Reads ``__module__`` of a class or function only, which runs none of the user's code.
+    """
+    if not isinstance(value, _CODE_TYPES):
+        return False
+    module = getattr(value, "__module__", None)
+    return isinstance(module, str) and module != "__main__"
+
+
+def _is_chat(value: Any) -> bool:
+    # By the type's module, so this module need not import the kernel's Chat (nor anywidget).
+    return any(
+        cls.__module__ == "acp_notebook.kernel.chat" and cls.__qualname__ == "Chat"
+        for cls in type(value).__mro__
+    )
 
 
 def user_variables(namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:

@@ -7,9 +7,10 @@ knows its shape and nothing of the Python objects it came from
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from .contracts import AttachmentSummary
 
@@ -32,6 +33,24 @@ def summary(attachment: Mapping[str, Any]) -> AttachmentSummary:
     if attachment.get("thumbnail"):
         result["thumbnail"] = attachment["thumbnail"]
     return result
+
+
+# A "%" that does not start an escape of two hex digits.
+_BAD_ESCAPE = re.compile("%(?![0-9A-Fa-f]{2})")
+
+
+def resource_name(uri: str) -> str:
+    """A resource as people name it: the last segment of its URI's path, decoded (a
+    variable's name for ``notebook://variables/df``, a file's for ``file:///w/notes.md``),
+    else the URI. The twin of ``resourceName`` in js/src/attach.ts."""
+    segment = uri.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    if _BAD_ESCAPE.search(segment):  # as decodeURIComponent, which throws on it
+        return uri
+    try:
+        name = unquote(segment, errors="strict")
+    except UnicodeDecodeError:
+        return uri
+    return name or uri
 
 
 def describe(summaries: Iterable[Mapping[str, Any]]) -> str:

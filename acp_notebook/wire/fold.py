@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
+from .attachment_blocks import resource_name
 from .clip import clip_start
 from .contracts import FOLD_MAX_ITEMS as MAX_ITEMS
 from .contracts import FOLD_MAX_WEIGHT as MAX_WEIGHT
@@ -446,12 +447,14 @@ def _block_text(block: Json) -> str:
     kind = block.get("type")
     if kind == "text":
         return _str(block.get("text")) or ""
+    # A resource by its name (a variable's, a file's), never its raw URI.
     if kind == "resource_link":
-        return f"[resource: {_str(block.get('name')) or _str(block.get('uri')) or ''}]"
+        uri = _str(block.get("uri"))
+        return f"[{_str(block.get('name')) or (uri and resource_name(uri)) or kind}]"
     if kind == "resource":
         inner = block.get("resource")
         uri = _str(inner.get("uri")) if isinstance(inner, dict) else None
-        return f"[resource: {uri or ''}]"
+        return f"[{(uri and resource_name(uri)) or kind}]"
     return f"[{kind}]" if isinstance(kind, str) else ""
 
 

@@ -90,7 +90,7 @@ export async function imageAttachment(file: Blob, name: string): Promise<Attachm
       }
     }
     const side = Math.min(1, MAX_IMAGE_SIDE / Math.max(image.width, image.height));
-    const size = `${Math.round(image.width * side)}x${Math.round(image.height * side)}`;
+    const size = `${Math.round(image.width * side)}×${Math.round(image.height * side)}`;
     const small = await encode(draw(image, THUMBNAIL_SIDE), "image/jpeg", 0.7);
     const thumbnail = `data:${small.type};base64,${await base64(small)}`;
     const attachment: Attachment = {
@@ -153,4 +153,20 @@ export function attachmentChips(
     row.append(chip);
   });
   return row;
+}
+
+/**
+ * A resource as people name it: the last segment of its URI's path, decoded (a variable's
+ * name for `notebook://variables/df`, a file's for `file:///w/notes.md`), else the URI.
+ * The twin of `resource_name` in acp_notebook/wire/attachment_blocks.py (the folds use it).
+ */
+export function resourceName(uri: string): string {
+  const path = (uri.split("#", 1)[0] ?? "").split("?", 1)[0]?.replace(/\/+$/, "") ?? "";
+  let name: string;
+  try {
+    name = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+  } catch {
+    return uri;
+  }
+  return name || uri;
 }

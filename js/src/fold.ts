@@ -18,6 +18,7 @@
 // items go (a pending request's card never), and a message larger than that keeps its
 // end; `dropped` then says what went.
 
+import { resourceName } from "./attach";
 import {
   type AccessView,
   type AgentView,
@@ -400,10 +401,15 @@ function blockText(block: unknown): string {
   if (!isRecord(block)) return "";
   const kind = block.type;
   if (kind === "text") return str(block.text) ?? "";
-  if (kind === "resource_link") return `[resource: ${str(block.name) || str(block.uri) || ""}]`;
+  // A resource by its name (a variable's, a file's), never its raw URI.
+  if (kind === "resource_link") {
+    const uri = str(block.uri);
+    return `[${str(block.name) || (uri && resourceName(uri)) || kind}]`;
+  }
   if (kind === "resource") {
     const inner = block.resource;
-    return `[resource: ${(isRecord(inner) && str(inner.uri)) || ""}]`;
+    const uri = isRecord(inner) ? str(inner.uri) : null;
+    return `[${(uri && resourceName(uri)) || kind}]`;
   }
   return typeof kind === "string" ? `[${kind}]` : "";
 }

@@ -247,6 +247,8 @@ const en = {
   questionAnswered: "Answer sent",
   questionDeclined: "Question declined",
   chatWaiting: "{chat} · waiting for you",
+  earlierHidden: "This cell's turn: the chat's other messages are not shown here.",
+  showWholeChat: "Show the whole chat",
 };
 
 export type StringKey = keyof typeof en;
@@ -489,6 +491,8 @@ const zh: Strings = {
   questionAnswered: "已发送回答",
   questionDeclined: "已拒绝提问",
   chatWaiting: "{chat} · 等待你的回答",
+  earlierHidden: "这个单元格的一轮对话：会话中的其他消息未在此显示。",
+  showWholeChat: "显示整个会话",
 };
 
 export type Locale = "en" | "zh";

@@ -12,12 +12,17 @@ export interface MountedChat {
   dispose(): void;
 }
 
-/** `onGone` runs once the chat is gone from the server (CHAT_GONE), with the server's why. */
+/**
+ * `onGone` runs once the chat is gone from the server (CHAT_GONE), with the server's why;
+ * `fromItem`, `toItem`: the view shows that part of the chat (ViewOptions).
+ */
 export function mountChat(
   model: WidgetModel,
   t: Translate,
   options: ClientOptions = {},
   onGone?: (why: string | null) => void,
+  fromItem?: number,
+  toItem = 0,
 ): MountedChat {
   let status: LinkStatus = "waiting";
   let waiters: ((up: boolean) => void)[] = [];
@@ -37,6 +42,8 @@ export function mountChat(
     request: (body) => client.request(body),
     draftKey: String(model.get("chat_id") ?? ""),
     chatId: String(model.get("chat_id") ?? ""),
+    ...(fromItem === undefined ? {} : { fromItem }),
+    toItem,
   });
   const client = new ChatClient(
     model,

@@ -47,6 +47,14 @@ export interface ViewOptions {
   observe?: ObserverFactory;
   /** The chat's id: the page's notices of a waiting question name it (lab_hooks.ts). */
   chatId?: string;
+  /**
+   * Shows the items from this place in the whole chat on (the items the fold dropped
+   * counted), with a button for the whole chat: `%%agent`'s view of its own turn.
+   * Absent: the whole chat.
+   */
+  fromItem?: number;
+  /** With fromItem: where the view's items end (its turn's end); 0 while it runs. */
+  toItem?: number;
 }
 
 interface ItemView {
@@ -142,6 +150,11 @@ export class ChatView {
   private cut = 0;
   /** Says that the fold dropped earlier items (it is bounded, see fold.ts). */
   private readonly droppedNote = el("div", "acpnb-dropped");
+  /** See ViewOptions.fromItem and toItem. */
+  private fromItem: number | null;
+  private toItem: number;
+  /** Says that the items before fromItem are not shown, with a button that shows them. */
+  private readonly earlier = el("div", "acpnb-earlier");
   /** The page new items go to (see PAGE_ITEMS). */
   private page: HTMLElement | null = null;
   /** Items whose text is still being shown in steps (as many a frame as the budget allows). */
@@ -219,9 +232,17 @@ export class ChatView {
     this.queue = new QueuePanel(this.t, options.request);
     this.signIn = new SignInPanel(this.t, options.request);
     this.droppedNote.hidden = true;
+    this.fromItem = options.fromItem === undefined ? null : Math.max(0, options.fromItem);
+    this.toItem = Math.max(0, options.toItem ?? 0);
+    const whole = el("button", "acpnb-btn acpnb-whole-chat", this.t("showWholeChat"));
+    whole.type = "button";
+    whole.addEventListener("click", () => this.showWholeChat());
+    this.earlier.append(el("span", undefined, this.t("earlierHidden")), " ", whole);
+    this.earlier.hidden = this.fromItem === null;
     this.el.append(
       this.header.el,
       this.droppedNote,
+      this.earlier,
       this.transcript,
       this.plan.el,
       this.signIn.el,
@@ -370,7 +391,8 @@ export class ChatView {
     if (reset) {
       this.rebuild = false;
       this.views = [];
-      this.base = whole ? 0 : this.tailStart();
+      const start = Math.max(this.floor(), whole ? 0 : this.tailStart());
+      this.base = Math.min(this.ceiling(), start);
       this.unfinished = new Set();
       this.keyed = new Map();
       this.page = null;
@@ -387,7 +409,8 @@ export class ChatView {
     const updated = new Set(this.unfinished);
     if (last?.grows) updated.add(last);
     for (const view of updated) view.update(deadline);
-    for (let i = this.base + this.views.length; i < items.length; i++) {
+    const end = this.ceiling();
+    for (let i = this.base + this.views.length; i < end; i++) {
       const view = this.createView(items[i] as Item);
       this.pageFor(i).append(view.el);
       this.views.push(view);
@@ -395,7 +418,7 @@ export class ChatView {
       updated.add(view);
     }
     // The earlier pages, a page at least a frame, not in the reset's own frame.
-    while (this.base > 0 && (whole || !reset)) {
+    while (this.base > this.floor() && (whole || !reset)) {
       this.buildPageBefore(updated, deadline);
       if (!whole && performance.now() >= deadline) break;
     }
@@ -437,7 +460,7 @@ export class ChatView {
         box.scrollTop = bottom;
       }
     }
-    if (this.unfinished.size === 0 && this.base === 0) return null;
+    if (this.unfinished.size === 0 && this.base <= this.floor()) return null;
     this.requestFrame();
     return budget;
   }
@@ -461,9 +484,36 @@ export class ChatView {
     return start - (start % PAGE_ITEMS);
   }
 
+  /** The first item this view shows: fromItem, where the fold holds it now (or will). */
+  private floor(): number {
+    return Math.max(0, (this.fromItem ?? 0) - (this.state.dropped?.items ?? 0));
+  }
+
+  /** The item after the last one this view shows: toItem's place now, else the end. */
+  private ceiling(): number {
+    const items = this.state.items.length;
+    if (this.fromItem === null || this.toItem === 0) return items;
+    return Math.min(items, Math.max(0, this.toItem - (this.state.dropped?.items ?? 0)));
+  }
+
+  /** The view's turn has ended at `toItem` (ViewOptions.toItem): later items are not its. */
+  endAt(toItem: number): void {
+    if (this.fromItem === null || toItem === this.toItem) return;
+    this.toItem = Math.max(0, toItem);
+    this.reset();
+  }
+
+  /** Shows the chat's other items too (fromItem's button). */
+  private showWholeChat(): void {
+    this.fromItem = null;
+    this.toItem = 0;
+    this.earlier.hidden = true;
+    this.reset();
+  }
+
   /** Builds the page of items before `base` and puts it first (see TAIL_ITEMS). */
   private buildPageBefore(updated: Set<ItemView>, deadline: number): void {
-    const start = this.base - PAGE_ITEMS;
+    const start = Math.max(this.floor(), this.base - PAGE_ITEMS);
     const page = el("div", "acpnb-page");
     const views = this.state.items.slice(start, this.base).map((item) => this.createView(item));
     for (const view of views) {
@@ -496,6 +546,8 @@ export class ChatView {
     for (const [key, view] of this.keyed) if (gone.has(view)) this.keyed.delete(key);
     this.views = this.views.filter((view) => !gone.has(view));
     this.base = old.slice(0, this.base).filter((item) => live.has(item)).length;
+    // A view from a turn on that has built nothing yet still waits for that turn's items.
+    if (this.views.length === 0) this.base = Math.max(this.base, this.floor());
     for (const page of [...this.transcript.children]) {
       if (page.childElementCount === 0) page.remove();
     }

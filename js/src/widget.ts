@@ -18,12 +18,24 @@ function readSnapshot(model: WidgetModel): unknown {
   }
 }
 
+/**
+ * A `%%agent` view's (`TurnView`) `from_item` or `to_item` trait; undefined for a chat's
+ * own model, which has none (the whole chat).
+ */
+function place(model: WidgetModel, trait: "from_item" | "to_item"): number | undefined {
+  const value = Number(model.get(trait));
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 function liveChat(model: WidgetModel): Live {
   const t = translator(resolveLocale(String(model.get("locale") ?? "")));
-  const chat = mountChat(model, t);
+  const from = place(model, "from_item");
+  const chat = mountChat(model, t, {}, undefined, from, place(model, "to_item") ?? 0);
   const { view, client } = chat;
   const onSnapshot = (): void => view.paint(readSnapshot(model));
+  const onEnd = (): void => view.endAt(place(model, "to_item") ?? 0);
   model.on("change:snapshot", onSnapshot);
+  model.on("change:to_item", onEnd);
   onSnapshot();
   view.showLocalReason(String(model.get("local_reason") ?? ""));
   client.start();
@@ -32,13 +44,16 @@ function liveChat(model: WidgetModel): Live {
     shown: () => view.refocus(),
     dispose(): void {
       model.off("change:snapshot", onSnapshot);
+      model.off("change:to_item", onEnd);
       chat.dispose();
     },
   };
 }
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
-  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}`;
+  // A view from one turn on is a view of its own, not the whole chat's.
+  const from = place(model, "from_item");
+  const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from === undefined ? "" : `@${from}`}`;
   const { live, release } = acquire(key, () => liveChat(model));
   el.append(live.el);
   live.shown?.();

@@ -282,6 +282,62 @@ describe("streaming", () => {
     expect([...transcript.children].map((page) => page.children.length)).toEqual([2]);
   });
 
+  it("shows a %%agent cell's turn only, by its place in the whole chat, and the rest on a click", () => {
+    const { view, frames } = framed({ fromItem: 2 });
+    const turn = (n: number): StreamEvent[] => [
+      ev({ kind: "turn_started", prompt: `q${n}` }),
+      ev({ kind: "agent_error", message: `a${n}` }),
+    ];
+    const texts = (): (string | undefined)[] =>
+      [...view.el.querySelectorAll(".acpnb-transcript .acpnb-item")].map((n) =>
+        n.textContent?.trim(),
+      );
+    // A page reload: the whole history comes as a reset, the cell's turn after the first.
+    view.apply([ready(), ...turn(1), ...turn(2)], true);
+    view.setConnected(true);
+    for (const frame of frames.splice(0)) frame();
+    expect(texts()).toEqual(["q2", "a2"]);
+    const earlier = q(view, ".acpnb-earlier");
+    expect(earlier.hidden).toBe(false);
+    expect(earlier.textContent).toContain("other messages are not shown here");
+    view.apply(turn(3), false);
+    view.flush();
+    expect(texts()).toEqual(["q2", "a2", "q3", "a3"]);
+    // Its turn ended after its fourth item: the next turn is not its.
+    view.endAt(4);
+    view.apply(turn(4), false);
+    view.flush();
+    expect(texts()).toEqual(["q2", "a2"]);
+    q<HTMLButtonElement>(view, ".acpnb-whole-chat").click();
+    view.flush();
+    expect(texts()).toEqual(["q1", "a1", "q2", "a2", "q3", "a3", "q4", "a4"]);
+    expect(earlier.hidden).toBe(true);
+  });
+
+  it("counts the items the fold dropped when it finds a turn's place", () => {
+    const { view } = framed({ fromItem: 4 });
+    let state = initialState(4, 1_000_000);
+    for (const event of [
+      ev({ kind: "turn_started", prompt: "q1" }),
+      ev({ kind: "agent_error", message: "a1" }),
+      ev({ kind: "turn_started", prompt: "q2" }),
+      ev({ kind: "agent_error", message: "a2" }),
+      ev({ kind: "turn_started", prompt: "q3" }),
+      ev({ kind: "agent_error", message: "a3" }),
+    ]) {
+      state = fold(state, event);
+    }
+    // The fold kept the last 4 of 6 items: the view's fifth item is the third kept.
+    const kept = snapshot(state);
+    expect(kept.dropped?.items).toBe(2);
+    view.apply([], true, kept);
+    view.flush();
+    const texts = [...view.el.querySelectorAll(".acpnb-transcript .acpnb-item")].map((n) =>
+      n.textContent?.trim(),
+    );
+    expect(texts).toEqual(["q3", "a3"]);
+  });
+
   it("removes the items the bounded fold dropped, keeps a pending card, and says so", () => {
     const { view } = setup();
     current = view;

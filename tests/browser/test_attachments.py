@@ -96,14 +96,14 @@ def test_a_pasted_image_reaches_the_agent(
     page.evaluate(PASTE, [png(2000, 1000), "image/png", "screenshot.png"])
     chip = composer.locator(".acpnb-attachment")
     expect(chip).to_have_count(1)
-    expect(chip).to_contain_text("screenshot.png · PNG 1568x784")
+    expect(chip).to_contain_text("screenshot.png · PNG 1568×784")
     expect(chip.locator("img.acpnb-thumbnail")).to_have_count(1)
 
     send(page, "what is in this picture?")
     expect(agent_text(page)).to_contain_text("You said: what is in this picture?")
     received = widget.locator(".acpnb-agent", has_text="Received:")
-    expect(received).to_contain_text("image image/png:")
-    expect(received).to_contain_text("PNG 1568x784")
+    expect(received).to_contain_text("image: ")
+    expect(received).to_contain_text("PNG 1568×784")
     expect(composer.locator(".acpnb-attachment")).to_have_count(0)
     user = widget.locator(".acpnb-user").last
     expect(user).to_contain_text("what is in this picture?")
@@ -112,7 +112,7 @@ def test_a_pasted_image_reaches_the_agent(
 
     # A dropped image is attached the same way.
     page.evaluate(DROP, [png(20, 10), "image/png", "dropped.png"])
-    expect(composer.locator(".acpnb-attachment")).to_contain_text("dropped.png · PNG 20x10")
+    expect(composer.locator(".acpnb-attachment")).to_contain_text("dropped.png · PNG 20×10")
     assert page_log.errors == [] and page_log.dialogs == []
 
 
@@ -138,19 +138,20 @@ def test_at_df_completes_and_attaches_the_frame(
     box.press("Enter")  # picks the highlighted one, does not send
     expect(box).to_have_value("which city is warmer in @df ")
     chip = widget.locator(".acpnb-composer .acpnb-attachment")
-    expect(chip).to_contain_text("df · DataFrame 2x2")
+    expect(chip).to_contain_text("df · DataFrame 2×2")
 
     # A pasted image goes along with the mention.
     page.evaluate(PASTE, [png(40, 30), "image/png", "plot.png"])
     expect(chip).to_have_count(2)
     box.press("Enter")
     received = widget.locator(".acpnb-agent", has_text="Received:")
-    expect(received).to_contain_text("resource notebook://variables/df")
-    expect(received).to_contain_text("pandas DataFrame df: 2 rows x 2 columns")
-    expect(received).to_contain_text("PNG 40x30")
+    # Each attachment by its name and shape, no URI.
+    expect(received).to_contain_text("df: pandas DataFrame df: 2 rows × 2 columns")
+    expect(received).not_to_contain_text("notebook://")
+    expect(received).to_contain_text("PNG 40×30")
     user = widget.locator(".acpnb-user").last
     expect(user.locator(".acpnb-attachment")).to_have_count(2)
-    expect(user).to_contain_text("df · DataFrame 2x2")
+    expect(user).to_contain_text("df · DataFrame 2×2")
     expect(user.locator("img.acpnb-thumbnail")).to_have_count(1)
     expect(widget.locator(".acpnb-status")).to_have_text("idle")
     # (Reopened below, the page asks for the ended kernel's chats and logs that 404.)
@@ -167,11 +168,11 @@ def test_at_df_completes_and_attaches_the_frame(
     # the static transcript, as chips in the saved chat the notebook shows when reopened.
     nb = nbformat.read(server.root / filename, as_version=4)
     [output] = [o for o in nb.cells[0].outputs if SAVED_MIME in o.get("data", {})]
-    assert "df · DataFrame 2x2" in output["data"]["text/html"]
-    assert "plot.png · PNG 40x30" in output["data"]["text/html"]
+    assert "df · DataFrame 2×2" in output["data"]["text/html"]
+    assert "plot.png · PNG 40×30" in output["data"]["text/html"]
     server.shut_down_kernel(filename)
     open_notebook(page, server, filename)
     saved = cell(page, 0).locator(".jp-OutputArea-output")
     expect(saved.locator(".acpnb-continue")).to_be_visible()
     chips = saved.locator(".acpnb-user .acpnb-attachment")
-    expect(chips).to_have_text(["📎df · DataFrame 2x2", "🖼plot.png · PNG 40x30"])
+    expect(chips).to_have_text(["📎df · DataFrame 2×2", "🖼plot.png · PNG 40×30"])

@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import Page, Request, Route, expect
 
-from tests.support.lab import JupyterServer, chat, open_notebook, run_cell, write_notebook
+from tests.support.lab import JupyterServer, cell, chat, open_notebook, run_cell, write_notebook
 
 CELLS = [
     "from acp_notebook import Chat\n"
@@ -63,3 +63,34 @@ def test_without_the_static_file_the_kernel_sends_the_code(
     run_cell(page, 0)
     run_cell(page, 1)
     _ready(page, 0)
+
+
+MAGIC_CELLS = [
+    "%load_ext acp_notebook\n"
+    "from acp_notebook import Chat\n"
+    "chat = Chat('demo', env={'ACP_DEMO_DELAY': '0'})\n"
+    "chat",
+    "%%agent\nfirst question",
+    "%%agent\nsecond question",
+]
+
+
+def test_an_agent_cell_shows_its_own_turn(page: Page, server: JupyterServer) -> None:
+    """Each %%agent cell's view (a model of its own, with the chat's code) shows the turn
+    its prompt started; the rest of the chat is a click away."""
+    open_notebook(page, server, write_notebook(server, "agent-cells", MAGIC_CELLS))
+    whole = run_cell(page, 0).locator(".acpnb-root")
+    first = run_cell(page, 1).locator(".acpnb-root")
+    second = run_cell(page, 2).locator(".acpnb-root")
+    expect(second.locator(".acpnb-agent")).to_have_count(1, timeout=60_000)
+    expect(second.locator(".acpnb-user")).to_have_text(["second question"])
+    expect(first.locator(".acpnb-user")).to_have_text(["first question"])
+    expect(whole.locator(".acpnb-user")).to_have_text(["first question", "second question"])
+    earlier = second.locator(".acpnb-earlier")
+    expect(earlier).to_contain_text("other messages are not shown here")
+    expect(whole.locator(".acpnb-earlier")).to_be_hidden()
+    # The cell's value, the Turn, is not shown again under its view.
+    expect(cell(page, 2).locator(".jp-OutputArea-executeResult")).to_have_count(0)
+    earlier.get_by_role("button", name="Show the whole chat").click()
+    expect(second.locator(".acpnb-user")).to_have_text(["first question", "second question"])
+    expect(earlier).to_be_hidden()

@@ -115,3 +115,56 @@ async def test_a_page_continues_only_what_the_agent_lists_here(
     assert failure.value.code == 400 and failure.value.response is not None
     message = json.loads(failure.value.response.body)["message"]
     assert message == f"loadSessionId: the agent lists no session 'demo-0123' in {cwd}"
+
+
+async def test_one_live_chat_per_session_between_a_page_and_the_kernel(
+    start_kernel: Any,
+    cells: Any,
+    jp_fetch: Any,
+    jp_root_dir: Any,
+    extension: Any,
+    monkeypatch: Any,
+) -> None:
+    """The quickstart's end: a chat closed, the page's Continue on its saved output, then
+    the notebook's resume cell. Both reach the one chat on the session, not two agents."""
+    for name, value in DEMO.items():  # the page's chat is started by the server
+        monkeypatch.setenv(name, value)
+    kernel_id = await start_kernel()
+    kernel = await cells(kernel_id)
+    cwd = str(jp_root_dir.resolve())
+    out = await kernel.run(
+        "from acp_notebook.kernel.chat import Chat\n"
+        f"chat = Chat('demo', env={DEMO!r}, cwd={cwd!r})\n"
+        "chat.wait(chat.send_prompt('hello there'), timeout=30)\n"
+        "sid = chat.state['agent']['sessionId']\n"
+        "chat.close()\n"
+        "print('sid:' + sid)\n"
+    )
+    session_id = out.split("sid:", 1)[1].split()[0]
+
+    async def page_continues() -> str:
+        body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "loadSessionId": session_id}
+        response = await jp_fetch(
+            "acp-notebook", "api", "chats", method="POST", body=json.dumps(body)
+        )
+        assert response.code == 201
+        return str(json.loads(response.body)["chatId"])
+
+    continued = await page_continues()
+    out = await kernel.run(
+        f"again = Chat.resume(sid, 'demo', env={DEMO!r}, cwd={cwd!r})\n"
+        "turn = again.wait(again.send_prompt('think'), timeout=30)\n"
+        "print('resumed:' + again.chat_id, turn.ok, again.state['items'][0]['text'])\n"
+        # Asked again in the kernel: the same object.
+        f"print('same:', Chat.resume(sid, 'demo', cwd={cwd!r}) is again)\n"
+    )
+    assert f"resumed:{continued} True hello there" in out, out
+    assert "same: True" in out, out
+    assert await page_continues() == continued  # a second Continue shows it too
+    hub = extension.hubs.attach(kernel_id)
+    live = [c for c in hub.chats.values() if c.session.session_id == session_id]
+    assert len(live) == 1
+
+    # Once that chat has ended, Continue opens a new one on the session.
+    await kernel.run("again.close()\n")
+    assert await page_continues() != continued

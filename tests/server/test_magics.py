@@ -38,10 +38,13 @@ async def test_a_magic_cell_answers_a_card_over_the_comm_while_it_awaits(
         },
     )
     await kernel.finished(cell)
-    (result,) = kernel.of(cell, "execute_result")
-    assert result["data"]["text/plain"].startswith("<Turn 1: end_turn,")
+    # The chat under the cell shows the turn: its value is not shown again, and is `_`.
+    assert kernel.of(cell, "execute_result") == []
     resolved = [e for e in kernel.events(cell) if e["kind"] == "elicitation_resolved"]
     assert resolved[0]["outcome"] == "accepted"
+    value = kernel.client.execute("print(repr(_))")
+    await kernel.finished(value)
+    assert kernel.of(value, "stream")[0]["text"].startswith("<Turn 1: end_turn,")
 
 
 @pytest.mark.parametrize("awaited", [True, False])
@@ -56,18 +59,30 @@ async def test_magic_forms(local_frontend: Frontend, awaited: bool) -> None:
     setup = kernel.client.execute(code)
     await kernel.finished(setup)
     first = kernel.client.execute("%%agent demo\nhello")
-    await kernel.finished(first)
+    await kernel.finished(first, timeout=120)
+
+    def views(cell: str) -> list[int]:
+        """The from_item of each chat view the cell displayed (%%agent's TurnView)."""
+        opened = [c["data"]["state"] for c in kernel.of(cell, "comm_open")]
+        return [state["from_item"] for state in opened if "from_item" in state]
+
+    assert views(first) == [0]
+    count = kernel.client.execute("print(len(acp_notebook.Chat.opened()[0].state['items']))")
+    await kernel.finished(count, timeout=120)
+    first_turn = int(kernel.of(count, "stream")[0]["text"])
     second = kernel.client.execute(
         "t = %agent --attach frame what is in it?\n"
         "print(json.dumps({'turn': t.number, 'text': t.text, "
         "'chats': len(acp_notebook.Chat.opened())}))"
     )
-    await kernel.finished(second)
+    await kernel.finished(second, timeout=120)
     out = json.loads("".join(c["text"] for c in kernel.of(second, "stream")))
     assert out["turn"] == 2 and out["chats"] == 1
-    assert "resource notebook://variables/frame" in out["text"]
+    # The second prompt's view starts after the first turn's items.
+    assert first_turn >= 2 and views(second) == [first_turn]
+    assert "- frame: pandas DataFrame `frame`: 2 rows × 1 columns" in out["text"]
     third = kernel.client.execute("%%agent --new\nhi")
-    await kernel.finished(third)
+    await kernel.finished(third, timeout=120)
     fourth = kernel.client.execute("%%agent --bogus\nhi")
     await kernel.until(lambda: kernel.of(fourth, "error"))
     assert "unknown option --bogus" in kernel.of(fourth, "error")[0]["evalue"]

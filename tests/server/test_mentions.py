@@ -33,7 +33,7 @@ async def test_mentions_in_server_mode_while_a_cell_blocks(
     picked = await tab.request({"type": "chat:mention", "chatId": ids["chat"], "name": "df"})
     assert picked["accepted"], picked
     attachment = picked["attachment"]
-    assert attachment["label"] == "df · DataFrame 2x2"
+    assert attachment["label"] == "df · DataFrame 2×2"
     text = attachment["block"]["resource"]["text"]
     assert "city: " in text and "Oslo,3" in text
 
@@ -45,7 +45,7 @@ async def test_mentions_in_server_mode_while_a_cell_blocks(
     ack = await tab.prompt(ids["chat"], "which is warmer?", attachments=[attachment])
     assert ack["accepted"], ack
     await tab.event(ids["chat"], "turn_ended", turn=1)
-    assert "- resource notebook://variables/df" in tab.text(ids["chat"])
+    assert "- df: pandas DataFrame `df`: 2 rows × 2 columns" in tab.text(ids["chat"])
 
 
 async def test_mentions_in_local_mode_over_the_comm(local_frontend: Frontend) -> None:
@@ -90,7 +90,7 @@ async def test_a_full_size_image_travels_both_sockets(
         timeout=60,
     )
     text = json.loads(out.split("text:", 1)[1])
-    assert "- image image/png: 1,050,000 bytes" in text
+    assert "- image: 1,050,000 bytes" in text
 
     tab = await browser(kernel_id, ids["chat"])
     data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(1_050_000 - 8)).decode()
@@ -99,7 +99,7 @@ async def test_a_full_size_image_travels_both_sockets(
     assert ack["accepted"], ack
     await tab.event(ids["chat"], "turn_ended", turn=2)
     await tab.resync(ids["chat"])  # both turns
-    assert tab.text(ids["chat"]).count("- image image/png: 1,050,000 bytes") == 2
+    assert tab.text(ids["chat"]).count("- image: 1,050,000 bytes") == 2
 
     over = {**image, "block": {**image["block"], "data": data + "AAAA" * 200}}
     refused = await tab.prompt(ids["chat"], "too big", attachments=[over])

@@ -69,8 +69,10 @@ async def kernel() -> AsyncIterator[Kernel]:
 async def test_variables_answer_while_a_cell_runs(kernel: Kernel) -> None:
     await kernel.cells.run(
         "import pandas as pd\n"
+        "from math import sqrt\n"
         "sales = pd.DataFrame({'region': ['north', 'south'], 'revenue': [10.5, 20.25]})\n"
         "count = 3\n"
+        "def tidy(frame):\n    return frame\n"
     )
     busy = kernel.cells.execute("import time; time.sleep(30)")
     await asyncio.sleep(0.5)
@@ -82,6 +84,10 @@ async def test_variables_answer_while_a_cell_runs(kernel: Kernel) -> None:
     assert "sales: pandas.DataFrame, (2, 2)" in listing
     assert "region (" in listing and "revenue (float64)" in listing
     assert "count: int" in listing and "pd:" not in listing and "time:" not in listing
+    # The notebook's own function is the user's; the imported Chat class, the chat itself,
+    # an imported function and IPython's In/Out/_ are not.
+    names = [line.split(":")[0] for line in listing.splitlines()]
+    assert names == ["count", "sales", "tidy"], listing
     inspected = await kernel.tool("inspect_variable", name="sales")
     assert "## columns\nregion:" in inspected and "revenue: float64" in inspected
     assert "## describe" in inspected and "20.25" in inspected
