@@ -17,7 +17,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, cast
 
 import anywidget
@@ -137,16 +136,12 @@ def _elicitation_answer(
     return {"type": "chat:elicitation.respond", "requestId": request_id, "action": action, **answer}
 
 
-def _css() -> str | Path:
-    css = widget_code.STATIC / "widget.css"
-    return css if css.exists() else ""
-
-
 class Chat(anywidget.AnyWidget):
     """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
 
-    _esm = widget_code.bundle_esm()  # a chat in server mode carries the loader instead
-    _css = _css()
+    # A chat in server mode carries the loader instead. The stylesheet is in the bundle,
+    # which adds it to the page once (not per model, after the lab extension's copy).
+    _esm = widget_code.bundle_esm()
 
     chat_id = traitlets.Unicode("").tag(sync=True)
     kernel_id = traitlets.Unicode("").tag(sync=True)

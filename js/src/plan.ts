@@ -45,6 +45,8 @@ export class PlanPanel {
         const status = planStatus(entry.status);
         const item = el("li", `acpnb-plan-item acpnb-plan-${status}`);
         const mark = el("span", "acpnb-plan-mark", MARKS[status].mark);
+        // A symbol with a name: an aria-label needs a role (a plain span may not have one).
+        mark.setAttribute("role", "img");
         mark.setAttribute("aria-label", this.t(MARKS[status].key));
         item.append(mark, bdi(str(entry.content) ?? "", "acpnb-plan-content"));
         return item;
