@@ -12,7 +12,7 @@ import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
 import { hasKey, type Translate } from "./i18n";
-import { AgentItem, PlainItem, ThoughtItem } from "./items";
+import { AgentItem, ErrorItem, ThoughtItem, UserItem } from "./items";
 import { PlanPanel } from "./plan";
 import { canSteer, QueuePanel } from "./queue";
 import { TerminalPane } from "./terminal";
@@ -532,15 +532,17 @@ export class ChatView {
   private createView(item: Item): ItemView {
     const { t } = this;
     switch (item.type) {
-      case "user":
       case "error": {
-        // A prompt's attachments never change: shown once, under its text.
-        const attached = item.type === "user" ? item.attachments : undefined;
-        const view = new PlainItem(item.type, attached && attachmentChips(attached));
+        const view = new ErrorItem();
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
+      case "user":
       case "agent": {
-        const view = new AgentItem(t);
+        // A prompt's attachments never change: shown once, under its text.
+        const view =
+          item.type === "agent"
+            ? new AgentItem(t)
+            : new UserItem(item.attachments && attachmentChips(item.attachments));
         return {
           el: view.el,
           grows: true,
