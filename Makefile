@@ -22,8 +22,10 @@ bench: setup
 
 AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
 	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json
+# axe-core, which the browser tests' accessibility check loads into pages.
+BROWSER_MODULES := tests/browser/node_modules/.package-lock.json
 
-setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES)
+setup: $(STAMP) js/node_modules/.package-lock.json $(AGENT_MODULES) $(BROWSER_MODULES)
 	$(BIN)/python scripts/ensure_chromium.py
 
 $(STAMP): pyproject.toml js/package.json
@@ -43,7 +45,7 @@ js/node_modules/.package-lock.json: js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 	cd js && npm run build
 
-# The real agents the issue-6 tests drive, each pinned by its own lock.
+# The real agents the issue-6 tests drive and the browser tests' axe-core, each pinned by its own lock.
 tests/%/node_modules/.package-lock.json: tests/%/package-lock.json
 	cd tests/$* && npm ci --no-audit --no-fund
 
