@@ -33,12 +33,14 @@ bench: setup
 
 AGENT_MODULES := tests/claude/node_modules/.package-lock.json \
 	tests/codex/node_modules/.package-lock.json tests/opencode/node_modules/.package-lock.json
+# axe-core, which the browser tests' accessibility check loads into pages.
+BROWSER_MODULES := tests/browser/node_modules/.package-lock.json
 
 # The demo: Python, JupyterLab and the widget's build (Node for the build only).
 demo-setup: js/node_modules/.package-lock.json $(DEMO_STAMP)
 
 # The tests: the real agents' npm packages and Chromium too.
-setup: demo-setup $(STAMP) $(AGENT_MODULES)
+setup: demo-setup $(STAMP) $(AGENT_MODULES) $(BROWSER_MODULES)
 	$(BIN)/python scripts/ensure_chromium.py
 
 # After npm ci and the build: the editable install then finds the widget built (its
@@ -64,7 +66,7 @@ js/node_modules/.package-lock.json: js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 	cd js && npm run build
 
-# The real agents the issue-6 tests drive, each pinned by its own lock.
+# The real agents the issue-6 tests drive and the browser tests' axe-core, each pinned by its own lock.
 tests/%/node_modules/.package-lock.json: tests/%/package-lock.json
 	cd tests/$* && npm ci --no-audit --no-fund
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acp_notebook.kernel.widget_code import STATIC, bundle_text
+from acp_notebook.kernel.widget_code import bundle_text
 from tests.support.lab import run_cell, save
 
 from .browser import OPEN_CHAT, chromium, notebook_page, wait_ready
@@ -32,11 +32,6 @@ def _cells(count: int) -> list[str]:
         "import json\n"
         "print('sizes:' + json.dumps([len(json.dumps(chat.snapshot)), len(json.dumps(chat.state))]))",
     ]
-
-
-def _css_text() -> str:
-    css = STATIC / "widget.css"
-    return css.read_text() if css.exists() else ""
 
 
 def _text(value: str | list[str]) -> str:
@@ -73,9 +68,7 @@ def run(ctx: Context) -> list[Row]:
     assert widgets, "no widget state in the saved notebook"
     saved = len(json.dumps(widgets))
     models = [m.get("state", {}) for m in widgets.get("state", {}).values()]
-    code = sum(
-        len(json.dumps(m.get("_esm", ""))) + len(json.dumps(m.get("_css", ""))) for m in models
-    )
+    code = sum(len(json.dumps(m.get("_esm", ""))) for m in models)
     stdout = "".join(_text(o.get("text", "")) for o in nb["cells"][2]["outputs"])
     trait, full = json.loads(stdout.split("sizes:", 1)[1])
     readable = stream_text(count).strip() in _html(nb)
@@ -84,7 +77,7 @@ def run(ctx: Context) -> list[Row]:
     unabridged = saved - trait + full
     # One chat's model, and what it was when every model carried the whole bundle.
     chat_model = max(len(json.dumps(m)) for m in models if "_esm" in m)
-    bundled = chat_model - code + len(json.dumps(bundle_text())) + len(json.dumps(_css_text()))
+    bundled = chat_model - code + len(json.dumps(bundle_text()))
     per_chat = chat_model - trait  # what each further chat adds besides its own transcript
     return [
         Row(

@@ -177,8 +177,9 @@ def _agent_name(agent: str | None, command: Sequence[str] | None) -> str:
 class Chat(anywidget.AnyWidget):
     """An agent conversation: ``Chat("claude-code")``, ``Chat(command=[...])``."""
 
-    _esm = widget_code.bundle_esm()  # a chat in server mode carries the loader instead
-    _css = widget_code.css()
+    # A chat in server mode carries the loader instead. The stylesheet is in the bundle,
+    # which adds it to the page once (not per model, after the lab extension's copy).
+    _esm = widget_code.bundle_esm()
 
     chat_id = traitlets.Unicode("").tag(sync=True)
     kernel_id = traitlets.Unicode("").tag(sync=True)

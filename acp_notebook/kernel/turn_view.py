@@ -35,13 +35,12 @@ class TurnView(anywidget.AnyWidget):
     to_item = traitlets.Int(0).tag(sync=True)
 
     _esm = widget_code.bundle_esm()
-    _css = widget_code.css()
 
     def __init__(self, chat: Chat, from_item: int) -> None:
         super().__init__(
             _esm=chat._esm,  # the chat's: the bundle, or in server mode its loader
-            # The chat's code and stylesheet, under the chat's anywidget id: anywidget
-            # adds a page's stylesheet once per id.
+            # The chat's code, under the chat's anywidget id (the bundle adds the page's
+            # stylesheet once, whichever view loads first).
             _anywidget_id=f"{type(chat).__module__}.{type(chat).__name__}",
             chat_id=chat.chat_id,
             kernel_id=chat.kernel_id,

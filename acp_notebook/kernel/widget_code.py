@@ -78,12 +78,6 @@ def bundle_esm() -> str | Path:
     return BUNDLE if BUNDLE.exists() else NOT_BUILT
 
 
-def css() -> str | Path:
-    """The class default of ``_css``: the built stylesheet, if there is one."""
-    sheet = STATIC / "widget.css"
-    return sheet if sheet.exists() else ""
-
-
 def server_esm() -> str | None:
     """A server-mode chat's ``_esm``: the loader, where there is a bundle to load."""
     return loader() if BUNDLE.exists() else None

@@ -8,21 +8,13 @@ import { hasKey, type Translate, tIsolated } from "./i18n";
 import { BreakingText } from "./longtext";
 import { MarkdownStream } from "./markdown";
 
-/**
- * Plain text that only grows (user messages, errors): appended in place. `below` (a
- * prompt's attachments) is shown under the text and never changes.
- */
-export class PlainItem {
-  readonly el: HTMLElement;
-  private readonly text: BreakingText;
+/** An error's text, which only grows: appended in place. */
+export class ErrorItem {
+  readonly el = el("div", "acpnb-item acpnb-error");
+  private readonly text = new BreakingText(this.el);
 
-  constructor(kind: "user" | "error", below?: HTMLElement) {
-    this.el = el("div", `acpnb-item acpnb-${kind}`);
-    if (kind === "error") this.el.setAttribute("role", "alert");
-    // Setting the text replaces its node's children: what is below it has a node apart.
-    const text = below === undefined ? this.el : this.el.appendChild(el("span"));
-    this.text = new BreakingText(text);
-    if (below !== undefined) this.el.append(below);
+  constructor() {
+    this.el.setAttribute("role", "alert");
   }
 
   /** `text` only grows (the fold appends to it): only its new part is read. */
@@ -31,17 +23,19 @@ export class PlainItem {
   }
 }
 
-/** Agent text: Markdown, rendered (sanitized) at most once per frame when it grew. */
-export class AgentItem {
-  readonly el = el("div", "acpnb-item acpnb-agent acpnb-markdown");
+/** Markdown text in `box`, rendered (sanitized) at most once per frame when it grew. */
+class MarkdownItem {
   private readonly markdown: MarkdownStream;
   private shown = -1;
-
-  constructor(t: Translate) {
-    this.markdown = new MarkdownStream(this.el, (blocks) => decorateCodeBlocks(blocks, t));
-  }
-
   private complete = true;
+
+  constructor(
+    readonly el: HTMLElement,
+    box: HTMLElement,
+    decorate?: (blocks: DocumentFragment) => void,
+  ) {
+    this.markdown = new MarkdownStream(box, decorate);
+  }
 
   /**
    * Shows `text`, in steps until the time `until` (see MarkdownStream.update). It only
@@ -56,6 +50,28 @@ export class AgentItem {
   /** Whether part of a long text still waits for its step (see MarkdownStream). */
   get unfinished(): boolean {
     return !this.complete;
+  }
+}
+
+/** Agent text, its code blocks with the widget's buttons. */
+export class AgentItem extends MarkdownItem {
+  constructor(t: Translate) {
+    const box = el("div", "acpnb-item acpnb-agent acpnb-markdown");
+    super(box, box, (blocks) => decorateCodeBlocks(blocks, t));
+  }
+}
+
+/**
+ * A prompt: Markdown like an answer ("Ask the agent" sends code fences), sanitized the
+ * same way. `below` (its attachments) is shown under the text and never changes.
+ */
+export class UserItem extends MarkdownItem {
+  constructor(below?: HTMLElement) {
+    const item = el("div", "acpnb-item acpnb-user");
+    const text = el("div", "acpnb-user-text acpnb-markdown");
+    item.append(text);
+    if (below !== undefined) item.append(below);
+    super(item, text);
   }
 }
 

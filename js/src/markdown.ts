@@ -148,6 +148,14 @@ function isPlain(text: string): boolean {
   return PLAIN.test(text) && !/www\./i.test(text);
 }
 
+/**
+ * A whole text that Markdown shows as one paragraph of itself: plain (isPlain), short, not
+ * starting like a list item, not ending in a space (a render drops it).
+ */
+function isPlainParagraph(text: string): boolean {
+  return text.length <= FREEZE_AT && restStartsText(text, 0) && !/\s$/.test(text) && isPlain(text);
+}
+
 /** Where the open blocks start: the last block that is not blank may still change. */
 function openBlock(tokens: Token[]): number {
   let last = tokens.length - 1;
@@ -272,6 +280,10 @@ export class MarkdownStream {
 
   /** One step; `last`: the open text is rendered even when more steps remain. */
   private step(source: string, last: boolean): boolean {
+    if (this.done === "" && this.para === null && isPlainParagraph(source)) {
+      this.showPlain(source);
+      return true;
+    }
     const pieces = this.para !== null;
     const grown = pieces ? this.growParagraph(source, last) : null;
     if (grown !== null) return grown;
@@ -316,6 +328,20 @@ export class MarkdownStream {
     this.open = [...fragment.childNodes];
     this.el.append(fragment);
     return end === source.length;
+  }
+
+  /**
+   * A short plain paragraph (most prompts; an answer's first words) as a render shows it,
+   * without the lexer and DOMPurify: a reload of a long chat renders every prompt. Text that
+   * grows into Markdown is rendered as such by the next update (these are its open nodes).
+   */
+  private showPlain(source: string): void {
+    for (const node of this.open) node.remove();
+    const para = document.createElement("p");
+    para.append(breakable(source));
+    const newline = document.createTextNode("\n");
+    this.el.append(para, newline);
+    this.open = [para, newline];
   }
 
   /** `text`, which extends the text seen before, normalized: only its new part scanned. */

@@ -21,7 +21,7 @@ import { type ChatState, fold, initialState, restore } from "./fold";
 import { type Frame, FrameBudget } from "./frame_budget";
 import { agentName, Header } from "./header";
 import { hasKey, isolate, type Translate } from "./i18n";
-import { AgentItem, PlainItem, stoppedMark, ThoughtItem } from "./items";
+import { AgentItem, ErrorItem, stoppedMark, ThoughtItem, UserItem } from "./items";
 import { keepKeysInChats } from "./keys";
 import { labHooks } from "./lab_hooks";
 import { PlanPanel } from "./plan";
@@ -722,17 +722,19 @@ export class ChatView {
   private createView(item: Item): ItemView {
     const { t } = this;
     switch (item.type) {
-      case "user":
       case "error": {
-        // A prompt's attachments never change: shown once, under its text.
-        const attached = item.type === "user" ? item.attachments : undefined;
-        const view = new PlainItem(item.type, attached && attachmentChips(attached));
+        const view = new ErrorItem();
         return { el: view.el, grows: true, update: () => view.update(item.text) };
       }
       case "stopped":
         return { el: stoppedMark(item.reason, t), grows: false, update: () => {} };
+      case "user":
       case "agent": {
-        const view = new AgentItem(t);
+        // A prompt's attachments never change: shown once, under its text.
+        const view =
+          item.type === "agent"
+            ? new AgentItem(t)
+            : new UserItem(item.attachments && attachmentChips(item.attachments));
         return {
           el: view.el,
           grows: true,

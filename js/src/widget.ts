@@ -1,11 +1,31 @@
 // The anywidget entry: one live chat (view + transport) per output, kept across
 // re-renders of that output (live.ts).
 
-import "./widget.css";
 import { resolveLocale, translator } from "./i18n";
 import { acquire, type Live } from "./live";
 import { mountChat } from "./mount";
 import type { WidgetModel } from "./transport";
+// The stylesheet's text (the build's text loader): added to the page once, by addStyles.
+import styles from "./widget.css";
+
+let styled = false;
+
+/**
+ * Adds the widget's stylesheet to the page unless a copy is there: the lab extension's
+ * (JupyterLab loads it with the extension), or one an earlier view added. A second copy
+ * after the extension's would be a second load of every rule (VS Code and other hosts
+ * have only this one).
+ */
+function addStyles(): void {
+  if (styled) return;
+  styled = true;
+  const root = document.documentElement;
+  if (getComputedStyle(root).getPropertyValue("--acpnb-styles").trim() !== "") return;
+  const style = document.createElement("style");
+  style.dataset.acpnb = "widget";
+  style.textContent = styles;
+  document.head.append(style);
+}
 
 /** The `snapshot` trait: a JSON object, or its JSON text. */
 function readSnapshot(model: WidgetModel): unknown {
@@ -51,6 +71,7 @@ function liveChat(model: WidgetModel): Live {
 }
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }): () => void {
+  addStyles();
   // A view from one turn on is a view of its own, not the whole chat's.
   const from = place(model, "from_item");
   const key = `${String(model.get("kernel_id") ?? "")}/${String(model.get("chat_id") ?? "")}${from === undefined ? "" : `@${from}`}`;

@@ -222,6 +222,31 @@ describe("MarkdownStream", () => {
     }
   }, 120_000);
 
+  it("shows a short plain paragraph as a render does, then Markdown as it grows into it", () => {
+    const texts = [
+      "Why does this fail",
+      "ends in a space ",
+      "1. a list item",
+      "www.example.org is a link",
+      `a ${"long".repeat(3 * MAX_RUN)} word`,
+      "quotes 'single' and \"double\" (aside); done? yes - ok",
+      "now **bold**",
+      "now **bold** and\nanother line",
+    ];
+    const box = document.createElement("div");
+    const stream = new MarkdownStream(box);
+    for (const text of texts) {
+      const alone = new MarkdownStream(document.createElement("div"));
+      alone.update(text);
+      expect(alone.el.innerHTML, text).toBe(full(text));
+    }
+    // Growing from plain text into Markdown: each update is the full render of its text.
+    for (const text of ["now", "now **bo", "now **bold**", "now **bold** and\nanother line"]) {
+      stream.update(text);
+      expect(unboxed(box.innerHTML), text).toBe(full(text));
+    }
+  });
+
   it("shows one long word that arrives whole in bounded steps", () => {
     const word = "0abcdefgh".repeat(30_000);
     const box = document.createElement("div");

@@ -75,7 +75,7 @@ describe("renderSavedChat", () => {
   it("paints the transcript read-only and shows the open question as cancelled", () => {
     const host = document.createElement("div");
     renderSavedChat(host, saved(), deps());
-    expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent)).toEqual([
+    expect([...host.querySelectorAll(".acpnb-user")].map((e) => e.textContent?.trim())).toEqual([
       "remember 42",
       "ask me",
     ]);

@@ -383,7 +383,7 @@ describe("streaming", () => {
     expect(transcript.querySelectorAll(".acpnb-item")[items.length]?.textContent?.trim()).toBe(
       "last",
     );
-  });
+  }, 30_000); // 5,200 items in jsdom: seconds on a loaded machine
 
   it("shows the end of a message the bounded fold cut, from its start", () => {
     const { view } = setup();
@@ -460,7 +460,7 @@ describe("streaming", () => {
     expect(q(view, ".acpnb-agent").textContent).toBe("after\n");
   });
 
-  it("renders agent Markdown sanitized and user, error and tool text as text", () => {
+  it("renders agent and user Markdown sanitized, and error and tool text as text", () => {
     const { view } = setup();
     current = view;
     view.apply(
@@ -480,7 +480,7 @@ describe("streaming", () => {
     expect(view.el.querySelector("img")).toBeNull();
     expect(q(view, ".acpnb-agent strong").textContent).toBe("bold");
     expect(q(view, ".acpnb-agent a").hasAttribute("href")).toBe(false);
-    expect(q(view, ".acpnb-user").textContent).toBe(HOSTILE);
+    expect(q(view, ".acpnb-user").textContent?.trim()).toBe(HOSTILE);
     expect(q(view, ".acpnb-tool-title").textContent).toBe(HOSTILE);
     expect(q(view, ".acpnb-error").textContent).toBe(HOSTILE);
   });
@@ -502,6 +502,20 @@ describe("transcript items", () => {
     expect(thought.querySelector(".acpnb-thought-text")?.textContent).toBe("hmm");
   });
 
+  it("renders a prompt's Markdown: a code fence as code, its typed line breaks kept", () => {
+    const { view } = setup();
+    current = view;
+    const prompt = "Why does this fail?\nSee below.\n\n```python\nx = 1 / 0\n```";
+    view.apply([ready(), ev({ kind: "turn_started", prompt })], false);
+    view.flush();
+    const user = q(view, ".acpnb-user");
+    expect(user.querySelector("pre code")?.textContent).toBe("x = 1 / 0\n");
+    expect(user.querySelector("p")?.textContent).toBe("Why does this fail?\nSee below.");
+    expect(user.textContent).not.toContain("```");
+    // No widget buttons on a prompt's code (they are for the agent's code).
+    expect(user.querySelector("button")).toBeNull();
+  });
+
   it("shows a prompt's attachments under its text: thumbnails and chips, live and saved", () => {
     const thumbnail = "data:image/jpeg;base64,/9j/4AAQ";
     const attachments: AttachmentSummary[] = [
@@ -517,7 +531,7 @@ describe("transcript items", () => {
     const user = q(view, ".acpnb-user");
     expect(user.querySelector("img.acpnb-thumbnail")?.getAttribute("src")).toBe(thumbnail);
     expect(user.querySelectorAll(".acpnb-attachment")).toHaveLength(2);
-    expect(user.textContent).toBe("lookplot.png · PNG 40x30📎df · DataFrame 2x2");
+    expect(user.textContent).toBe("look\nplot.png · PNG 40x30📎df · DataFrame 2x2");
     view.flush(); // a later frame updates the text again: the chips stay
     expect(user.querySelectorAll(".acpnb-attachment")).toHaveLength(2);
 
@@ -917,12 +931,12 @@ describe("saved snapshot", () => {
     }
     view.paint(JSON.parse(JSON.stringify(snapshot(state))));
     view.flush();
-    expect(q(view, ".acpnb-user").textContent).toBe("saved q");
+    expect(q(view, ".acpnb-user").textContent).toBe("saved q\n");
     expect(q(view, ".acpnb-agent").textContent).toBe("saved a\n");
     expect(q(view, ".acpnb-status").textContent).toBe("connecting…");
     view.paint({ not: "a snapshot" });
     view.flush();
-    expect(q(view, ".acpnb-user").textContent).toBe("saved q");
+    expect(q(view, ".acpnb-user").textContent).toBe("saved q\n");
   });
 });
 

@@ -28,7 +28,7 @@ describe("render", () => {
     document.body.append(el);
     const cleanup = widget.render({ model, el });
     await frame();
-    expect(el.querySelector(".acpnb-user")?.textContent).toBe("saved");
+    expect(el.querySelector(".acpnb-user")?.textContent?.trim()).toBe("saved");
     const resync = model.sent[0];
     expect(resync).toMatchObject({ type: "chat:resync", chatId: "c1" });
     model.emit("msg:custom", {
@@ -43,7 +43,7 @@ describe("render", () => {
     });
     await frame();
     await frame();
-    expect(el.querySelector(".acpnb-user")?.textContent).toBe("ask-user");
+    expect(el.querySelector(".acpnb-user")?.textContent?.trim()).toBe("ask-user");
     expect(el.querySelector(".acpnb-status")?.textContent).toBe("等待你的回复");
     const decline = [...el.querySelectorAll("button")].find((b) => b.textContent === "拒绝");
     decline?.click();

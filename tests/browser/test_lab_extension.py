@@ -89,7 +89,11 @@ def test_ask_the_agent_about_an_error_then_insert_its_code(
     expect(panel).to_be_visible()
     reply = panel.locator(".acpnb-agent").last
     expect(reply).to_contain_text("ZeroDivisionError: division by zero", timeout=60_000)
-    expect(panel.locator(".acpnb-user").last).not_to_contain_text("\x1b[")  # ANSI stripped
+    prompt = panel.locator(".acpnb-user").last
+    expect(prompt).not_to_contain_text("\x1b[")  # ANSI stripped
+    # Its fences rendered: the cell's source and the traceback are code blocks.
+    expect(prompt.locator("pre")).to_have_count(2)
+    expect(prompt).not_to_contain_text("```")
 
     # The demo agent quoted the cell back in a code block: insert it below the cell.
     code_block = reply.locator("pre").first

@@ -4,7 +4,7 @@
 
 import type { NotebookPanel } from "@jupyterlab/notebook";
 import { Widget } from "@lumino/widgets";
-import { el } from "../dom";
+import { el, uid } from "../dom";
 import { describeError, type Translate } from "../i18n";
 import { type MountedChat, mountChat, socketModel } from "../mount";
 import { type ChatInfo, listAgents, listChats, openChat } from "./api";
@@ -36,10 +36,6 @@ export class AgentPanel extends Widget {
     this.title.caption = t("panelCaption");
     this.newButton = el("button", "acpnb-btn acpnb-panel-new", t("newChat"));
     this.newButton.type = "button";
-    this.chatSelect.setAttribute("aria-label", t("chat"));
-    this.agentSelect.setAttribute("aria-label", t("agent"));
-    const bar = el("div", "acpnb-panel-bar");
-    bar.append(this.chatSelect, this.agentSelect, this.newButton);
     this.notice.setAttribute("role", "status");
     this.history = new History(t, {
       kernelId: () => this.kernelId,
@@ -48,7 +44,7 @@ export class AgentPanel extends Widget {
       show: (chatId) => this.choose(chatId),
     });
     this.agentSelect.addEventListener("change", () => this.history.refresh());
-    this.node.append(bar, this.notice, this.history.el, this.body);
+    this.node.append(this.head(), this.notice, this.history.el, this.body);
     this.chatSelect.addEventListener("change", () => {
       if (this.kernelId !== null && this.chatSelect.value !== "") {
         this.chosen.set(this.kernelId, this.chatSelect.value);
@@ -59,6 +55,31 @@ export class AgentPanel extends Widget {
       void this.startChat(this.agentSelect.value).catch((e: unknown) => this.fail(e));
     });
     this.update();
+  }
+
+  /**
+   * The panel's header: its title, the chat shown (a labelled picker) and, on a row of its
+   * own, the agent of a new chat (a labelled picker) with the New chat button.
+   */
+  private head(): HTMLElement {
+    const { t } = this;
+    const head = el("header", "acpnb-panel-head");
+    const title = el("h2", "acpnb-panel-title", t("panelTitle"));
+    const field = (label: string, control: HTMLSelectElement, ...after: HTMLElement[]) => {
+      control.id = uid();
+      const name = el("label", "acpnb-panel-label", label);
+      name.htmlFor = control.id;
+      const controls = el("div", "acpnb-panel-controls");
+      controls.append(control, ...after);
+      return [name, controls];
+    };
+    this.agentSelect.title = t("newChatAgent");
+    head.append(
+      title,
+      ...field(t("chat"), this.chatSelect),
+      ...field(t("agent"), this.agentSelect, this.newButton),
+    );
+    return head;
   }
 
   /** Follows the active notebook (null: none is open). */
