@@ -1,6 +1,8 @@
 // Shared test doubles: a fake anywidget model and a recording request function.
 import type { ElicitationField, StreamEvent } from "../src/contracts";
+import { translator } from "../src/i18n";
 import type { RequestBody, RequestResult } from "../src/transport";
+import { ChatView } from "../src/view";
 
 type Callback = (...args: never[]) => void;
 
@@ -130,4 +132,31 @@ export class FakeSocket {
     this.readyState = 3;
     this.onclose?.({ code });
   }
+}
+
+const mounted: ChatView[] = [];
+
+/**
+ * A connected chat view in the page whose `apply` folds and paints at once, with the
+ * requests it sends recorded; `unmountViews` (in an afterEach) takes it out again.
+ */
+export function mountedView() {
+  const rec = recorder();
+  const view = new ChatView({
+    t: translator("en"),
+    request: rec.request,
+    schedule: () => () => {},
+  });
+  document.body.append(view.el);
+  view.setConnected(true);
+  mounted.push(view);
+  const apply = (...events: StreamEvent[]): void => {
+    view.apply(events, false);
+    view.flush();
+  };
+  return { view, apply, ...rec };
+}
+
+export function unmountViews(): void {
+  for (const view of mounted.splice(0)) view.el.remove();
 }

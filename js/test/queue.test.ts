@@ -3,10 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { commandAt, commandItems } from "../src/commands";
 import type { StreamEvent } from "../src/contracts";
-import { translator } from "../src/i18n";
 import { canSteer } from "../src/queue";
-import { ChatView } from "../src/view";
-import { ev, recorder } from "./helpers";
+import { ev, mountedView, unmountViews } from "./helpers";
 
 const COMMANDS = [
   { name: "review", description: "Review the changes", input: { hint: "what to review" } },
@@ -16,26 +14,10 @@ const COMMANDS = [
 ];
 const CLAUDE = { _meta: { claudeCode: { promptQueueing: true } } };
 
-let current: ChatView | undefined;
-afterEach(() => {
-  current?.el.remove();
-  current = undefined;
-});
+afterEach(unmountViews);
 
 function setup() {
-  const rec = recorder();
-  const view = new ChatView({
-    t: translator("en"),
-    request: rec.request,
-    schedule: () => () => {},
-  });
-  document.body.append(view.el);
-  view.setConnected(true);
-  current = view;
-  const apply = (...events: StreamEvent[]): void => {
-    view.apply(events, false);
-    view.flush();
-  };
+  const { view, apply, ...rec } = mountedView();
   return { view, apply, ...rec };
 }
 

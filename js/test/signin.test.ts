@@ -2,9 +2,7 @@
 // The sign-in card (the fold's `auth`) and the header's Sign out.
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuthMethodView, StreamEvent } from "../src/contracts";
-import { translator } from "../src/i18n";
-import { ChatView } from "../src/view";
-import { ev, recorder, settle } from "./helpers";
+import { ev, mountedView, settle, unmountViews } from "./helpers";
 
 const METHODS: AuthMethodView[] = [
   { id: "own", name: "Agent sign-in", type: "agent", description: "It signs you in" },
@@ -25,26 +23,10 @@ const METHODS: AuthMethodView[] = [
   },
 ];
 
-let current: ChatView | undefined;
-afterEach(() => {
-  current?.el.remove();
-  current = undefined;
-});
+afterEach(unmountViews);
 
 function setup() {
-  const rec = recorder();
-  const view = new ChatView({
-    t: translator("en"),
-    request: rec.request,
-    schedule: () => () => {},
-  });
-  document.body.append(view.el);
-  view.setConnected(true);
-  current = view;
-  const apply = (...events: StreamEvent[]): void => {
-    view.apply(events, false);
-    view.flush();
-  };
+  const { view, apply, ...rec } = mountedView();
   apply(ev({ kind: "agent_status", status: "starting", agent: "demo" }));
   return { view, apply, card: view.el.querySelector(".acpnb-signin") as HTMLElement, ...rec };
 }
