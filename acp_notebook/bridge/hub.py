@@ -263,11 +263,9 @@ class Hub:
         spec = agent_spec(config, agent, options)
         cwd = os.path.abspath(options.get("cwd") or os.getcwd())
         load = options.get("load_session_id")
-        started_by = None if load is None else config.sessions.owner(spec.name, cwd, load)
-        if owner is not None and started_by not in (None, owner):
-            raise Forbidden(
-                f"session {load!r} was started by another user: only they can continue it"
-            )
+        refused = None if load is None else config.sessions.refusal(spec.name, cwd, load, owner)
+        if refused is not None:
+            raise Forbidden(refused)
         live = None if load is None else self._live_chat(spec.name, cwd, load)
         if live is not None:
             # One live chat per session: a second agent process on it would write the

@@ -33,3 +33,11 @@ class SessionOwners:
     def owner(self, agent: str, cwd: str, session_id: str) -> str | None:
         """Whose the session is, if a chat here opened or loaded it."""
         return self._owners.get((agent, cwd, session_id))
+
+    def refusal(self, agent: str, cwd: str, session_id: str, who: str | None) -> str | None:
+        """Why ``who`` may not continue the session (None: they may): another owner
+        noted here has it."""
+        started_by = self.owner(agent, cwd, session_id)
+        if who is None or started_by in (None, who):
+            return None
+        return f"session {session_id!r} was started by another user: only they can continue it"

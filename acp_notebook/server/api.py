@@ -189,8 +189,11 @@ class _SessionsHandler(_ApiHandler):
         (the module's docstring says when)."""
         config: HubConfig = self.hubs.config
         spec = agent_spec(config, agent, {})
+        refused = config.sessions.refusal(spec.name, cwd, session_id, me.id)
+        if refused is not None:
+            raise web.HTTPError(403, refused)
         if config.sessions.owner(spec.name, cwd, session_id) is not None:
-            return  # seen started here: the hub lets only its owner continue it
+            return  # seen started here, by ``me``
         if not self.principals.holds_account(me):
             raise web.HTTPError(
                 403,
@@ -257,15 +260,15 @@ class ChatsHandler(_SessionsHandler):
         kernel_id = self._kernel(body.kernel)
         cwd = await self._cwd(kernel_id, body.cwd)
         me = self.principal
-        if body.loadSessionId is not None:
-            spec = self._spec(body.agent)
-            live = self._live_chat(me, kernel_id, spec.name, body.loadSessionId)
-            if live is not None:
-                self.finish(json.dumps({"chatId": live}))
-                return
         try:
             if body.loadSessionId is not None:
+                # Whose it is to continue first (403), then whether a chat has it open.
                 await self._continuable(me, body.agent, cwd, body.loadSessionId)
+                spec = self._spec(body.agent)
+                live = self._live_chat(me, kernel_id, spec.name, body.loadSessionId)
+                if live is not None:
+                    self.finish(json.dumps({"chatId": live}))
+                    return
             hub = self.hubs.attach(kernel_id)
             chat_id = await hub.open_chat(
                 body.agent,

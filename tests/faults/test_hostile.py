@@ -115,7 +115,7 @@ async def test_static_transcript_is_inert(fault_chat: OpenChat) -> None:
         parser = _Tags()
         parser.feed(transcript.render_html(shown))
         names = {tag for tag, _ in parser.tags}
-        assert names <= {"div", "b", "details", "summary", "pre", "bdi"}, names
+        assert names <= {"div", "b", "i", "details", "summary", "pre", "bdi"}, names
         attrs = {name for _, pairs in parser.tags for name, _ in pairs}
         assert attrs <= {"class", "style"}, attrs  # no on*, href or src
         assert parser.isolated and not parser.leaks, parser.leaks

@@ -162,9 +162,10 @@ async def test_another_users_session_is_not_continued(
     else:
         assert code == 201, message
 
-    # The owner continues hers.
+    # The owner continues hers: the chat that has it open (one live chat per session).
     code, message = await post(jp_fetch, body)
-    assert code == 201, message
+    assert code == 200, message
+    assert hub.chats[json.loads(message)["chatId"]].session.session_id == session_id
 
 
 @pytest.mark.fault("Continue with the saved session id {session_id!r}")
@@ -200,6 +201,9 @@ async def test_continue_never_takes_a_mode_from_the_page(
 ) -> None:
     hub, session_id, cwd = alices_session.hub, alices_session.session_id, alices_session.cwd
     kernel_id = alices_session.kernel_id
+    # Closed, so that Continue opens a chat of its own (a live one would be handed back).
+    for chat_id in list(hub.chats):
+        await hub.close_chat(chat_id)
     for extra in ({"loadSessionId": session_id}, {}):
         body = {"kernel": kernel_id, "agent": "demo", "cwd": cwd, "mode": "bypassPermissions"}
         code, reply = await post(jp_fetch, {**body, **extra})
