@@ -112,10 +112,12 @@ async def test_a_view_from_here_shows_that_turn_only() -> None:
         await chat.ask("third question", timeout=60)
         # What a notebook shows where the widget cannot be: that turn's transcript.
         saved = view._repr_mimebundle_()[0]
-        assert "second question" in saved["text/html"]
-        assert "first question" not in saved["text/html"]
-        assert "third question" not in saved["text/html"]
+        # The prompts of that turn only (the header may name the chat by its first prompt).
+        said = "<b>You:</b> <bdi>{}</bdi>".format
+        assert said("second question") in saved["text/html"]
+        assert said("first question") not in saved["text/html"]
+        assert said("third question") not in saved["text/html"]
         assert saved["text/plain"] == f"Chat(agent='demo'), from item {view.from_item}"
-        assert "first question" in chat._repr_mimebundle_()[0]["text/html"]  # the whole chat
+        assert said("first question") in chat._repr_mimebundle_()[0]["text/html"]  # the whole chat
     finally:
         chat.close()

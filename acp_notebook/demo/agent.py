@@ -702,8 +702,7 @@ class Turn:
                 "sessionUpdate": "usage_update",
                 "used": 1000 * self.number + 500,
                 "size": CONTEXT_SIZE,
-                # The demo costs nothing: a made-up bill would teach the wrong thing.
-                "cost": {"amount": 0, "currency": "USD"},
+                # No cost: the demo is free, and a made-up bill would teach the wrong thing.
             }
         )
 

@@ -10,7 +10,8 @@ widget does: over the server's socket, or through the chat's comm handler (local
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+import threading
+from typing import Any, Protocol, cast
 
 import anywidget
 import traitlets
@@ -18,8 +19,27 @@ import traitlets
 from ..wire.contracts import FoldSnapshot
 from . import transcript, widget_code
 
-if TYPE_CHECKING:
-    from .chat import Chat
+
+class Chat(Protocol):
+    """What a view needs of its chat (chat.py's ``Chat``, which imports this module)."""
+
+    _esm: Any
+    _lock: threading.RLock
+
+    @property
+    def chat_id(self) -> str: ...
+    @property
+    def kernel_id(self) -> str: ...
+    @property
+    def transport(self) -> str: ...
+    @property
+    def locale(self) -> str: ...
+    @property
+    def local_reason(self) -> str: ...
+    @property
+    def state(self) -> FoldSnapshot: ...
+    def _position(self) -> int: ...
+    def _on_widget_msg(self, widget: Any, content: Any, _buffers: Any) -> None: ...
 
 
 class TurnView(anywidget.AnyWidget):
