@@ -150,10 +150,10 @@ def test_a_keyboard_user_answers_and_stops_and_hears_each_answer_once(
     page.keyboard.press("Tab")
     expect(permission.get_by_role("button", name="Allow", exact=True)).to_be_focused()
     page.keyboard.press("Enter")
-    expect(chat.locator(".acpnb-card-remnant")).to_contain_text("Allowed: Allow")
+    expect(chat.locator(".acpnb-card-remnant").last).to_contain_text("Allowed (by you)")
     expect(chat.locator(".acpnb-agent").last).to_contain_text("permission: allow-once")
     expect(composer).to_be_focused()
-    expect(status).to_contain_text("Allowed: Allow")
+    expect(status).to_contain_text("Allowed")
 
     # A streamed answer is read out once, not chunk by chunk; Escape stops the turn.
     chat.evaluate(COUNT_LIVE)
