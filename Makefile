@@ -53,8 +53,12 @@ $(DEMO_STAMP): pyproject.toml js/package.json js/node_modules/.package-lock.json
 	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@
 
+# The develop link goes first: pip would write the extension's install.json through it into
+# acp_notebook/labextension/, and a wheel built from there then has it twice.
 $(STAMP): $(DEMO_STAMP)
+	rm -f $(VENV)/share/jupyter/labextensions/acp-notebook
 	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@
 
 $(GATEWAY_STAMP): tests/gateway/requirements.txt
