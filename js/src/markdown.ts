@@ -290,6 +290,14 @@ export class MarkdownStream {
     let end = Math.min(source.length, this.done.length + STEP);
     let tokens = this.lexTail(source, end);
     let open = openBlock(tokens);
+    // A paragraph longer than a step (a saved 2 MB prompt) goes to pieces from its first
+    // window, not lexed whole (200 ms); null: it ended or was dropped, lexed on below.
+    if (end < source.length && !pieces && tokens.length === 1 && tokens[0]?.type === "paragraph") {
+      for (const node of this.open) node.remove();
+      this.startParagraph();
+      const shown = this.growParagraph(source, last);
+      if (shown !== null) return shown;
+    }
     // One block longer than a step is parsed whole: there is no smaller step to take.
     if (end < source.length && open === 0) {
       end = source.length;

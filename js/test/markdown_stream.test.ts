@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 // A streamed answer is rendered block by block: the DOM is the same as a full render of
 // the same text, and completed blocks are never rendered again.
-import { describe, expect, it } from "vitest";
+import { Lexer } from "marked";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_RUN, SECTION } from "../src/longtext";
 import { MarkdownStream, renderMarkdown } from "../src/markdown";
 
@@ -76,11 +77,25 @@ describe("MarkdownStream", () => {
     const timed = new MarkdownStream(document.createElement("div"));
     expect(timed.update(text, Number.POSITIVE_INFINITY)).toBe(false);
     expect(timed.el.querySelectorAll("p").length).toBeLessThan(1500);
-    // One block longer than a step is shown whole at once.
-    const long = `${"word ".repeat(8_000)}\n\nend`;
+    // One block longer than a step (not a paragraph) is shown whole at once.
+    const long = `\`\`\`\n${"code line\n".repeat(4_000)}\`\`\`\n\nend`;
     const other = new MarkdownStream(document.createElement("div"));
     expect(other.update(long)).toBe(true);
     expect(unboxed(other.el.innerHTML)).toBe(full(long));
+  }, 60_000);
+
+  it("shows a long paragraph given whole in steps, never lexing it whole", () => {
+    // A saved 2 MB prompt lexed at once held the page for 200 ms.
+    const text = `${"lorem *ipsum* dolor sit amet ".repeat(20_000)}\n\nend`;
+    const spy = vi.spyOn(Lexer.prototype, "lex");
+    const stream = new MarkdownStream(document.createElement("div"));
+    expect(stream.update(text)).toBe(false);
+    let steps = 1;
+    while (!stream.update(text)) steps++;
+    expect(steps).toBeGreaterThan(10);
+    expect(Math.max(...spy.mock.calls.map(([src]) => src.length))).toBeLessThanOrEqual(16_384);
+    spy.mockRestore();
+    expect(unboxed(stream.el.innerHTML)).toBe(full(text));
   }, 60_000);
 
   it("starts over when the text is replaced rather than extended", () => {

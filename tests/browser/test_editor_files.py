@@ -78,7 +78,9 @@ def editor_round_trip(page: Page, server: JupyterServer, app: str, collaborative
 
     # A write of what the editor holds: answered without a card.
     send(other, f"edit-file-same {name}")
-    expect(chat(other).get_by_text("edit-file: written.")).to_have_count(2)
+    # Counted in the transcript: the screen reader's region speaks the messages too.
+    transcript = chat(other).locator(".acpnb-transcript")
+    expect(transcript.get_by_text("edit-file: written.")).to_have_count(2)
     expect(other.locator(".acpnb-card-permission .acpnb-card-actions")).to_have_count(0)
 
     # Ctrl+Z in the editor takes the agent's write back, and only it.

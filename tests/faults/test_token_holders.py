@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 import pytest
+from jupyter_server.auth import identity
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider, User
 from jupyter_server.serverapp import ServerApp
 
@@ -53,8 +54,17 @@ def test_anonymous_logins_are_one_principal_real_users_are_not(
     "the owner answers from a second device, then prompts after clearing the cookie mid-chat"
 )
 async def test_every_token_holder_owns_what_the_token_opened(
-    start_kernel: Any, browser: Any, ws_url: Any, jp_fetch: Any, jp_serverapp: ServerApp
+    start_kernel: Any,
+    browser: Any,
+    ws_url: Any,
+    jp_fetch: Any,
+    jp_serverapp: ServerApp,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Each login a moon of its own: jupyter_server draws them at random, and two logins
+    # drawing the same one (it happened in CI) would read as one shared name.
+    moons = iter(["Io", "Europa", "Ganymede", "Callisto", "Himalia", "Elara"])
+    monkeypatch.setattr(identity, "get_anonymous_username", lambda: next(moons))
     token: str = jp_serverapp.identity_provider.token
     kernel_id = await start_kernel()
     opened = await run_as(
