@@ -40,6 +40,7 @@ from ..wire.contracts import (
 )
 from ..wire.errors import AuthRequired, ChatError, InvalidRequest, error_for
 from . import transcript, turn_display, widget_code
+from .card_pointer import Pointers
 from .local_transport import Client
 from .server_transport import connect, execute_id, why_local
 from .turn_view import TurnView
@@ -236,6 +237,7 @@ class Chat(anywidget.AnyWidget):
         # for a permission that decides a notebook edit.
         self._policies: dict[str, Callable[[dict[str, Any]], Any] | None] = {}
         self._policy_done: set[str] = set()
+        self._pointers = Pointers()
         self._turn_number = 0
         self._auth_events = 0  # auth events folded (authenticate waits for its first)
         self._closed = False
@@ -341,6 +343,7 @@ class Chat(anywidget.AnyWidget):
         handle = display(self._repr_mimebundle_()[0], raw=True, display_id=True)  # type: ignore[no-untyped-call]
         if handle is not None:
             self._displays.append(handle)
+        self._pointers.shown_in(execute_id())
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self._bundle(super()._repr_mimebundle_(**kwargs), self.state)
@@ -372,6 +375,7 @@ class Chat(anywidget.AnyWidget):
             at = self._position()
         view = TurnView(self, at)
         self._turn_views = [*self._turn_views, view][-MAX_TURN_VIEWS:]
+        self._pointers.shown_in(execute_id())  # its cell shows the turn's cards
         return view
 
     def _position(self) -> int:
@@ -482,6 +486,7 @@ class Chat(anywidget.AnyWidget):
                 listener(event)
         for request in pending:  # _apply_policy skips those a policy already answered
             self._apply_policy(request)
+        self._pointers.settle(self.chat_id, self.agent, {str(p["requestId"]) for p in pending})
         with self._changed:
             self._changed.notify_all()
         for wake in list(self._wakers):
@@ -580,8 +585,28 @@ class Chat(anywidget.AnyWidget):
         return None if status == "starting" else status
 
     async def next_request(self, timeout: float | None = 30.0) -> dict[str, Any]:
-        """The oldest question or permission the agent waits on, waiting for one to arrive."""
-        return await self._until(lambda: next(iter(self.pending), None), timeout)
+        """The oldest question or permission the agent waits on, waiting for one to arrive;
+        the cell says where its card is."""
+        request = await self._until(lambda: next(iter(self.pending), None), timeout)
+        self._point(request)
+        return request
+
+    def _point(self, request: dict[str, Any]) -> None:
+        """A pointer in the running cell to ``request``'s card, when a person must answer
+        it (no policy does) and the cell does not show the chat (card_pointer.py)."""
+        kinds = [request["type"], "edit" if isinstance(request.get("edit"), dict) else ""]
+        if request["requestId"] in self._policy_done or any(self._policies.get(k) for k in kinds):
+            return
+        if threading.current_thread() is threading.main_thread():
+            self._pointers.point(self.chat_id, self.agent, request, execute_id())
+
+    def _turn_or_point(self, future: Future[Turn]) -> Turn | None:
+        """The turn of ``future`` once it ended; until then, points to each new card."""
+        if future.done():
+            return future.result()
+        for request in self.pending:
+            self._point(request)
+        return None
 
     async def ask(
         self, text: str, timeout: float | None = None, *, attach: Attachable = ()
@@ -597,7 +622,7 @@ class Chat(anywidget.AnyWidget):
         ack = _accepted(await asyncio.wrap_future(self._submit(message)))
         future = self._turn_future(int(ack["turn"]))
         with cell_waits():
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+            return await self._until(lambda: self._turn_or_point(future), timeout)
 
     def send_prompt(self, text: str, *, attach: Attachable = ()) -> int:
         """Send a prompt without waiting; returns the turn number. During a turn it is
@@ -617,8 +642,8 @@ class Chat(anywidget.AnyWidget):
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._changed:  # every frame notifies, after its turn ends are set
-                if future.done():
-                    return future.result()
+                if (ended := self._turn_or_point(future)) is not None:
+                    return ended
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"turn {number} did not end within {timeout} s")

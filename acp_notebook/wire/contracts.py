@@ -65,6 +65,8 @@ CHAT_GONE_CLOSED = "closed"
 CHAT_GONE_KERNEL = "kernel ended"
 # The output of a chat in a saved notebook (``SavedChat``).
 SAVED_MIME = "application/vnd.acp-notebook.chat+json"
+# A cell's pointer to a card of a chat shown elsewhere (kernel/card_pointer.py).
+POINTER_MIME = "application/vnd.acp-notebook.pointer+json"
 # The fold's bounds: past these the oldest items go (fold.py, fold.ts).
 FOLD_MAX_ITEMS = 5000
 FOLD_MAX_WEIGHT = 8 * 1024 * 1024

@@ -59,6 +59,8 @@ abstract class Card<S extends RequestView> {
     protected state: S,
   ) {
     this.el = el("section", `acpnb-card acpnb-card-${kind}`);
+    // What a cell's pointer to this card looks for (lab/card_pointer.ts).
+    this.el.dataset.requestId = state.requestId;
     const headingId = uid();
     const head = el("div", "acpnb-card-head");
     const title = el("span", "acpnb-card-heading");

@@ -28,6 +28,7 @@ export const CHAT_GONE = 4404;
 export const CHAT_GONE_CLOSED = "closed";
 export const CHAT_GONE_KERNEL = "kernel ended";
 export const SAVED_MIME = "application/vnd.acp-notebook.chat+json";
+export const POINTER_MIME = "application/vnd.acp-notebook.pointer+json";
 export const FOLD_MAX_ITEMS = 5000;
 export const FOLD_MAX_WEIGHT = 8388608;
 export const FOLD_TERMINAL_MAX = 262144;

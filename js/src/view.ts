@@ -30,7 +30,7 @@ import { SignInPanel } from "./signin";
 import { TerminalPane } from "./terminal";
 import { renderToolCall } from "./tools";
 import type { RequestBody, RequestResult } from "./transport";
-import { type ObserverFactory, WaitingButton } from "./waiting";
+import { JUMP_EVENT, type ObserverFactory, WaitingButton } from "./waiting";
 import { answerer } from "./who";
 
 export interface ViewOptions {
@@ -815,6 +815,7 @@ export class ChatView {
     card.lock(role.mayAct ? null : role.owner);
     if (this.inert) card.el.setAttribute("inert", "");
     this.cards.set(key, card);
+    card.el.addEventListener(JUMP_EVENT, () => this.jumpTo(card));
     slot.replaceChildren(card.el);
     card.tick(this.now());
   }

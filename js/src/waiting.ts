@@ -24,6 +24,10 @@ export type ObserverFactory = (
 const browserObserver: ObserverFactory = (callback) =>
   typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver(callback);
 
+/** The event a card's element answers by coming into view with the focus (a cell's
+ * pointer to it sends it: lab/card_pointer.ts). */
+export const JUMP_EVENT = "acpnb-jump";
+
 /** Brings `card` into view and gives it the focus (a permission card: the card itself). */
 export function jumpTo(card: Waiting): void {
   card.el.scrollIntoView({ block: "center" });

@@ -59,16 +59,24 @@ def test_the_quickstart_by_clicking(page: Page, server: JupyterServer, page_log:
     for keyword in ("ask-user", "permission", "agentic", "slow 30", "Insert cell below"):
         expect(greeting).to_contain_text(keyword)
 
-    # A question: answered in its card, so the next cell only reads the turn.
-    expect(output(run_cell(page, ask))).to_contain_text("The chat above asks:")
+    # A question: the cell points to its card, a screen above; its button brings the card
+    # into view with the focus; answered there, the next cell only reads the turn.
+    pointer = run_cell(page, ask).locator(".acpnb-pointer")
+    expect(pointer).to_contain_text("demo asks you a question in its chat")
     card = chat.locator(".acpnb-card-elicitation")
+    pointer.get_by_role("button", name="Go to the question").click()
+    expect(card.get_by_role("radio").first).to_be_focused()
+    expect(card).to_be_in_viewport()
     card.get_by_role("radio", name="Green").check()
     card.get_by_role("button", name="Answer").click()
     expect(card).to_have_count(0)
+    expect(pointer).to_contain_text("Answered: demo's request")
     expect(output(run_cell(page, answered))).to_contain_text('"question_0":"green"')
 
     # A permission: allowed in its card.
-    expect(output(run_cell(page, permission))).to_contain_text("The chat above asks to run: ls")
+    expect(run_cell(page, permission).locator(".acpnb-pointer")).to_contain_text(
+        "demo asks your permission in its chat: Run ls"
+    )
     chat.locator(".acpnb-card-permission").get_by_role("button", name="Allow", exact=True).click()
     expect(output(run_cell(page, allowed))).to_contain_text("permission: allow-once")
 

@@ -9,12 +9,15 @@ import { ICommandPalette } from "@jupyterlab/apputils";
 import type { CodeCell } from "@jupyterlab/cells";
 import { INotebookTracker, NotebookActions, type NotebookPanel } from "@jupyterlab/notebook";
 import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
+import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { LabIcon } from "@jupyterlab/ui-components";
-import { SAVED_MIME } from "../contracts";
-import { resolveLocale, translator } from "../i18n";
+import { Widget } from "@lumino/widgets";
+import { POINTER_MIME, SAVED_MIME } from "../contracts";
+import { resolveLocale, type Translate, translator } from "../i18n";
 import { setLabHooks } from "../lab_hooks";
 import { cellError, notebookLanguage, watchErrors } from "./ask_agent";
 import { WaitingCards } from "./card_notices";
+import { showPointer } from "./card_pointer";
 import { PageDocuments } from "./documents";
 import { withFiles } from "./open_files";
 import { pagesSocketUrl, trackerHost } from "./open_notebooks";
@@ -43,6 +46,18 @@ function insertBelow(tracker: INotebookTracker, code: string): boolean {
   if (notebook.activeCell?.model.type !== "code") NotebookActions.changeCellType(notebook, "code");
   notebook.activeCell?.model.sharedModel.setSource(code);
   return true;
+}
+
+/** A cell's pointer to a card of its chat (card_pointer.ts). */
+class CardPointer extends Widget implements IRenderMime.IRenderer {
+  constructor(private readonly t: Translate) {
+    super();
+    this.addClass("acpnb-pointer");
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    showPointer(this.node, model.data[POINTER_MIME], this.t);
+  }
 }
 
 function activate(
@@ -139,6 +154,10 @@ function activate(
         );
       },
     },
+    SAVED_RANK,
+  );
+  rendermime.addFactory(
+    { safe: true, mimeTypes: [POINTER_MIME], createRenderer: () => new CardPointer(t) },
     SAVED_RANK,
   );
 }
