@@ -268,7 +268,11 @@ def test_ask_user_round_trip_and_request_ids(agent: AgentProcess) -> None:
     assert response["result"] == {"stopReason": "end_turn"}
     expected = {"action": "accept", "content": content}
     answer = json.dumps(expected, sort_keys=True, separators=(",", ":"))
-    assert reply_text(seen) == f"elicitation answered: {answer}"
+    # In the form's words first (choices by their titles), then what the agent received.
+    assert reply_text(seen) == (
+        "You answered. Pick a color: Green; A note: hi; Confirm: yes; How many: 4."
+        f"\n\nWhat the agent received: `{answer}`"
+    )
 
     # The next agent->client request counts up; a JSON-RPC error is reported back.
     request_id = agent.start_request(
@@ -278,7 +282,7 @@ def test_ask_user_round_trip_and_request_ids(agent: AgentProcess) -> None:
     assert ask["id"] == 1
     agent.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "no"}})
     response, seen = agent.wait_response(request_id)
-    assert reply_text(seen) == "elicitation answered: error -32602"
+    assert reply_text(seen) == "The question failed (error -32602)."
 
 
 def test_permission_selected_and_cancelled(agent: AgentProcess) -> None:

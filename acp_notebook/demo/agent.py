@@ -696,7 +696,6 @@ class Turn:
         return compact(result)
 
     def usage(self) -> None:
-        # No cost: the demo is free, and a price would say otherwise.
         self.update(
             {
                 "sessionUpdate": "usage_update",
@@ -881,6 +880,43 @@ async def permission(turn: Turn, _match: re.Match[str]) -> None:
     await turn.say(f"permission: {chosen or 'cancelled'}")
 
 
+def _shown_value(value: Any, prop: Json) -> str:
+    """A field's answer as its form shows it: the title of a choice, yes or no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_shown_value(v, prop.get("items") or {}) for v in value) or "none"
+    choices = prop.get("oneOf") or prop.get("anyOf") or []
+    titled = {c.get("const"): c.get("title") for c in choices if isinstance(c, dict)}
+    return str(titled.get(value) or value)
+
+
+def answer_words(answer: str, schema: Json | None = None) -> str:
+    """The demo's reply to an answer (``Turn.elicit``'s compact JSON, or ``error <code>``):
+    what the person chose in the form's words, then the answer as the agent received it."""
+    if answer.startswith("error "):
+        return f"The question failed ({answer})."
+    result = json.loads(answer)
+    action = result.get("action") if isinstance(result, dict) else None
+    content = result.get("content") if isinstance(result, dict) else None
+    props = (schema or {}).get("properties") or {}
+    order = {name: n for n, name in enumerate(props)}  # the form's order (the JSON's is sorted)
+    if action == "accept" and isinstance(content, dict) and content:
+        parts = [
+            f"{(props.get(name) or {}).get('title') or name}: "
+            f"{_shown_value(value, props.get(name) or {})}"
+            for name, value in sorted(content.items(), key=lambda kv: order.get(kv[0], len(order)))
+        ]
+        said = "You answered. " + "; ".join(parts) + "."
+    else:
+        said = {
+            "accept": "You accepted.",
+            "decline": "You declined the question.",
+            "cancel": "The question was cancelled.",
+        }.get(str(action), "The question ended.")
+    return f"{said}\n\nWhat the agent received: `{answer}`"
+
+
 async def form(turn: Turn, message: str, schema: Json, withdraw: float | None = None) -> None:
     """Ask a form and say the answer; unanswered after ``withdraw`` seconds, withdraw it."""
     params = {"mode": "form", "message": message, "requestedSchema": schema}
@@ -890,7 +926,7 @@ async def form(turn: Turn, message: str, schema: Json, withdraw: float | None = 
         # wait_for cancelled the request, which sent $/cancel_request for it.
         await turn.say("question withdrawn")
         return
-    await turn.say(f"elicitation answered: {answer}")
+    await turn.say(answer_words(answer, schema))
 
 
 @behaviour("ask-user-withdraw|ask-withdraw")
@@ -939,9 +975,9 @@ async def ask_claude(turn: Turn, match: re.Match[str]) -> None:
         result = await turn.ask("elicitation/create", params)
     except RpcError as failure:
         turn.tool_status("failed")
-        await turn.say(f"elicitation answered: error {failure.code}")
+        await turn.say(answer_words(f"error {failure.code}"))
         return
-    await turn.say(f"elicitation answered: {compact(result)}")
+    await turn.say(answer_words(compact(result), schema))
     answered = isinstance(result, dict) and result.get("action") in ("accept", "decline")
     turn.tool_status("completed" if answered else "failed")
 
@@ -972,7 +1008,7 @@ async def url_login(turn: Turn, match: re.Match[str]) -> None:
     answer = await turn.elicit(params)
     if answer == compact({"action": "accept"}):
         turn.agent.notify("elicitation/complete", {"elicitationId": elicitation_id})
-    await turn.say(f"elicitation answered: {answer}")
+    await turn.say(answer_words(answer))
 
 
 @behaviour()

@@ -140,7 +140,13 @@ def test_decline_and_cancel(page: Page, server: JupyterServer) -> None:
         expect(card.get_by_role("button", name="Answer")).to_be_disabled()
         card.get_by_role("button", name=button).click()
         expect(card).to_have_count(0)
-        expect(agent_text(page)).to_have_text(f'elicitation answered: {{"action":"{action}"}}')
+        words = (
+            "You declined the question." if action == "decline" else "The question was cancelled."
+        )
+        expect(agent_text(page)).to_contain_text(words)
+        expect(agent_text(page)).to_contain_text(
+            f'What the agent received: {{"action":"{action}"}}'
+        )
 
 
 def test_chinese_card(page: Page, server: JupyterServer) -> None:

@@ -94,7 +94,8 @@ def test_url_question_shows_the_host_and_opens_only_on_click(
 
     # Accepted, then the agent's elicitation/complete settles the card.
     expect(card).to_have_count(0)
-    expect(lab.agent_text(page)).to_contain_text('elicitation answered: {"action":"accept"}')
+    expect(lab.agent_text(page)).to_contain_text("You accepted.")
+    expect(lab.agent_text(page)).to_contain_text('What the agent received: {"action":"accept"}')
     # Notebook 7 itself logs a page error on load (as in test_queue_commands.py).
     assert page_log.dialogs == [] and (app == "notebook" or page_log.errors == [])
 

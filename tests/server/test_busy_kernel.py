@@ -64,4 +64,4 @@ async def test_answer_reaches_agent_while_a_cell_blocks(
         )
     )
     assert state["outcome"] == "accepted" and state["active"] is False
-    assert "elicitation answered" in state["text"]
+    assert "What the agent received:" in state["text"]
