@@ -206,3 +206,27 @@ def test_a_local_mode_reload_keeps_the_pending_card(page: Page, server: JupyterS
         '"question_0":"blue"'
     )
     assert endings(page) == []
+
+
+def test_a_continued_chat_opens_at_its_end(page: Page, server: JupyterServer) -> None:
+    # A conversation longer than the transcript's box: Continue brings it back scrolled to
+    # its last message, where the person goes on, as the live chat was.
+    filename = write_notebook(server, unique("long"), [CHAT.format(args=""), "chat.close()"])
+    open_notebook(page, server, filename)
+    run_cell(page, 0)
+    for n in range(6):
+        send(page, f"stream 400 part {n}")
+        expect(chat(page).locator(".acpnb-status")).to_have_text("idle")
+    run_cell(page, 1)
+    save(page)
+    page.reload()  # the saved chat, as the notebook opens tomorrow
+    output = chat_output(page)
+    output.locator(".acpnb-continue").get_by_role("button", name="Continue").click()
+    expect(output.locator(".acpnb-saved")).to_have_count(0, timeout=60_000)
+    expect(output.locator(".acpnb-status")).to_have_text("idle", timeout=60_000)
+    expect(output.locator(".acpnb-user")).to_have_count(6, timeout=60_000)
+    transcript = output.locator(".acpnb-transcript")
+    page.wait_for_timeout(1000)  # the history's frames built and laid out
+    left = transcript.evaluate("box => box.scrollHeight - box.scrollTop - box.clientHeight")
+    tall = transcript.evaluate("box => box.scrollHeight > 2 * box.clientHeight")
+    assert tall and left < 24, left
