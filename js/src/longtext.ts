@@ -78,15 +78,43 @@ export function breakLongRuns(root: Node): void {
  * in 16 K boxes of inline text, and 25-62 ms in 24-32 K ones.
  */
 export const SECTION = 16384;
+/**
+ * From this size on a box ends at the next natural break (see naturalBreak), where a new
+ * line reads as the text's own; at SECTION it ends anyway, at a space if one is near.
+ */
+export const SECTION_MIN = SECTION - 4096;
+
+const SENTENCE_END = ".!?。！？";
+
+/**
+ * The first place in `text[from, to)` after a line's end or a sentence's end (its space
+ * included), where a box can end unseen: the next box starts a line as the text would.
+ */
+export function naturalBreak(text: string, from: number, to: number): number | null {
+  for (let i = Math.max(from, 1); i <= to; i++) {
+    const before = text[i - 1] as string;
+    if (before === "\n" || "。！？".includes(before)) return i;
+    if (before === " " && i >= 2 && SENTENCE_END.includes(text[i - 2] as string)) return i;
+  }
+  return null;
+}
+
+/** Where a full box must end by `to` at the latest: after the last space before it. */
+function forcedBreak(text: string, from: number, to: number): number {
+  const space = text.lastIndexOf(" ", to - 1);
+  return space >= from && space > to - 512 ? space + 1 : to;
+}
 
 /** Plain text that only grows, shown with its long runs broken; chunks are appended. */
 export class BreakingText {
   private shown = "";
   private last: Text | null = null;
   private run = 0;
-  /** Where text goes now: the parent, then a section of it once SECTION characters are in. */
+  /** Where text goes now: the parent, then a section of it once that one ended. */
   private box: ParentNode;
   private boxSize = 0;
+  /** Whether the box ended: the next text starts a section. */
+  private closed = false;
 
   constructor(readonly parent: HTMLElement) {
     this.box = parent;
@@ -101,6 +129,7 @@ export class BreakingText {
       this.run = 0;
       this.box = this.parent;
       this.boxSize = 0;
+      this.closed = false;
     }
     this.extend(text);
   }
@@ -110,24 +139,34 @@ export class BreakingText {
     let start = this.shown.length;
     this.shown = text;
     while (start < text.length) {
-      if (this.boxSize >= SECTION) {
-        const section = document.createElement("span");
-        section.className = "acpnb-section";
-        this.parent.append(section);
-        this.box = section;
-        this.boxSize = 0;
-        this.last = null;
-        this.run = 0;
+      if (this.closed) this.openSection();
+      let end = Math.min(text.length, start + SECTION_MIN - this.boxSize);
+      if (this.boxSize >= SECTION_MIN) {
+        // About full: it ends at a natural break, or by SECTION (at a space if it can).
+        const limit = start + SECTION - this.boxSize;
+        const at = naturalBreak(text, start, Math.min(text.length, limit));
+        end = at ?? (limit <= text.length ? forcedBreak(text, start, limit) : text.length);
+        this.closed = at !== null || limit <= text.length;
       }
-      let end = Math.min(text.length, start + SECTION - this.boxSize);
-      // Not between the two halves of a surrogate pair: the pair starts the next piece.
+      // Not between the two halves of a surrogate pair: the low half goes with it.
       const code = text.charCodeAt(end - 1);
-      const split = end < text.length && code >= 0xd800 && code <= 0xdbff;
-      if (split) end--;
+      if (end > start && end < text.length && code >= 0xd800 && code <= 0xdbff) end++;
+      end = Math.max(end, start);
       if (end > start) this.append(text.slice(start, end));
-      this.boxSize = split ? SECTION : this.boxSize + end - start;
+      this.boxSize += end - start;
       start = end;
     }
+  }
+
+  private openSection(): void {
+    const section = document.createElement("span");
+    section.className = "acpnb-section";
+    this.parent.append(section);
+    this.box = section;
+    this.boxSize = 0;
+    this.last = null;
+    this.run = 0;
+    this.closed = false;
   }
 
   private append(part: string): void {

@@ -6,7 +6,7 @@
 
 import DOMPurify from "dompurify";
 import { Lexer, Marked, Parser, type Token, type Tokens, type TokensList } from "marked";
-import { breakable, breakLongRuns, SECTION } from "./longtext";
+import { breakable, breakLongRuns, SECTION, SECTION_MIN } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 
@@ -186,12 +186,39 @@ function cutBefore(text: string, target: number): number | null {
   return i < 0 || /\s/.test(text[i] ?? "") ? target : null;
 }
 
-/** The cut settledPiece finds in plain text (isPlain), where every prefix is settled. */
-function plainCut(text: string): number | null {
-  for (let target = Math.min(text.length - LIVE, STEP); target > LIVE; target >>= 1) {
-    const cut = cutBefore(text, target);
-    if (cut !== null) return cut;
+/** A sentence's end in a paragraph: where a section may end unseen (see freeze). */
+const SENTENCE = /[.!?]["')\]]? $|[。！？]$/;
+
+/**
+ * The last cut in `text` at or before `to` (and after LIVE) that follows a sentence's end,
+ * before a letter or digit as cutBefore's; null when the window holds none.
+ */
+function sentenceCut(text: string, to: number): number | null {
+  for (let i = to; i > LIVE && i > to - SEARCH; i--) {
+    if (SENTENCE.test(text.slice(Math.max(0, i - 3), i)) && restStartsText(text, i)) return i;
   }
+  return null;
+}
+
+/**
+ * The cuts to try for the next piece of `text`, best first: where a sentence ends when
+ * `sentence` (the section is about full), then near STEP, half of it, and so on.
+ */
+function* cuts(text: string, sentence: boolean): Generator<number> {
+  const first = Math.min(text.length - LIVE, STEP);
+  if (sentence) {
+    const cut = sentenceCut(text, first);
+    if (cut !== null) yield cut;
+  }
+  for (let target = first; target > LIVE; target = Math.floor(target / 2)) {
+    const cut = cutBefore(text, target);
+    if (cut !== null) yield cut;
+  }
+}
+
+/** The cut settledPiece finds in plain text (isPlain), where every prefix is settled. */
+function plainCut(text: string, sentence: boolean): number | null {
+  for (const cut of cuts(text, sentence)) return cut;
   return null;
 }
 
@@ -234,6 +261,8 @@ export class MarkdownStream {
   /** The paragraph's last section (see SECTION), and how much frozen source it holds. */
   private section: HTMLElement | null = null;
   private sectionSize = 0;
+  /** Whether the section ended: the next piece starts one (see freeze). */
+  private sectionClosed = false;
   private frozen = "";
   private live: ChildNode[] = [];
   /** Whether the last piece ended inside a word. */
@@ -386,6 +415,7 @@ export class MarkdownStream {
     this.open = [this.para, newline];
     this.section = null;
     this.sectionSize = 0;
+    this.sectionClosed = false;
     this.frozen = "";
     this.live = [];
     this.midWord = false;
@@ -403,7 +433,10 @@ export class MarkdownStream {
     // A window of the text: one frame's work stays bounded when a long word arrives whole.
     const end = windowed ? Math.min(source.length, start + 2 * STEP) : source.length;
     const window = source.slice(start, end);
-    const cut = this.para !== null && end < source.length && isPlain(window) && plainCut(window);
+    const cut =
+      this.para !== null && end < source.length && isPlain(window)
+        ? plainCut(window, this.sectionFull())
+        : null;
     if (typeof cut === "number") return this.growPlain(window, cut, last);
     const tokens = lexer(this.links).lex(window);
     const first = tokens[0];
@@ -465,14 +498,25 @@ export class MarkdownStream {
     this.sectionSize += text.length;
     this.frozen += text;
     this.midWord = !/\s$/.test(text);
+    // A section about full ends after a sentence (the next one starts a line, as it
+    // might), or at SECTION whatever the text.
+    if (this.sectionSize >= SECTION_MIN) {
+      this.sectionClosed = SENTENCE.test(text.slice(-3)) || this.sectionSize >= SECTION;
+    }
   }
 
-  /** Where the paragraph's text goes on: its last section, or a new one once that is full. */
+  /** Whether the next piece may end the section: cut it after a sentence if one is near. */
+  private sectionFull(): boolean {
+    return this.sectionSize >= SECTION_MIN - STEP;
+  }
+
+  /** Where the paragraph's text goes on: its last section, or a new one once that ended. */
   private liveBox(): HTMLElement {
-    if (this.section === null || this.sectionSize >= SECTION) {
+    if (this.section === null || this.sectionClosed) {
       this.section = document.createElement("span");
       this.section.className = "acpnb-section";
       this.sectionSize = 0;
+      this.sectionClosed = false;
       this.para?.append(this.section);
     }
     return this.section;
@@ -504,10 +548,7 @@ export class MarkdownStream {
   ): { text: string; tokens: Token[]; rest: Token[]; whole: boolean } | null {
     if (text.length <= FREEZE_AT) return null;
     // An unpaired delimiter blocks later cuts, not earlier ones: try nearer the start.
-    const first = Math.min(text.length - LIVE, STEP);
-    for (let target = first; target > LIVE; target = Math.floor(target / 2)) {
-      const cut = cutBefore(text, target);
-      if (cut === null) continue;
+    for (const cut of cuts(text, this.sectionFull())) {
       const piece = text.slice(0, cut);
       if (!source.startsWith(piece, start)) return null;
       const tokens = lexer(this.links).inlineTokens(piece);

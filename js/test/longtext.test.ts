@@ -1,7 +1,16 @@
 // @vitest-environment jsdom
 // Long unbroken runs get a <wbr> every MAX_RUN characters; the text itself is unchanged.
 import { describe, expect, it } from "vitest";
-import { BreakingText, breakable, breakLongRuns, MAX_RUN, splitRuns } from "../src/longtext";
+import {
+  BreakingText,
+  breakable,
+  breakLongRuns,
+  MAX_RUN,
+  naturalBreak,
+  SECTION,
+  SECTION_MIN,
+  splitRuns,
+} from "../src/longtext";
 import { renderMarkdown } from "../src/markdown";
 
 /** The longest run of text between two break opportunities (<wbr> or white space). */
@@ -77,4 +86,41 @@ describe("long runs", () => {
     expect(box.querySelector("pre")?.childNodes).toHaveLength(1);
     expect(longestRun(box.querySelector("span") as Node)).toBeLessThanOrEqual(MAX_RUN);
   });
+
+  it("ends a section where a line or a sentence ends, else at a space by SECTION", () => {
+    expect(naturalBreak("one. Two", 0, 8)).toBe(5);
+    expect(naturalBreak("a\nb", 0, 3)).toBe(2);
+    expect(naturalBreak("3.5 km", 0, 6)).toBeNull();
+    // Prose streamed in chunks: each box but the last ends after a sentence.
+    const prose = "The agent read the file and found the bug. ".repeat(2000);
+    const box = document.createElement("div");
+    const text = new BreakingText(box);
+    for (let i = 0; i < prose.length; i += 997) text.set(prose.slice(0, i + 997));
+    expect(box.textContent).toBe(prose);
+    const boxes = sections(box);
+    expect(boxes.length).toBeGreaterThan(3);
+    for (const one of boxes.slice(0, -1)) {
+      expect(one.endsWith("bug. ")).toBe(true);
+      expect(one.length).toBeGreaterThanOrEqual(SECTION_MIN);
+      expect(one.length).toBeLessThanOrEqual(SECTION);
+    }
+    // Numbers have no sentence: a box ends at a space, no later than SECTION.
+    const numbers = Array.from({ length: 20_000 }, (_, i) => `${i} `).join("");
+    const other = document.createElement("div");
+    new BreakingText(other).set(numbers);
+    expect(other.textContent).toBe(numbers);
+    for (const one of sections(other).slice(0, -1)) {
+      expect(one.endsWith(" ")).toBe(true);
+      expect(one.length).toBeLessThanOrEqual(SECTION);
+    }
+  });
 });
+
+/** The text of each box of a long text: the parent's own, then each section's. */
+function sections(box: HTMLElement): string[] {
+  const own = [...box.childNodes].filter(
+    (n) => !(n as Element).classList?.contains("acpnb-section"),
+  );
+  const rest = [...box.querySelectorAll(".acpnb-section")].map((s) => s.textContent ?? "");
+  return [own.map((n) => n.textContent).join(""), ...rest];
+}

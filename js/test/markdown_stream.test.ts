@@ -3,7 +3,7 @@
 // the same text, and completed blocks are never rendered again.
 import { Lexer } from "marked";
 import { describe, expect, it, vi } from "vitest";
-import { MAX_RUN, SECTION } from "../src/longtext";
+import { MAX_RUN, SECTION, SECTION_MIN } from "../src/longtext";
 import { MarkdownStream, renderMarkdown } from "../src/markdown";
 
 // Completed blocks sit in boxes, and a frozen piece of a long paragraph in a box of its
@@ -135,7 +135,8 @@ describe("MarkdownStream", () => {
       "<b>raw</b>",
     ];
     let text = "";
-    for (let i = 0; text.length < 14_000; i++) text += `${words[(i * 7) % words.length]} ${i} `;
+    // Shorter than a section (SECTION_MIN): one block holds it all.
+    for (let i = 0; text.length < 12_000; i++) text += `${words[(i * 7) % words.length]} ${i} `;
     for (const size of [211, 3001]) {
       const box = document.createElement("div");
       const stream = new MarkdownStream(box);
@@ -222,7 +223,7 @@ describe("MarkdownStream", () => {
         expect(sections.length).toBeGreaterThan(1);
         expect(sections.length).toBeLessThanOrEqual(Math.ceil(text.length / SECTION));
         for (const one of sections.slice(0, -1)) {
-          expect(one.textContent?.length).toBeGreaterThanOrEqual(SECTION);
+          expect(one.textContent?.length).toBeGreaterThanOrEqual(SECTION_MIN);
           expect(one.textContent?.length).toBeLessThan(SECTION + 8192 + 1);
         }
       }
@@ -274,5 +275,21 @@ describe("MarkdownStream", () => {
     }
     expect(steps).toBeGreaterThan(10);
     expect(box.querySelector("p")?.textContent).toBe(word);
+  }, 60_000);
+
+  it("ends a long paragraph's sections after sentences, where a new line reads as the text's", () => {
+    const text = "Some *words* of a sentence that goes on for a while. ".repeat(2500);
+    const stream = new MarkdownStream(document.createElement("div"));
+    for (let i = 0; i < text.length; i += 1500) show(stream, text.slice(0, i + 1500));
+    show(stream, text);
+    expect(unboxed(stream.el.innerHTML)).toBe(full(text));
+    const sections = [...stream.el.querySelectorAll("p > .acpnb-section")].map(
+      (one) => one.textContent ?? "",
+    );
+    expect(sections.length).toBeGreaterThan(3);
+    for (const one of sections.slice(0, -1)) {
+      expect(one.endsWith("a while. ")).toBe(true);
+      expect(one.length).toBeLessThanOrEqual(SECTION + 8192);
+    }
   }, 60_000);
 });
