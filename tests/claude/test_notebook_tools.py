@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
 from acp_notebook.notebook_tools.cells import revision
-from tests.support.frontend import Cells, local_kernel
+from tests.support.frontend import Cells, kernel_manager, local_kernel
 from tests.support.kernel_chat import kernel_turn
 from tests.support.mock_anthropic import MockAnthropic, text, tool_use
 
@@ -33,12 +32,12 @@ FIGURE = "import matplotlib.pyplot as plt\nplt.bar(['north', 'south'], [1, 2])\n
 
 @pytest.fixture
 async def kernel(
-    wrapper_bin: Path, claude_env: dict[str, str], workdir: Path
+    wrapper_bin: Path, claude_env: dict[str, str], workdir: Path, tmp_path_factory: Any
 ) -> AsyncIterator[Cells]:
     """A kernel (no server extension: local mode) holding ``chat``, a claude-code chat on
     the mock API whose permission policy allows everything but code that mentions
     ``rejected_marker``; every permission request is kept in ``permissions``."""
-    manager = AsyncMultiKernelManager()
+    manager = kernel_manager(tmp_path_factory.mktemp("kernels"))
     _kernel_id, cells = await local_kernel(manager)
     agent_env = {**claude_env, "PATH": f"{wrapper_bin.parent}{os.pathsep}{claude_env['PATH']}"}
     await cells.run(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import mcp_types
@@ -27,6 +28,7 @@ from tests.server.test_notebook_tools_local import Kernel
 from tests.server.test_notebook_tools_local import start_kernel as start_local_kernel
 from tests.server.test_notebook_tools_server import chat_endpoint
 from tests.support.flood import Flood
+from tests.support.frontend import kernel_manager
 from tests.support.mcp_client import call_tool, text_of
 
 CALL_TIMEOUT = 120.0  # generous: the proof is that the call answers, not how fast
@@ -52,8 +54,10 @@ class ToolChat:
 
 
 @pytest.fixture
-async def local_kernels() -> AsyncIterator[tuple[AsyncMultiKernelManager, list[Kernel]]]:
-    manager = AsyncMultiKernelManager()
+async def local_kernels(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[AsyncMultiKernelManager, list[Kernel]]]:
+    manager = kernel_manager(tmp_path)
     started: list[Kernel] = []
     yield manager, started
     for kernel in started:

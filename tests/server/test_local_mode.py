@@ -5,20 +5,20 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_client.multikernelmanager import AsyncMultiKernelManager
 
 from acp_notebook.kernel.chat import NOTEBOOK_USER
 from acp_notebook.wire.kernel_auth import KERNEL_URL_ENV, KEY_ENV, SECRET_ENV, URL_ENV
-from tests.support.frontend import Cells, Frontend, local_kernel
+from tests.support.frontend import Cells, Frontend, kernel_manager, local_kernel
 
 
 @pytest.fixture
-async def outside_kernel() -> AsyncIterator[tuple[str, Cells]]:
+async def outside_kernel(tmp_path: Path) -> AsyncIterator[tuple[str, Cells]]:
     """A kernel no Jupyter server started: no extension env."""
-    manager = AsyncMultiKernelManager()
+    manager = kernel_manager(tmp_path)
     kernel_id, cells = await local_kernel(manager)
     yield kernel_id, cells
     await cells.stop()

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 
 from acp_notebook.agent.mcp_servers import SECRET_HEADER, notebook_entry
 from acp_notebook.notebook_tools.cells import revision
-from tests.support.frontend import Cells, local_kernel
+from tests.support.frontend import Cells, kernel_manager, local_kernel
 from tests.support.kernel_chat import kernel_turn
 from tests.support.mcp_client import call_tool, images_of, post, text_of
 
@@ -48,8 +48,8 @@ async def start_kernel(manager: AsyncMultiKernelManager) -> Kernel:
 
 
 @pytest.fixture
-async def kernels() -> AsyncIterator[list[Kernel]]:
-    manager = AsyncMultiKernelManager()
+async def kernels(tmp_path: Path) -> AsyncIterator[list[Kernel]]:
+    manager = kernel_manager(tmp_path)
     started: list[Kernel] = []
     yield started  # the test starts what it needs with start_kernel(manager) below
     for kernel in started:
@@ -58,8 +58,8 @@ async def kernels() -> AsyncIterator[list[Kernel]]:
 
 
 @pytest.fixture
-async def kernel() -> AsyncIterator[Kernel]:
-    manager = AsyncMultiKernelManager()
+async def kernel(tmp_path: Path) -> AsyncIterator[Kernel]:
+    manager = kernel_manager(tmp_path)
     k = await start_kernel(manager)
     yield k
     await k.cells.stop()
@@ -219,8 +219,10 @@ async def test_the_endpoint_refuses_wrong_secrets_and_bad_bodies(kernel: Kernel)
     assert await post(kernel.url, {SECRET_HEADER: kernel.secret}, body) == 401
 
 
-async def test_one_kernels_secret_does_not_open_another(kernels: list[Kernel]) -> None:
-    manager = AsyncMultiKernelManager()
+async def test_one_kernels_secret_does_not_open_another(
+    kernels: list[Kernel], tmp_path: Path
+) -> None:
+    manager = kernel_manager(tmp_path)
     try:
         a, b = await start_kernel(manager), await start_kernel(manager)
         kernels.extend([a, b])

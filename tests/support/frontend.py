@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -149,6 +150,12 @@ class Cells:
     async def stop(self) -> None:
         self._reader.cancel()
         self.client.stop_channels()
+
+
+def kernel_manager(where: Path) -> AsyncMultiKernelManager:
+    """Kernels whose connection files go in ``where``: by default they land in the working
+    directory, the checkout, where a kernel that is not shut down leaves its file."""
+    return AsyncMultiKernelManager(connection_dir=str(where))
 
 
 async def local_kernel(manager: AsyncMultiKernelManager) -> tuple[str, Cells]:
