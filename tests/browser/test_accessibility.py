@@ -2,7 +2,7 @@
 (the same chats, the page reloaded), and the panel's layout at its default width.
 
 On screen: finished answers, a thought, a plan, a tool call's diff, a prompt with a code
-fence, a pending permission (inline and in the panel), a pending question and a queued
+fence, a pending permission (inline, in the panel, and a cell's pointer to it), a pending question and a queued
 prompt (in the panel). axe-core is the npm package tests/browser/package.json pins (`make
 setup` installs it); its checks are WCAG 2.1 A and AA, scoped to the widget's and the
 panel's roots (contrast included: 4.5:1 for text).
@@ -32,7 +32,7 @@ from tests.support.lab import (
 
 AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-ROOTS = [".acpnb-root", "#acp-notebook-panel"]
+ROOTS = [".acpnb-root", "#acp-notebook-panel", ".acpnb-pointer"]
 FENCED = "```python\nprint('hi')\n```\nask-user"
 
 # The violations, each with the elements and axe's reason (for the assertion's message),
@@ -125,7 +125,8 @@ def fill_inline(page: Page) -> Locator:
 def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: JupyterServer) -> None:
     assert AXE.exists(), f"{AXE} is missing: `make setup` installs tests/browser's packages"
     code = "from acp_notebook import Chat\nchat = Chat('demo')\nchat"
-    open_notebook(page, server, write_notebook(server, unique("a11y"), [code]))
+    pointing = "request = await chat.next_request()"
+    open_notebook(page, server, write_notebook(server, unique("a11y"), [code, pointing]))
     run_cell(page, 0)
     # Opened first: a chat's output shown again at a turn's end takes the focus back to
     # its composer, where the panel's shortcut does not reach JupyterLab.
@@ -139,6 +140,9 @@ def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: Jupyter
     send_in(panel, "permission")
     expect(panel.locator(".acpnb-card-permission")).to_be_visible()
     expect(permission_card(page)).to_be_visible()
+    # A cell that waits for it points to its card.
+    pointer = run_cell(page, 1).locator(".acpnb-pointer")
+    expect(pointer.get_by_role("button", name="Go to the permission")).to_be_visible()
     panel.get_by_role("button", name="New chat").click()
     expect(panel.get_by_label("Chat", exact=True).locator("option")).to_have_count(2)
     send_in(panel, FENCED)
@@ -167,6 +171,7 @@ def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: Jupyter
         # The chats live on in the server: the pending cards are shown again.
         expect(permission_card(page)).to_be_visible(timeout=60_000)
         expect(open_panel(page).locator(".acpnb-card-elicitation")).to_be_visible()
+        expect(page.locator(".acpnb-pointer button")).to_be_visible()
         found = violations(page)
         assert found == [], "\n".join(map(str, found))
     finally:
