@@ -1,5 +1,6 @@
 """axe-core over the chat widget and the Agent panel in JupyterLab, light then dark theme
-(the same chats, the page reloaded), and the panel's layout at its default width.
+(the same chats, the page reloaded), and the panel's layout at its default width; and in
+Notebook 7.
 
 On screen: finished answers, a thought, a plan, a tool call's diff, a prompt with a code
 fence, a pending permission (inline, in the panel, and a cell's pointer to it), a pending question and a queued
@@ -176,3 +177,22 @@ def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: Jupyter
         assert found == [], "\n".join(map(str, found))
     finally:
         server.set_theme(None)
+
+
+def test_widget_and_panel_pass_axe_in_notebook_7(page: Page, server: JupyterServer) -> None:
+    # Notebook 7's page: its own shell, the same theme variables. Finished turns, a
+    # pending permission inline, in the panel and pointed to from a cell.
+    code = "from acp_notebook import Chat\nchat = Chat('demo')\nchat"
+    pointing = "request = await chat.next_request()"
+    filename = write_notebook(server, unique("a11y-nb7"), [code, pointing])
+    open_notebook(page, server, filename, app="notebook")
+    run_cell(page, 0)
+    widget = fill_inline(page)
+    send(page, "permission")
+    expect(permission_card(page)).to_be_visible()
+    expect(run_cell(page, 1).locator(".acpnb-pointer button")).to_be_visible()
+    panel = open_panel(page)
+    expect(panel.locator(".acpnb-card-permission")).to_be_visible()
+    expect(widget.locator(".acpnb-diff-add").first).to_be_visible()
+    found = violations(page)
+    assert found == [], "\n".join(map(str, found))
