@@ -1,5 +1,5 @@
-"""axe-core over the chat widget and the Agent panel in JupyterLab, light then dark theme
-(the same chats, the page reloaded), and the panel's layout at its default width; and in
+"""axe-core over the chat widget and the Agent panel in JupyterLab, light, dark and dark
+high-contrast themes (the same chats, the page reloaded), and the panel's layout at its default width; and in
 Notebook 7.
 
 On screen: finished answers, a thought, a plan, a tool call's diff, a prompt with a code
@@ -123,7 +123,7 @@ def fill_inline(page: Page) -> Locator:
     return chat(page)
 
 
-def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: JupyterServer) -> None:
+def test_widget_and_panel_pass_axe_in_every_theme(page: Page, server: JupyterServer) -> None:
     assert AXE.exists(), f"{AXE} is missing: `make setup` installs tests/browser's packages"
     code = "from acp_notebook import Chat\nchat = Chat('demo')\nchat"
     pointing = "request = await chat.next_request()"
@@ -173,6 +173,16 @@ def test_widget_and_panel_pass_axe_in_light_and_dark(page: Page, server: Jupyter
         expect(permission_card(page)).to_be_visible(timeout=60_000)
         expect(open_panel(page).locator(".acpnb-card-elicitation")).to_be_visible()
         expect(page.locator(".acpnb-pointer button")).to_be_visible()
+        found = violations(page)
+        assert found == [], "\n".join(map(str, found))
+        # And JupyterLab's high-contrast theme: the widget's colours are its variables.
+        server.set_theme("JupyterLab Dark High Contrast")
+        page.reload()
+        expect(
+            page.locator("body[data-jp-theme-name='JupyterLab Dark High Contrast']")
+        ).to_have_count(1, timeout=60_000)
+        expect(permission_card(page)).to_be_visible(timeout=60_000)
+        expect(open_panel(page).locator(".acpnb-card-elicitation")).to_be_visible()
         found = violations(page)
         assert found == [], "\n".join(map(str, found))
     finally:
