@@ -21,6 +21,8 @@ from ..wire.contracts import MAX_NAME
 
 # The id of every login where they all are one principal.
 TOKEN_HOLDERS = "token-holders"
+# The logins whose names are kept unique (a login a page, a cookie cleared a new one).
+MAX_LOGINS = 10_000
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,30 @@ class Principals:
 
     def __init__(self, provider: object, setting: str = "auto") -> None:
         self.shared = setting == "shared" or (setting == "auto" and anonymous_logins(provider))
+        # Where all are one principal, each login's name, unique among them (see of).
+        self._names: dict[str, str] = {}
 
     def of(self, user: User) -> Principal:
         name = (user.display_name or user.username)[:MAX_NAME]
-        return Principal(TOKEN_HOLDERS if self.shared else user.username, name)
+        if not self.shared:
+            return Principal(user.username, name)
+        return Principal(TOKEN_HOLDERS, self._unique(user.username, name))
+
+    def _unique(self, login: str, name: str) -> str:
+        """``name``, or "name 2", "name 3"... when another login has it: jupyter_server
+        draws an anonymous login's name from 57 moons, and a page calls an answer given
+        under its own name "you"."""
+        known = self._names.get(login)
+        if known is not None:
+            return known
+        taken = set(self._names.values())
+        unique, n = name, 2
+        while unique in taken:
+            unique, n = f"{name[: MAX_NAME - 8]} {n}", n + 1
+        if len(self._names) >= MAX_LOGINS:  # the oldest login's name is free again
+            del self._names[next(iter(self._names))]
+        self._names[login] = unique
+        return unique
 
     def holds_account(self, principal: Principal) -> bool:
         """Whether ``principal`` is the person whose account the server runs as, and so

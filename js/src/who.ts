@@ -9,7 +9,7 @@ import type { Translate } from "./i18n";
  * jupyter_server's name for a token login it knows nothing of: "Anonymous " and a moon of
  * Jupyter (one capitalized word). Every browser holding the token is one of these.
  */
-const ANONYMOUS = /^Anonymous [A-Z][a-z]+$/;
+const ANONYMOUS = /^Anonymous [A-Z][a-z]+(?: \d+)?$/;
 
 /**
  * How to name `by` on a settled card, or null to name no one: `viewer` is this page's

@@ -414,6 +414,8 @@ describe("elicitation card actions", () => {
   it.each([
     [{ outcome: "accepted" }, "Answered"],
     [{ outcome: "declined", by: "Anonymous Mneme" }, "Declined (by another browser)"],
+    // Another login that drew this page's moon: the server numbers its name.
+    [{ outcome: "declined", by: "Anonymous Aitne 2" }, "Declined (by another browser)"],
     [{ outcome: "cancelled", by: "agent" }, "Cancelled (by Claude)"],
     [{ outcome: "timeout" }, "Timed out"],
   ] as const)("is built settled from history as its note (%o)", (settled, text) => {

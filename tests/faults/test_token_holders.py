@@ -42,6 +42,13 @@ def test_anonymous_logins_are_one_principal_real_users_are_not(
         assert principals.of(himalia) == Principal(TOKEN_HOLDERS, "Anonymous Himalia")
         assert principals.of(mneme) == Principal(TOKEN_HOLDERS, "Anonymous Mneme")
         assert not Principals(provider, "per-user").shared
+    # Two logins that drew the same moon are told apart: a page says "you" for its own name.
+    principals = Principals(IdentityProvider())
+    again = User("c3", name="Anonymous Himalia", display_name="Anonymous Himalia")
+    assert principals.of(himalia).name == "Anonymous Himalia"
+    assert principals.of(again).name == "Anonymous Himalia 2"
+    assert principals.of(himalia).name == "Anonymous Himalia"  # each keeps its own
+    assert principals.of(again) == Principal(TOKEN_HOLDERS, "Anonymous Himalia 2")
     # A provider of its own knows people (a subclass too); the setting may say otherwise.
     assert Principals(TwoUsers()).of(User("bob")) == Principal("bob", "bob")
     assert Principals(TwoUsers(), "shared").of(User("bob")).id == TOKEN_HOLDERS
@@ -61,10 +68,8 @@ async def test_every_token_holder_owns_what_the_token_opened(
     jp_serverapp: ServerApp,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Each login a moon of its own: jupyter_server draws them at random, and two logins
-    # drawing the same one (it happened in CI) would read as one shared name.
-    moons = iter(["Io", "Europa", "Ganymede", "Callisto", "Himalia", "Elara"])
-    monkeypatch.setattr(identity, "get_anonymous_username", lambda: next(moons))
+    # Every login draws a moon: two alike (it happened in CI) still get names of their own.
+    monkeypatch.setattr(identity, "get_anonymous_username", lambda: "Io")
     token: str = jp_serverapp.identity_provider.token
     kernel_id = await start_kernel()
     opened = await run_as(
