@@ -68,11 +68,11 @@ def test_each_request_is_pointed_to_once_where_the_chat_is_not(
     pointers.point("c1", "demo", QUESTION, "cell-b")
     pointers.point("c1", "demo", QUESTION, "cell-c")  # once only
     assert [b[POINTER_MIME]["settled"] for b in shown] == [False]
-    pointers.settle("c1", "demo", {"r1"})  # still waiting
+    pointers.settle("c1", "demo", [QUESTION])  # still waiting
     assert len(shown) == 1
-    pointers.settle("c1", "demo", set())
+    pointers.settle("c1", "demo", [])
     assert [b[POINTER_MIME]["settled"] for b in shown] == [False, True]
-    pointers.settle("c1", "demo", set())  # said once
+    pointers.settle("c1", "demo", [])  # said once
     assert len(shown) == 2
 
 
@@ -84,7 +84,7 @@ def test_a_request_settled_while_its_pointer_was_shown_says_so(
 
     def settling(bundle: dict[str, Any], raw: bool = False, display_id: bool = False) -> Any:
         handle = display(bundle, raw=raw, display_id=display_id)
-        pointers.settle("c1", "demo", set())  # the client's thread, meanwhile
+        pointers.settle("c1", "demo", [])  # the client's thread, meanwhile
         return handle
 
     monkeypatch.setattr(ipython_display, "display", settling)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..wire.clip import clip
 from ..wire.contracts import MAX_NAME, POINTER_MIME
 
 # What a pointer quotes of the question (the card has it all).
@@ -27,8 +29,7 @@ def _title(request: dict[str, Any]) -> str:
         title = call.get("title") if isinstance(call, dict) else None
     else:
         title = request.get("message")
-    text = " ".join(str(title or "").split())
-    return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "…"
+    return clip(" ".join(str(title or "").split()), MAX_TITLE)
 
 
 def pointer_bundle(
@@ -93,12 +94,15 @@ class Pointers:
         if not waiting:
             handle.update(pointer_bundle(chat_id, agent, request, settled=True), raw=True)
 
-    def settle(self, chat_id: str, agent: str, pending: set[str]) -> None:
-        """Marks the pointers whose requests are no longer in ``pending`` as answered
-        (on the client's thread: a display update goes out by its id)."""
+    def settle(self, chat_id: str, agent: str, pending: Iterable[Mapping[str, Any]]) -> None:
+        """Marks the pointers whose requests are no longer ``pending`` as answered (on the
+        client's thread, after every frame: a display update goes out by its id)."""
+        if not self._pointed and not self._shown:  # most frames: nothing was pointed to
+            return
+        waiting = {str(p["requestId"]) for p in pending}
         with self._lock:
-            self._pointed &= pending
-            done = [(r, *self._shown.pop(r)) for r in list(self._shown) if r not in pending]
+            self._pointed &= waiting
+            done = [(r, *self._shown.pop(r)) for r in list(self._shown) if r not in waiting]
         for _, request, handle in done:
             with contextlib.suppress(Exception):  # a closed frontend must not break the stream
                 handle.update(pointer_bundle(chat_id, agent, request, settled=True), raw=True)

@@ -131,6 +131,13 @@ Attachable = Union[Sequence[Any], Mapping[str, Any]]
 _opened: list[Chat] = []
 
 
+def _policy_kinds(request: Mapping[str, Any]) -> list[str]:
+    """The policies that may decide ``request``, in order: for a notebook edit the edit
+    policy, then the one of the request's type."""
+    edit = request["type"] == "permission" and isinstance(request.get("edit"), dict)
+    return ["edit", request["type"]] if edit else [request["type"]]
+
+
 def _prompt_message(text: str, attach: Attachable) -> dict[str, Any]:
     message: dict[str, Any] = {"type": "chat:prompt", "text": text}
     if attach:
@@ -486,7 +493,7 @@ class Chat(anywidget.AnyWidget):
                 listener(event)
         for request in pending:  # _apply_policy skips those a policy already answered
             self._apply_policy(request)
-        self._pointers.settle(self.chat_id, self.agent, {str(p["requestId"]) for p in pending})
+        self._pointers.settle(self.chat_id, self.agent, pending)
         with self._changed:
             self._changed.notify_all()
         for wake in list(self._wakers):
@@ -594,7 +601,7 @@ class Chat(anywidget.AnyWidget):
     def _point(self, request: dict[str, Any]) -> None:
         """A pointer in the running cell to ``request``'s card, when a person must answer
         it (no policy does) and the cell does not show the chat (card_pointer.py)."""
-        kinds = [request["type"], "edit" if isinstance(request.get("edit"), dict) else ""]
+        kinds = _policy_kinds(request)
         if request["requestId"] in self._policy_done or any(self._policies.get(k) for k in kinds):
             return
         if threading.current_thread() is threading.main_thread():
@@ -868,10 +875,7 @@ class Chat(anywidget.AnyWidget):
         """The policies' answer to ``request``, or None: for a notebook edit the edit
         policy first (its "accept" or "reject" as the option of that kind), then the one
         of the request's type."""
-        kinds = [request["type"]]
-        if request["type"] == "permission" and isinstance(request.get("edit"), dict):
-            kinds.insert(0, "edit")
-        for kind in kinds:
+        for kind in _policy_kinds(request):
             policy = self._policies.get(kind)
             if policy is None:
                 continue

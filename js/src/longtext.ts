@@ -84,7 +84,12 @@ export const SECTION = 16384;
  */
 export const SECTION_MIN = SECTION - 4096;
 
-const SENTENCE_END = ".!?。！？";
+const SENTENCE_END = /(?:[.!?]["')\]]? |[。！？])$/;
+
+/** Whether `text` up to `at` ends a sentence: ". " (a quote or bracket may close it), "。". */
+export function endsSentence(text: string, at: number): boolean {
+  return SENTENCE_END.test(text.slice(Math.max(0, at - 3), at));
+}
 
 /**
  * The first place in `text[from, to)` after a line's end or a sentence's end (its space
@@ -92,9 +97,7 @@ const SENTENCE_END = ".!?。！？";
  */
 export function naturalBreak(text: string, from: number, to: number): number | null {
   for (let i = Math.max(from, 1); i <= to; i++) {
-    const before = text[i - 1] as string;
-    if (before === "\n" || "。！？".includes(before)) return i;
-    if (before === " " && i >= 2 && SENTENCE_END.includes(text[i - 2] as string)) return i;
+    if (text[i - 1] === "\n" || endsSentence(text, i)) return i;
   }
   return null;
 }

@@ -6,7 +6,7 @@
 
 import DOMPurify from "dompurify";
 import { Lexer, Marked, Parser, type Token, type Tokens, type TokensList } from "marked";
-import { breakable, breakLongRuns, SECTION, SECTION_MIN } from "./longtext";
+import { breakable, breakLongRuns, endsSentence, SECTION, SECTION_MIN } from "./longtext";
 
 const SAFE_URL = /^(?:https?:|mailto:)/i;
 
@@ -186,16 +186,13 @@ function cutBefore(text: string, target: number): number | null {
   return i < 0 || /\s/.test(text[i] ?? "") ? target : null;
 }
 
-/** A sentence's end in a paragraph: where a section may end unseen (see freeze). */
-const SENTENCE = /[.!?]["')\]]? $|[。！？]$/;
-
 /**
  * The last cut in `text` at or before `to` (and after LIVE) that follows a sentence's end,
  * before a letter or digit as cutBefore's; null when the window holds none.
  */
 function sentenceCut(text: string, to: number): number | null {
   for (let i = to; i > LIVE && i > to - SEARCH; i--) {
-    if (SENTENCE.test(text.slice(Math.max(0, i - 3), i)) && restStartsText(text, i)) return i;
+    if (endsSentence(text, i) && restStartsText(text, i)) return i;
   }
   return null;
 }
@@ -322,9 +319,7 @@ export class MarkdownStream {
     // A paragraph longer than a step (a saved 2 MB prompt) goes to pieces from its first
     // window, not lexed whole (200 ms); null: it ended or was dropped, lexed on below.
     if (end < source.length && !pieces && tokens.length === 1 && tokens[0]?.type === "paragraph") {
-      for (const node of this.open) node.remove();
-      this.startParagraph();
-      const shown = this.growParagraph(source, last);
+      const shown = this.toPieces(source, last);
       if (shown !== null) return shown;
     }
     // One block longer than a step is parsed whole: there is no smaller step to take.
@@ -355,8 +350,7 @@ export class MarkdownStream {
     // Not again right after the pieces were dropped: the same cut would be found again.
     if (!pieces && end === source.length && rest.length === 1 && head?.type === "paragraph") {
       if ((head as Tokens.Paragraph).text.length > FREEZE_AT) {
-        this.startParagraph();
-        const shown = this.growParagraph(source, last);
+        const shown = this.toPieces(source, last);
         if (shown !== null) return shown;
       }
     }
@@ -405,6 +399,13 @@ export class MarkdownStream {
     }
     this.runSize += size;
     return this.run;
+  }
+
+  /** The open paragraph, shown so far as open nodes, goes on in pieces (growParagraph). */
+  private toPieces(source: string, last: boolean): boolean | null {
+    for (const node of this.open) node.remove();
+    this.startParagraph();
+    return this.growParagraph(source, last);
   }
 
   /** The open paragraph goes to pieces: an empty <p> (and the newline a render puts after it). */
@@ -501,7 +502,7 @@ export class MarkdownStream {
     // A section about full ends after a sentence (the next one starts a line, as it
     // might), or at SECTION whatever the text.
     if (this.sectionSize >= SECTION_MIN) {
-      this.sectionClosed = SENTENCE.test(text.slice(-3)) || this.sectionSize >= SECTION;
+      this.sectionClosed = endsSentence(text, text.length) || this.sectionSize >= SECTION;
     }
   }
 
